@@ -1,0 +1,71 @@
+# ccarena: `make demo` and `make test` work on a fresh machine with only python3 and cargo.
+# A virtualenv in .venv holds the Python side; stamp files there make re-runs cheap: the
+# extension is rebuilt only when Rust sources, Cargo files or pyproject.toml change.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+VENV_ABS := $(abspath $(VENV))
+
+# Everything the compiled extension depends on.
+RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.rs' -o -name Cargo.toml 2>/dev/null)
+
+STAMP_VENV := $(VENV)/.stamp-venv
+STAMP_EXT  := $(VENV)/.stamp-ext
+STAMP_DEV  := $(VENV)/.stamp-dev
+
+.PHONY: all demo test test-rust test-python stubtest typecheck bench install dev clean distclean
+
+all: demo
+
+# A virtualenv with pip and maturin.
+$(STAMP_VENV):
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet 'maturin>=1.9,<2'
+	touch $@
+
+# Build the extension in release mode and install the package (editable: python/ is used in
+# place) with its runtime dependencies.
+$(STAMP_EXT): $(STAMP_VENV) pyproject.toml $(RUST_SOURCES)
+	VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH $(BIN)/maturin develop --release
+	touch $@
+
+# Test tools: the `dev` extra of pyproject.toml.
+$(STAMP_DEV): $(STAMP_VENV) pyproject.toml
+	$(BIN)/python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['dev']))" > $(VENV)/dev-requirements.txt
+	$(BIN)/python -m pip install --quiet -r $(VENV)/dev-requirements.txt
+	touch $@
+
+install: $(STAMP_EXT)
+
+dev: $(STAMP_EXT) $(STAMP_DEV)
+
+## demo: run the bundled demo scenarios; open out/demo/index.html
+demo: $(STAMP_EXT)
+	$(BIN)/ccarena demo -o out/demo
+
+## test: Rust unit tests, pytest, the binding's stubs checked against the module, mypy
+test: test-rust test-python stubtest typecheck
+
+test-rust:
+	cargo test --workspace --exclude ccarena-py
+
+test-python: dev
+	$(BIN)/python -m pytest
+
+stubtest: dev
+	$(BIN)/python -m mypy.stubtest ccarena._core
+
+typecheck: dev
+	$(BIN)/python -m mypy
+
+## bench: time the reference benchmark scenario (see BENCHMARKS.md)
+bench: $(STAMP_EXT)
+	$(BIN)/ccarena bench
+
+clean:
+	rm -rf out .pytest_cache .mypy_cache $(STAMP_EXT)
+
+distclean: clean
+	rm -rf $(VENV) target

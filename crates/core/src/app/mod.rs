@@ -1,0 +1,93 @@
+//! Applications: what data a sender has to send, and when.
+//!
+//! An application hands the transport a sequence of messages numbered from 0. For TCP each
+//! message becomes one segment (sequence number = message number); for UDP one datagram.
+//! `Bulk` always has more, `File` has `ceil(size / mss)` (the last one shorter), `Cbr` produces
+//! one message of `packet_size` every `packet_size / rate`.
+
+use crate::time::{Rate, SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum AppSource {
+    /// An unlimited backlog (FTP bulk transfer).
+    Bulk { mss: u32 },
+    /// A transfer of `bytes` bytes; completion time is recorded.
+    File { bytes: u64, mss: u32 },
+    /// Constant bit rate: `packet_size` payload bytes every `interval`, starting at `start`.
+    Cbr { start: SimTime, interval: SimDuration, packet_size: u32 },
+}
+
+impl AppSource {
+    pub fn cbr(start: SimTime, rate: Rate, packet_size: u32) -> AppSource {
+        AppSource::Cbr { start, interval: rate.tx_time(packet_size), packet_size }
+    }
+
+    /// Messages the application has produced by `now` (cumulative); `u64::MAX` for bulk.
+    pub fn available(&self, now: SimTime) -> u64 {
+        match *self {
+            AppSource::Bulk { .. } => u64::MAX,
+            AppSource::File { bytes, mss } => bytes.div_ceil(mss as u64),
+            AppSource::Cbr { start, interval, .. } => {
+                if now < start {
+                    0
+                } else {
+                    (now - start).as_nanos() / interval.as_nanos().max(1) + 1
+                }
+            }
+        }
+    }
+
+    /// Total messages, if the application is finite.
+    pub fn total(&self) -> Option<u64> {
+        match *self {
+            AppSource::File { bytes, mss } => Some(bytes.div_ceil(mss as u64)),
+            _ => None,
+        }
+    }
+
+    /// When message `n` becomes available (for sources that produce over time).
+    pub fn ready_at(&self, n: u64) -> Option<SimTime> {
+        match *self {
+            AppSource::Cbr { start, interval, .. } => Some(start + interval.saturating_mul(n)),
+            _ => None,
+        }
+    }
+
+    /// Payload bytes of message `n`.
+    pub fn len(&self, n: u64) -> u32 {
+        match *self {
+            AppSource::Bulk { mss } => mss,
+            AppSource::File { bytes, mss } => {
+                let full = bytes / mss as u64;
+                if n < full {
+                    mss
+                } else {
+                    (bytes - full * mss as u64) as u32
+                }
+            }
+            AppSource::Cbr { packet_size, .. } => packet_size,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_ends_with_a_short_segment() {
+        let f = AppSource::File { bytes: 3000, mss: 1460 };
+        assert_eq!(f.total(), Some(3));
+        assert_eq!((f.len(0), f.len(1), f.len(2)), (1460, 1460, 80));
+    }
+
+    #[test]
+    fn cbr_produces_one_packet_per_interval() {
+        let c = AppSource::cbr(SimTime::from_secs(1), Rate(80_000), 1000);
+        assert_eq!(c.available(SimTime::ZERO), 0);
+        assert_eq!(c.available(SimTime::from_secs(1)), 1);
+        // 1000 B at 80 kbit/s = 100 ms per packet.
+        assert_eq!(c.available(SimTime::from_millis(1950)), 10);
+        assert_eq!(c.ready_at(10), Some(SimTime::from_secs(2)));
+    }
+}

@@ -1,0 +1,101 @@
+//! Reno congestion avoidance (RFC 5681; Linux `tcp_reno_cong_avoid`, `tcp_reno_ssthresh`).
+//!
+//! ```text
+//! slow start (cwnd < ssthresh):  cwnd += acked
+//! congestion avoidance:          cwnd += acked / cwnd        (≈ +1 segment per RTT)
+//! on loss / ECN / quench:        ssthresh = max(beta · FlightSize, 2)   beta = 1/2
+//! on timeout:                    ssthresh = max(beta · FlightSize, 2)   (cwnd → 1 by the transport)
+//! ```
+//!
+//! Deviation: RFC 5681 eq. (4) halves FlightSize, Linux halves cwnd. We follow the RFC; the two
+//! agree whenever the sender is window-limited, which is when congestion is detected.
+
+use super::{cong_avoid_ai, slow_start, AckSample, CcState, CongestionControl, CongestionEvent};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct RenoConfig {
+    /// Multiplicative decrease factor (RFC 5681 eq. 4: one half).
+    pub beta: f64,
+}
+
+impl Default for RenoConfig {
+    fn default() -> Self {
+        RenoConfig { beta: 0.5 }
+    }
+}
+
+pub struct Reno {
+    cfg: RenoConfig,
+}
+
+impl Reno {
+    pub fn new(cfg: RenoConfig) -> Self {
+        Reno { cfg }
+    }
+}
+
+impl CongestionControl for Reno {
+    fn name(&self) -> &'static str {
+        "reno"
+    }
+
+    fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+        let mut acked = ack.acked;
+        if st.in_slow_start() {
+            acked = slow_start(st, acked);
+            if acked == 0 {
+                return;
+            }
+        }
+        let w = st.cwnd;
+        cong_avoid_ai(st, w, acked);
+    }
+
+    fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionEvent) {
+        st.ssthresh = (self.cfg.beta * ev.flight_size as f64).max(2.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CongestionKind;
+    use crate::time::SimTime;
+
+    fn ack(n: u64) -> AckSample {
+        AckSample { now: SimTime::ZERO, acked: n, rtt: None }
+    }
+
+    #[test]
+    fn slow_start_doubles_per_window() {
+        let mut st = CcState::new(10.0, f64::INFINITY, 1460);
+        let mut r = Reno::new(RenoConfig::default());
+        for _ in 0..10 {
+            r.on_ack(&mut st, &ack(1));
+        }
+        assert_eq!(st.cwnd, 20.0);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_segment_per_window() {
+        let mut st = CcState::new(20.0, 20.0, 1460);
+        let mut r = Reno::new(RenoConfig::default());
+        // One window of ACKs: 20 acks of one segment each → cwnd ≈ 21 (slightly less since cwnd grows).
+        for _ in 0..20 {
+            r.on_ack(&mut st, &ack(1));
+        }
+        assert!((st.cwnd - 21.0).abs() < 0.03, "{}", st.cwnd);
+    }
+
+    #[test]
+    fn loss_halves_flight_size_with_floor_of_two() {
+        let mut st = CcState::new(40.0, f64::INFINITY, 1460);
+        let mut r = Reno::new(RenoConfig::default());
+        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 40 });
+        assert_eq!(st.ssthresh, 20.0);
+        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 });
+        assert_eq!(st.ssthresh, 2.0);
+    }
+}

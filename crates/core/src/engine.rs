@@ -1,0 +1,489 @@
+//! The event loop: one thread, integer time, deterministic order.
+//!
+//! Events are ordered by `(time, seq)` where `seq` is a global insertion counter, so events at
+//! the same instant run in the order they were scheduled. The queue holds O(links + endpoints)
+//! entries: each link has at most one pending end-of-transmission and one pending arrival, each
+//! endpoint at most one live timer. Timers are never removed: each carries the generation it was
+//! armed with, and a popped timer whose generation is stale is ignored.
+
+use crate::net::link::{Arrival, Link};
+use crate::net::packet::{FlowId, Header, LinkId, NodeId, Packet, PacketSlab, PktId};
+use crate::net::routing::Routes;
+use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
+use crate::tcp::{TcpReceiver, TcpSender};
+use crate::time::{SimDuration, SimTime};
+use crate::transport::{Probe, Transport};
+use crate::udp::{UdpReceiver, UdpSender};
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+/// Index of an endpoint in the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EpId(pub u32);
+
+/// What the loop can be asked to do. Variant order does not matter: ties are broken by `seq`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// The packet in service on a link finished serialisation.
+    TxDone(LinkId),
+    /// The packet at the head of a link's pipe reaches the far node.
+    Arrive(LinkId),
+    /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
+    Timer { ep: EpId, gen: u64 },
+    /// Record one sample of every time series.
+    Sample,
+    /// Snapshot counters at the end of warm-up.
+    WarmupEnd,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Entry {
+    time: SimTime,
+    seq: u64,
+    event: Event,
+}
+
+impl Ord for Entry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // BinaryHeap is a max-heap: reverse for earliest-first.
+        (other.time, other.seq).cmp(&(self.time, self.seq))
+    }
+}
+impl PartialOrd for Entry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Earliest-first event queue with FIFO ties.
+#[derive(Default)]
+pub struct EventQueue {
+    heap: BinaryHeap<Entry>,
+    seq: u64,
+    now: SimTime,
+}
+
+impl EventQueue {
+    pub fn schedule(&mut self, time: SimTime, event: Event) {
+        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
+        self.seq += 1;
+        self.heap.push(Entry { time, seq: self.seq, event });
+    }
+    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
+        let e = self.heap.pop()?;
+        debug_assert!(e.time >= self.now);
+        self.now = e.time;
+        Some((e.time, e.event))
+    }
+    pub fn peek_time(&self) -> Option<SimTime> {
+        self.heap.peek().map(|e| e.time)
+    }
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// Every kind of endpoint the engine drives (closed set: static dispatch).
+pub enum Endpoint {
+    TcpSender(Box<TcpSender>),
+    TcpReceiver(Box<TcpReceiver>),
+    UdpSender(UdpSender),
+    UdpReceiver(UdpReceiver),
+}
+
+impl Endpoint {
+    fn inner(&mut self) -> &mut dyn Transport {
+        match self {
+            Endpoint::TcpSender(t) => t.as_mut(),
+            Endpoint::TcpReceiver(t) => t.as_mut(),
+            Endpoint::UdpSender(t) => t,
+            Endpoint::UdpReceiver(t) => t,
+        }
+    }
+    pub fn probe(&self) -> Probe {
+        match self {
+            Endpoint::TcpSender(t) => t.probe(),
+            Endpoint::TcpReceiver(t) => t.probe(),
+            Endpoint::UdpSender(t) => t.probe(),
+            Endpoint::UdpReceiver(t) => t.probe(),
+        }
+    }
+}
+
+/// A flow's two endpoints.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowEnds {
+    pub sender: EpId,
+    pub receiver: EpId,
+    pub start: SimTime,
+}
+
+/// An endpoint's timer slot: the deadline armed in the queue, and its generation.
+#[derive(Clone, Copy, Debug, Default)]
+struct TimerSlot {
+    armed: Option<SimTime>,
+    gen: u64,
+}
+
+/// Whether a run went to its end or was stopped by the progress callback.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RunOutcome {
+    Completed,
+    Interrupted,
+}
+
+/// The simulated network and everything on it.
+pub struct World {
+    queue: EventQueue,
+    pub(crate) slab: PacketSlab,
+    pub(crate) links: Vec<Link>,
+    node_count: usize,
+    routes: Routes,
+    pub(crate) endpoints: Vec<Endpoint>,
+    timers: Vec<TimerSlot>,
+    pub(crate) flows: Vec<FlowEnds>,
+    pub(crate) counters: Vec<FlowCounters>,
+    pub(crate) end: SimTime,
+    warmup: SimTime,
+    sample_interval: SimDuration,
+    next_sample: SimTime,
+    /// Counters at the end of warm-up (zeros if there is none).
+    pub(crate) at_warmup: Vec<FlowSnapshot>,
+    pub(crate) links_at_warmup: Vec<crate::net::link::LinkCounters>,
+    last_flow_snapshot: Vec<FlowSnapshot>,
+    last_link_counters: Vec<crate::net::link::LinkCounters>,
+    pub(crate) flow_series: FlowSeries,
+    pub(crate) link_series: LinkSeries,
+    pub(crate) events: u64,
+    pub(crate) packets_forwarded: u64,
+    pub(crate) peak_packets: u64,
+    now: SimTime,
+    /// When the previous sample was taken.
+    prev_sample: SimTime,
+}
+
+/// Everything needed to assemble a world (produced by the scenario builder).
+pub struct WorldParts {
+    pub node_count: usize,
+    pub links: Vec<Link>,
+    pub routes: Routes,
+    pub endpoints: Vec<Endpoint>,
+    pub flows: Vec<FlowEnds>,
+    pub end: SimTime,
+    pub warmup: SimTime,
+    pub sample_interval: SimDuration,
+}
+
+impl World {
+    pub fn new(parts: WorldParts) -> World {
+        let n_flows = parts.flows.len();
+        let n_links = parts.links.len();
+        let samples = (parts.end.as_nanos() / parts.sample_interval.as_nanos().max(1) + 2) as usize;
+        let mut flow_series = FlowSeries::default();
+        flow_series.reserve(samples * n_flows);
+        let mut w = World {
+            queue: EventQueue::default(),
+            slab: PacketSlab::with_capacity(4096),
+            links: parts.links,
+            node_count: parts.node_count,
+            routes: parts.routes,
+            timers: vec![TimerSlot::default(); parts.endpoints.len()],
+            endpoints: parts.endpoints,
+            flows: parts.flows,
+            counters: vec![FlowCounters::default(); n_flows],
+            end: parts.end,
+            warmup: parts.warmup.min(parts.end),
+            sample_interval: parts.sample_interval,
+            next_sample: SimTime::ZERO,
+            at_warmup: vec![FlowSnapshot::default(); n_flows],
+            links_at_warmup: vec![Default::default(); n_links],
+            last_flow_snapshot: vec![FlowSnapshot::default(); n_flows],
+            last_link_counters: vec![Default::default(); n_links],
+            flow_series,
+            link_series: LinkSeries::default(),
+            events: 0,
+            packets_forwarded: 0,
+            peak_packets: 0,
+            now: SimTime::ZERO,
+            prev_sample: SimTime::ZERO,
+        };
+        if w.warmup > SimTime::ZERO {
+            w.queue.schedule(w.warmup, Event::WarmupEnd);
+        }
+        w.next_sample = (SimTime::ZERO + w.sample_interval).min(w.end);
+        w.queue.schedule(w.next_sample, Event::Sample);
+        for ep in 0..w.endpoints.len() {
+            w.service(EpId(ep as u32));
+        }
+        w
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    pub fn node_count(&self) -> usize {
+        self.node_count
+    }
+
+    /// Runs to the end. `progress` is called every few hundred thousand events with the
+    /// fraction of simulated time done; returning `false` stops the run.
+    pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> RunOutcome {
+        const PROGRESS_EVERY: u64 = 1 << 18;
+        while let Some(t) = self.queue.peek_time() {
+            if t > self.end {
+                break;
+            }
+            let (t, ev) = self.queue.pop().expect("peeked");
+            self.now = t;
+            self.events += 1;
+            match ev {
+                Event::TxDone(l) => self.on_tx_done(l),
+                Event::Arrive(l) => self.on_arrive(l),
+                Event::Timer { ep, gen } => self.on_timer(ep, gen),
+                Event::Sample => {
+                    self.take_sample();
+                    if self.now >= self.end {
+                        break;
+                    }
+                    self.next_sample = (self.now + self.sample_interval).min(self.end);
+                    self.queue.schedule(self.next_sample, Event::Sample);
+                }
+                Event::WarmupEnd => self.snapshot_warmup(),
+            }
+            if self.events % PROGRESS_EVERY == 0 && !progress(self.now.as_nanos() as f64 / self.end.as_nanos().max(1) as f64) {
+                return RunOutcome::Interrupted;
+            }
+        }
+        RunOutcome::Completed
+    }
+
+    fn on_tx_done(&mut self, l: LinkId) {
+        let slab = &self.slab;
+        let link = &mut self.links[l.0 as usize];
+        let (arrival, next_done) = link.finish_transmission(self.now, |id| slab.get(id).size);
+        if let Some(at) = arrival {
+            self.queue.schedule(at, Event::Arrive(l));
+        }
+        if let Some(at) = next_done {
+            self.queue.schedule(at, Event::TxDone(l));
+        }
+    }
+
+    fn on_arrive(&mut self, l: LinkId) {
+        let link = &mut self.links[l.0 as usize];
+        let (id, next) = link.pop_arrival(self.now);
+        let node = link.to;
+        if let Some(at) = next {
+            self.queue.schedule(at, Event::Arrive(l));
+        }
+        self.packets_forwarded += 1;
+        self.at_node(node, id);
+    }
+
+    /// A packet is at `node`: deliver it if addressed here, else forward it.
+    fn at_node(&mut self, node: NodeId, id: PktId) {
+        let dst = self.slab.get(id).dst;
+        if dst == node {
+            self.deliver(id);
+        } else {
+            match self.routes.next_hop(node, dst) {
+                Some(l) => self.enter_link(l, id),
+                None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, dst.0),
+            }
+        }
+    }
+
+    fn enter_link(&mut self, l: LinkId, id: PktId) {
+        let pkt = *self.slab.get(id);
+        match self.links[l.0 as usize].arrive(self.now, id, &pkt) {
+            Arrival::Queued => {}
+            Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
+            Arrival::Dropped(_) => {
+                self.slab.remove(id);
+                let c = &mut self.counters[pkt.flow.0 as usize];
+                if pkt.header.is_data() {
+                    c.dropped_pkts += 1;
+                    c.in_flight_pkts -= 1;
+                } else {
+                    c.ack_dropped_pkts += 1;
+                }
+            }
+        }
+    }
+
+    fn deliver(&mut self, id: PktId) {
+        let pkt = self.slab.remove(id);
+        let ends = self.flows[pkt.flow.0 as usize];
+        let ep = if pkt.header.is_data() {
+            let c = &mut self.counters[pkt.flow.0 as usize];
+            c.delivered_pkts += 1;
+            c.delivered_bytes += pkt.size as u64;
+            c.in_flight_pkts -= 1;
+            let delay = self.now.saturating_since(pkt.sent_at).as_nanos();
+            c.interval_delay_ns += delay as u128;
+            c.interval_delay_count += 1;
+            if self.now >= self.warmup {
+                c.delay.record(delay);
+            }
+            ends.receiver
+        } else {
+            ends.sender
+        };
+        self.endpoints[ep.0 as usize].inner().handle_packet(self.now, &pkt);
+        self.service(ep);
+    }
+
+    fn on_timer(&mut self, ep: EpId, gen: u64) {
+        let slot = &mut self.timers[ep.0 as usize];
+        if slot.gen != gen {
+            return; // superseded by an earlier deadline
+        }
+        slot.armed = None;
+        let t = self.endpoints[ep.0 as usize].inner();
+        if t.poll_timeout().is_some_and(|d| d <= self.now) {
+            t.handle_timeout(self.now);
+        }
+        self.service(ep);
+    }
+
+    /// Sends whatever the endpoint wants to send now and arms its timer.
+    fn service(&mut self, ep: EpId) {
+        let now = self.now;
+        while let Some(pkt) = self.endpoints[ep.0 as usize].inner().poll_transmit(now) {
+            self.emit(pkt);
+        }
+        let deadline = self.endpoints[ep.0 as usize].inner().poll_timeout();
+        let slot = &mut self.timers[ep.0 as usize];
+        if let Some(d) = deadline {
+            // A later deadline needs no new event: the armed one fires early and re-arms.
+            if slot.armed.is_none_or(|a| d < a) {
+                let at = d.max(now);
+                slot.gen += 1;
+                slot.armed = Some(at);
+                self.queue.schedule(at, Event::Timer { ep, gen: slot.gen });
+            }
+        }
+    }
+
+    /// A transport emitted a packet: count it and put it on its first link.
+    fn emit(&mut self, pkt: Packet) {
+        if pkt.header.is_data() {
+            let c = &mut self.counters[pkt.flow.0 as usize];
+            c.sent_pkts += 1;
+            c.sent_bytes += pkt.size as u64;
+            c.in_flight_pkts += 1;
+            if let Header::TcpData { retransmit: true, .. } = pkt.header {
+                c.retransmitted_pkts += 1;
+            }
+        }
+        let src = pkt.src;
+        let id = self.slab.insert(pkt);
+        self.peak_packets = self.peak_packets.max(self.slab.live() as u64);
+        self.at_node(src, id);
+    }
+
+    fn goodput_bytes(&self, f: usize) -> u64 {
+        self.endpoints[self.flows[f].receiver.0 as usize].probe().delivered_bytes
+    }
+
+    fn snapshot_warmup(&mut self) {
+        for f in 0..self.flows.len() {
+            self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            self.links_at_warmup[i] = l.counters(self.now);
+            l.take_max_queue();
+        }
+    }
+
+    fn take_sample(&mut self) {
+        let t = self.now.as_secs_f64();
+        let dt = self.now.saturating_since(self.prev_sample).as_nanos().max(1) as f64;
+        for f in 0..self.flows.len() {
+            let snap = self.counters[f].snapshot(self.goodput_bytes(f));
+            let prev = std::mem::replace(&mut self.last_flow_snapshot[f], snap);
+            let probe = self.endpoints[self.flows[f].sender.0 as usize].probe();
+            let c = &mut self.counters[f];
+            let s = &mut self.flow_series;
+            s.flow.push(f as u32);
+            s.t_s.push(t);
+            s.sent_pkts.push(snap.sent_pkts - prev.sent_pkts);
+            s.sent_bytes.push(snap.sent_bytes - prev.sent_bytes);
+            s.retransmitted_pkts.push(snap.retransmitted_pkts - prev.retransmitted_pkts);
+            s.delivered_pkts.push(snap.delivered_pkts - prev.delivered_pkts);
+            s.dropped_pkts.push(snap.dropped_pkts - prev.dropped_pkts);
+            s.goodput_bytes.push(snap.goodput_bytes - prev.goodput_bytes);
+            s.cwnd_pkts.push(probe.cwnd.unwrap_or(f64::NAN));
+            s.ssthresh_pkts.push(probe.ssthresh.unwrap_or(f64::NAN));
+            s.srtt_s.push(probe.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
+            s.delay_mean_s.push(if c.interval_delay_count > 0 {
+                c.interval_delay_ns as f64 / c.interval_delay_count as f64 * 1e-9
+            } else {
+                f64::NAN
+            });
+            c.interval_delay_ns = 0;
+            c.interval_delay_count = 0;
+        }
+        for (i, l) in self.links.iter_mut().enumerate() {
+            let c = l.counters(self.now);
+            let prev = std::mem::replace(&mut self.last_link_counters[i], c);
+            let s = &mut self.link_series;
+            s.link.push(i as u32);
+            s.t_s.push(t);
+            s.tx_pkts.push(c.tx_pkts - prev.tx_pkts);
+            s.tx_bytes.push(c.tx_bytes - prev.tx_bytes);
+            s.dropped_pkts.push(c.dropped_pkts - prev.dropped_pkts);
+            s.queue_pkts.push((c.queue_pkt_ns - prev.queue_pkt_ns) as f64 / dt);
+            s.queue_bytes.push((c.queue_byte_ns - prev.queue_byte_ns) as f64 / dt);
+            s.max_queue_pkts.push(l.take_max_queue());
+        }
+        self.prev_sample = self.now;
+    }
+
+    /// Data packets of each flow held by links right now (counted from the links themselves,
+    /// independently of the per-flow counters).
+    pub fn packets_in_network(&self) -> Vec<u64> {
+        let mut n = vec![0; self.flows.len()];
+        for l in &self.links {
+            for id in l.held_packets() {
+                let p = self.slab.get(id);
+                if p.header.is_data() {
+                    n[p.flow.0 as usize] += 1;
+                }
+            }
+        }
+        n
+    }
+
+    pub fn flow_counters(&self, f: FlowId) -> &FlowCounters {
+        &self.counters[f.0 as usize]
+    }
+
+    pub fn endpoint_probe(&self, ep: EpId) -> Probe {
+        self.endpoints[ep.0 as usize].probe()
+    }
+
+    pub fn queue_len(&self) -> usize {
+        self.queue.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_times_pop_in_insertion_order() {
+        let mut q = EventQueue::default();
+        q.schedule(SimTime::from_millis(2), Event::Sample);
+        q.schedule(SimTime::from_millis(1), Event::TxDone(LinkId(7)));
+        q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(3)));
+        q.schedule(SimTime::from_millis(1), Event::TxDone(LinkId(1)));
+        let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, [Event::TxDone(LinkId(7)), Event::Arrive(LinkId(3)), Event::TxDone(LinkId(1)), Event::Sample]);
+    }
+}

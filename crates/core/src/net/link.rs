@@ -1,0 +1,235 @@
+//! A link direction: a buffer with a queue discipline, a serialiser of fixed rate, and a
+//! propagation pipe of fixed delay.
+//!
+//! ```text
+//! arrive ─► loss model ─► queue discipline ─► FIFO buffer ─► serialiser (rate) ─► pipe (delay) ─► next node
+//! ```
+//! Packets being serialised or propagating live in the link itself (`in_service`, `pipe`), in
+//! order, so the engine keeps at most two pending events per link: the end of the current
+//! transmission and the next arrival at the far end. The event queue therefore stays
+//! O(links + timers) however many packets are in flight.
+
+use super::loss::LossModel;
+use super::packet::{NodeId, Packet, PktId};
+use super::queue::{Admit, Occupancy, QueueDisc};
+use crate::time::{Rate, SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// Why a packet was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DropCause {
+    /// The queue discipline refused it (buffer full, or AQM).
+    Queue,
+    /// The link's loss model.
+    Loss,
+}
+
+/// What happened to a packet handed to the link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Waiting in the buffer.
+    Queued,
+    /// The link was idle: serialisation started and ends at the given instant.
+    Transmitting { done_at: SimTime },
+    Dropped(DropCause),
+}
+
+/// Cumulative counters of a link direction.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkCounters {
+    pub tx_pkts: u64,
+    pub tx_bytes: u64,
+    pub dropped_pkts: u64,
+    /// ∫ queue length dt, packet·nanoseconds (for time-averaged occupancy).
+    pub queue_pkt_ns: u128,
+    /// ∫ queue bytes dt, byte·nanoseconds.
+    pub queue_byte_ns: u128,
+}
+
+pub struct Link {
+    pub name: String,
+    pub from: NodeId,
+    pub to: NodeId,
+    pub rate: Rate,
+    pub delay: SimDuration,
+    disc: QueueDisc,
+    loss: Option<LossModel>,
+    buffer: VecDeque<(PktId, u32)>,
+    buffer_bytes: u64,
+    in_service: Option<PktId>,
+    /// Packets propagating, with their arrival instants (non-decreasing).
+    pipe: VecDeque<(SimTime, PktId)>,
+    counters: LinkCounters,
+    last_change: SimTime,
+    /// Largest buffer occupancy since the last `reset_max_queue`, packets.
+    max_queue: u64,
+}
+
+impl Link {
+    pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
+        Link {
+            name,
+            from,
+            to,
+            rate,
+            delay,
+            disc,
+            loss,
+            buffer: VecDeque::new(),
+            buffer_bytes: 0,
+            in_service: None,
+            pipe: VecDeque::new(),
+            counters: LinkCounters::default(),
+            last_change: SimTime::ZERO,
+            max_queue: 0,
+        }
+    }
+
+    pub fn queue_description(&self) -> String {
+        self.disc.describe()
+    }
+
+    /// Brings the occupancy integrals up to `now`.
+    fn account(&mut self, now: SimTime) {
+        let dt = now.saturating_since(self.last_change).as_nanos() as u128;
+        self.counters.queue_pkt_ns += self.buffer.len() as u128 * dt;
+        self.counters.queue_byte_ns += self.buffer_bytes as u128 * dt;
+        self.last_change = now;
+    }
+
+    /// A packet arrives at the link's input.
+    pub fn arrive(&mut self, now: SimTime, id: PktId, pkt: &Packet) -> Arrival {
+        if let Some(loss) = &mut self.loss {
+            if loss.drops(pkt) {
+                self.counters.dropped_pkts += 1;
+                return Arrival::Dropped(DropCause::Loss);
+            }
+        }
+        if self.in_service.is_none() {
+            debug_assert!(self.buffer.is_empty());
+            self.in_service = Some(id);
+            return Arrival::Transmitting { done_at: now + self.rate.tx_time(pkt.size) };
+        }
+        let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
+        match self.disc.admit(now, occ, pkt.size) {
+            Admit::Enqueue => {
+                self.account(now);
+                self.buffer.push_back((id, pkt.size));
+                self.buffer_bytes += pkt.size as u64;
+                self.max_queue = self.max_queue.max(self.buffer.len() as u64);
+                Arrival::Queued
+            }
+            Admit::Drop => {
+                self.counters.dropped_pkts += 1;
+                Arrival::Dropped(DropCause::Queue)
+            }
+        }
+    }
+
+    /// The packet in service finished serialisation at `now`. It enters the pipe; returns
+    /// `(arrival instant to schedule if the pipe was empty, end of the next transmission if
+    /// one starts)`.
+    pub fn finish_transmission(&mut self, now: SimTime, size_of: impl Fn(PktId) -> u32) -> (Option<SimTime>, Option<SimTime>) {
+        let id = self.in_service.take().expect("transmission finished on an idle link");
+        self.counters.tx_pkts += 1;
+        self.counters.tx_bytes += size_of(id) as u64;
+        let arrive_at = now + self.delay;
+        let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
+        self.pipe.push_back((arrive_at, id));
+        let next_done = if let Some((next, size)) = self.buffer.front().copied() {
+            self.account(now);
+            self.buffer.pop_front();
+            self.buffer_bytes -= size as u64;
+            self.in_service = Some(next);
+            Some(now + self.rate.tx_time(size))
+        } else {
+            None
+        };
+        (schedule_arrival, next_done)
+    }
+
+    /// Removes the packet reaching the far end at `now`; returns it and the next arrival instant.
+    pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<SimTime>) {
+        let (at, id) = self.pipe.pop_front().expect("arrival event on an empty pipe");
+        debug_assert_eq!(at, now);
+        (id, self.pipe.front().map(|&(t, _)| t))
+    }
+
+    /// Counters with the occupancy integrals brought up to `now`.
+    pub fn counters(&mut self, now: SimTime) -> LinkCounters {
+        self.account(now);
+        self.counters
+    }
+
+    pub fn queue_len(&self) -> u64 {
+        self.buffer.len() as u64
+    }
+
+    /// Largest occupancy since the last reset, then resets it to the current occupancy.
+    pub fn take_max_queue(&mut self) -> u64 {
+        let m = self.max_queue;
+        self.max_queue = self.buffer.len() as u64;
+        m
+    }
+
+    /// Packets held by the link: buffered, in service, propagating.
+    pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
+        self.buffer.iter().map(|&(id, _)| id).chain(self.in_service).chain(self.pipe.iter().map(|&(_, id)| id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{FlowId, Header};
+    use crate::net::queue::{DropTail, QueueLimit};
+
+    fn pkt() -> Packet {
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size: 1250,
+            sent_at: SimTime::ZERO,
+            ce: false,
+            header: Header::Udp { seq: 0, len: 1222 },
+        }
+    }
+
+    fn link(limit: u64) -> Link {
+        let disc = QueueDisc::DropTail(DropTail { limit: QueueLimit::Packets(limit) });
+        Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::from_millis(5), disc, None)
+    }
+
+    #[test]
+    fn packets_serialise_back_to_back_then_propagate() {
+        let mut l = link(10);
+        let t0 = SimTime::ZERO;
+        // 1250 B at 10 Mbit/s = 1 ms.
+        assert_eq!(l.arrive(t0, PktId(0), &pkt()), Arrival::Transmitting { done_at: SimTime::from_millis(1) });
+        assert_eq!(l.arrive(t0, PktId(1), &pkt()), Arrival::Queued);
+        let (arr, next) = l.finish_transmission(SimTime::from_millis(1), |_| 1250);
+        assert_eq!(arr, Some(SimTime::from_millis(6)));
+        assert_eq!(next, Some(SimTime::from_millis(2)));
+        let (arr, next) = l.finish_transmission(SimTime::from_millis(2), |_| 1250);
+        assert_eq!(arr, None, "an arrival is already pending");
+        assert_eq!(next, None);
+        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some(SimTime::from_millis(7))));
+        assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (PktId(1), None));
+        assert_eq!(l.counters(SimTime::from_millis(7)).tx_bytes, 2500);
+    }
+
+    #[test]
+    fn full_buffer_drops_and_occupancy_integrates() {
+        let mut l = link(1);
+        let t0 = SimTime::ZERO;
+        l.arrive(t0, PktId(0), &pkt());
+        assert_eq!(l.arrive(t0, PktId(1), &pkt()), Arrival::Queued);
+        assert_eq!(l.arrive(t0, PktId(2), &pkt()), Arrival::Dropped(DropCause::Queue));
+        l.finish_transmission(SimTime::from_millis(1), |_| 1250);
+        let c = l.counters(SimTime::from_millis(2));
+        assert_eq!(c.dropped_pkts, 1);
+        // One packet waited 1 ms.
+        assert_eq!(c.queue_pkt_ns, 1_000_000);
+    }
+}

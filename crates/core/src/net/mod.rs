@@ -1,0 +1,6 @@
+//! Network elements: packets, links, queues, loss models, nodes and routing.
+pub mod link;
+pub mod loss;
+pub mod packet;
+pub mod queue;
+pub mod routing;

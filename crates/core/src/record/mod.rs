@@ -1,0 +1,102 @@
+//! What a run records: raw facts only (counters, samples, histograms). Derived metrics (Jain,
+//! utilisation, CIs) are computed in Python from these columns.
+
+pub mod histogram;
+pub mod result;
+
+use crate::time::SimTime;
+use histogram::Histogram;
+
+/// Cumulative per-flow counters kept by the engine as packets move.
+#[derive(Clone, Debug, Default)]
+pub struct FlowCounters {
+    /// Data packets / wire bytes the sender emitted (retransmissions included).
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub retransmitted_pkts: u64,
+    /// Data packets / wire bytes that reached the receiver.
+    pub delivered_pkts: u64,
+    pub delivered_bytes: u64,
+    /// Data packets dropped in the network.
+    pub dropped_pkts: u64,
+    /// Reverse-direction (ACK) packets dropped.
+    pub ack_dropped_pkts: u64,
+    /// Data packets currently in the network.
+    pub in_flight_pkts: u64,
+    /// One-way delay of data packets delivered after warm-up, nanoseconds.
+    pub delay: Histogram,
+    /// Sum and count of delays in the current sample interval.
+    pub interval_delay_ns: u128,
+    pub interval_delay_count: u64,
+}
+
+/// The subset of counters snapshotted at warm-up and at each sample.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FlowSnapshot {
+    pub sent_pkts: u64,
+    pub sent_bytes: u64,
+    pub retransmitted_pkts: u64,
+    pub delivered_pkts: u64,
+    pub dropped_pkts: u64,
+    pub goodput_bytes: u64,
+}
+
+impl FlowCounters {
+    pub fn snapshot(&self, goodput_bytes: u64) -> FlowSnapshot {
+        FlowSnapshot {
+            sent_pkts: self.sent_pkts,
+            sent_bytes: self.sent_bytes,
+            retransmitted_pkts: self.retransmitted_pkts,
+            delivered_pkts: self.delivered_pkts,
+            dropped_pkts: self.dropped_pkts,
+            goodput_bytes,
+        }
+    }
+}
+
+/// Per-flow time series, appended to at each sample instant.
+#[derive(Default)]
+pub struct FlowSeries {
+    pub flow: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub sent_pkts: Vec<u64>,
+    pub sent_bytes: Vec<u64>,
+    pub retransmitted_pkts: Vec<u64>,
+    pub delivered_pkts: Vec<u64>,
+    pub dropped_pkts: Vec<u64>,
+    pub goodput_bytes: Vec<u64>,
+    pub cwnd_pkts: Vec<f64>,
+    pub ssthresh_pkts: Vec<f64>,
+    pub srtt_s: Vec<f64>,
+    pub delay_mean_s: Vec<f64>,
+}
+
+/// Per-link time series.
+#[derive(Default)]
+pub struct LinkSeries {
+    pub link: Vec<u32>,
+    pub t_s: Vec<f64>,
+    pub tx_pkts: Vec<u64>,
+    pub tx_bytes: Vec<u64>,
+    pub dropped_pkts: Vec<u64>,
+    pub queue_pkts: Vec<f64>,
+    pub queue_bytes: Vec<f64>,
+    pub max_queue_pkts: Vec<u64>,
+}
+
+impl FlowSeries {
+    pub fn reserve(&mut self, n: usize) {
+        for v in [&mut self.sent_pkts, &mut self.sent_bytes, &mut self.retransmitted_pkts, &mut self.delivered_pkts, &mut self.dropped_pkts, &mut self.goodput_bytes] {
+            v.reserve(n);
+        }
+        for v in [&mut self.t_s, &mut self.cwnd_pkts, &mut self.ssthresh_pkts, &mut self.srtt_s, &mut self.delay_mean_s] {
+            v.reserve(n);
+        }
+        self.flow.reserve(n);
+    }
+}
+
+/// Seconds as f64 for output columns.
+pub fn secs(t: SimTime) -> f64 {
+    t.as_secs_f64()
+}

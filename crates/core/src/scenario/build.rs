@@ -1,0 +1,282 @@
+//! From a validated scenario to a runnable world: nodes, links with their queues and loss
+//! models, routes, and one sender/receiver pair per flow.
+//!
+//! Per-flow random draws (start time, RTT within a `uniform` spread) come from the flow's own
+//! stream, so adding a flow never changes another flow's draws.
+
+use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError, Topology};
+use crate::app::AppSource;
+use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
+use crate::net::link::Link;
+use crate::net::loss::LossModel;
+use crate::net::packet::{FlowId, LinkId, NodeId, TCP_IP_HEADER};
+use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
+use crate::net::routing::{Edge, Routes};
+use crate::rng::{Rng, StreamKind};
+use crate::scenario::units::Spread;
+use crate::tcp::{DelayedAck, TcpConfig, TcpReceiver, TcpSender};
+use crate::time::{Rate, SimDuration, SimTime};
+use crate::transport::Addr;
+use crate::udp::{UdpReceiver, UdpSender};
+
+/// Descriptive facts about each flow, for the result tables.
+#[derive(Clone, Debug)]
+pub struct FlowMeta {
+    pub group: String,
+    pub protocol: &'static str,
+    pub cc: String,
+    pub cc_params: String,
+    pub recovery: String,
+    pub app: &'static str,
+    pub src: String,
+    pub dst: String,
+    pub start: SimTime,
+    /// Propagation RTT of the path, both directions.
+    pub rtt_base: SimDuration,
+}
+
+/// A world ready to run, with the names the results need.
+pub struct Built {
+    pub parts: WorldParts,
+    pub flows: Vec<FlowMeta>,
+    pub node_names: Vec<String>,
+}
+
+/// One flow of an expanded group.
+struct FlowPlan<'a> {
+    group: &'a FlowGroup,
+    start: SimTime,
+    /// Dumbbell only: the one-way delay of each of the flow's two access links.
+    access_delay: Option<SimDuration>,
+}
+
+fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
+    match spread {
+        Spread::Fixed(d) => d.0,
+        Spread::Uniform(lo, hi) => SimDuration::from_nanos(rng.uniform_range(lo.0.as_nanos() as f64, hi.0.as_nanos() as f64).round() as u64),
+    }
+}
+
+/// Network under construction.
+#[derive(Default)]
+struct Net {
+    names: Vec<String>,
+    links: Vec<Link>,
+    edges: Vec<Edge>,
+}
+
+impl Net {
+    fn node(&mut self, name: String) -> NodeId {
+        self.names.push(name);
+        NodeId(self.names.len() as u32 - 1)
+    }
+    fn link(&mut self, name: Option<String>, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
+        let id = LinkId(self.links.len() as u32);
+        let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
+        self.links.push(Link::new(name, from, to, rate, delay, queue_disc(queue), loss));
+        self.edges.push(Edge { id, from, to, delay });
+    }
+}
+
+fn queue_disc(q: &QueueSpec) -> QueueDisc {
+    match q {
+        QueueSpec::Droptail { limit } => QueueDisc::DropTail(DropTail { limit: limit.0 }),
+    }
+}
+
+fn loss_model(spec: &LossSpec, seed: u64, link: u32) -> LossModel {
+    match spec {
+        LossSpec::Bernoulli { p } => LossModel::Bernoulli { p: *p, rng: Rng::stream(seed, StreamKind::LinkLoss, link as u64) },
+        LossSpec::Periodic { every } => LossModel::Periodic { every: *every, seen: 0 },
+        LossSpec::DropList { flow, packets } => LossModel::DropList { flow: FlowId(*flow), packets: packets.clone() },
+    }
+}
+
+/// Full-size packet on the wire, for sizing default buffers.
+const TYPICAL_PACKET: u64 = 1460 + TCP_IP_HEADER as u64;
+
+/// Defaults of a dumbbell that depend on its other parameters.
+pub struct DumbbellDefaults {
+    pub access_rate: Rate,
+    pub access_delay: SimDuration,
+    pub queue: QueueSpec,
+    pub access_queue: QueueSpec,
+}
+
+pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
+    use super::units::Limit;
+    let bneck = d.bottleneck_rate.0;
+    // Access links much faster than the bottleneck, so that the bottleneck is where queues form.
+    let access_rate = d.access_rate.map(|r| r.0).unwrap_or(Rate(bneck.0.saturating_mul(10).max(1_000_000_000)));
+    let access_delay = d.access_delay.map(|x| x.0).unwrap_or(SimDuration::from_millis(1));
+    // Default buffer: one bandwidth-delay product at the default path's RTT (the classic rule
+    // of thumb), at least 10 packets.
+    let rtt = d.bottleneck_delay.0.saturating_mul(2) + access_delay.saturating_mul(4);
+    let bdp_pkts = (bneck.bytes_in(rtt) / TYPICAL_PACKET).max(10);
+    let queue = d.queue.clone().unwrap_or(QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(bdp_pkts)) });
+    let bneck_limit = match &queue {
+        QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(n)) } => *n,
+        QueueSpec::Droptail { limit: Limit(QueueLimit::Bytes(b)) } => b / TYPICAL_PACKET,
+    };
+    let access_queue = d.access_queue.clone().unwrap_or(QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(bneck_limit.max(1000))) });
+    DumbbellDefaults { access_rate, access_delay, queue, access_queue }
+}
+
+impl Scenario {
+    /// Builds the world. Fails only on topology problems found while wiring (unreachable
+    /// destinations, RTTs shorter than the bottleneck's own delay).
+    pub fn build(&self) -> Result<Built, ScenarioError> {
+        let mut plans = Vec::new();
+        for (gi, g) in self.flows.iter().enumerate() {
+            for _ in 0..g.count {
+                let id = plans.len() as u64;
+                let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
+                let start = SimTime::ZERO + draw(g.start, &mut rng);
+                let access_delay = match (&self.topology, g.rtt) {
+                    (Topology::Dumbbell(d), Some(rtt)) => {
+                        let rtt = draw(rtt, &mut rng);
+                        let bneck = d.bottleneck_delay.0;
+                        if rtt < bneck.saturating_mul(2) {
+                            return Err(ScenarioError::new(
+                                format!("flows[{gi}].rtt"),
+                                format!("{rtt} is shorter than twice the bottleneck delay ({}): no access delay can make it", bneck.saturating_mul(2)),
+                            ));
+                        }
+                        // rtt = 2 · (2 · access + bottleneck)
+                        Some(SimDuration::from_nanos((rtt.as_nanos() / 2 - bneck.as_nanos()) / 2))
+                    }
+                    _ => None,
+                };
+                plans.push(FlowPlan { group: g, start, access_delay });
+            }
+        }
+        let mut net = Net::default();
+        let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
+            Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
+            Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
+        };
+        let routes = Routes::compute(net.names.len(), &net.edges);
+        let mut endpoints = Vec::new();
+        let mut flows = Vec::new();
+        let mut metas = Vec::new();
+        for (i, (plan, &(src, dst))) in plans.iter().zip(&endpoints_at).enumerate() {
+            let path = routes.path(src, dst, &net.edges);
+            let back = routes.path(dst, src, &net.edges);
+            let (Some(path), Some(back)) = (path, back) else {
+                return Err(ScenarioError::new(
+                    format!("flows[{}]", self.flows.iter().position(|g| std::ptr::eq(g, plan.group)).unwrap_or(0)),
+                    format!("no route between {} and {} in both directions", net.names[src.0 as usize], net.names[dst.0 as usize]),
+                ));
+            };
+            let rtt_base = path.iter().chain(&back).map(|l| net.edges[l.0 as usize].delay).fold(SimDuration::ZERO, |a, b| a + b);
+            let flow = FlowId(i as u32);
+            let fwd = Addr { flow, local: src, remote: dst };
+            let rev = Addr { flow, local: dst, remote: src };
+            let g = plan.group;
+            let mss = g.mss.0 as u32;
+            let app = match &g.app {
+                AppSpec::Bulk => AppSource::Bulk { mss },
+                AppSpec::File { size } => AppSource::File { bytes: size.0, mss },
+                AppSpec::Cbr { rate, packet_size } => AppSource::cbr(plan.start, rate.0, packet_size.0 as u32),
+            };
+            let sender = EpId(endpoints.len() as u32);
+            let receiver = EpId(endpoints.len() as u32 + 1);
+            match (g.protocol, &g.tcp) {
+                (Protocol::Tcp, Some(t)) => {
+                    let cfg = TcpConfig {
+                        mss,
+                        initial_cwnd: t.initial_cwnd,
+                        initial_ssthresh: t.initial_ssthresh.unwrap_or(f64::INFINITY),
+                        min_rto: t.min_rto.0,
+                        recovery: t.recovery,
+                        delayed_ack: t.delayed_ack.then(DelayedAck::default),
+                        rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
+                        ..TcpConfig::default()
+                    };
+                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, plan.start))));
+                    endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
+                }
+                _ => {
+                    endpoints.push(Endpoint::UdpSender(UdpSender::new(fwd, app)));
+                    endpoints.push(Endpoint::UdpReceiver(UdpReceiver::new()));
+                }
+            }
+            flows.push(FlowEnds { sender, receiver, start: plan.start });
+            metas.push(FlowMeta {
+                group: g.name.clone(),
+                protocol: g.protocol.as_str(),
+                cc: g.tcp.as_ref().map_or(String::new(), |t| t.cc.clone()),
+                cc_params: g.tcp.as_ref().map_or("{}".into(), |t| t.cc_params.to_string()),
+                recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+                app: match g.app {
+                    AppSpec::Bulk => "bulk",
+                    AppSpec::File { .. } => "file",
+                    AppSpec::Cbr { .. } => "cbr",
+                },
+                src: net.names[src.0 as usize].clone(),
+                dst: net.names[dst.0 as usize].clone(),
+                start: plan.start,
+                rtt_base,
+            });
+        }
+        let parts = WorldParts {
+            node_count: net.names.len(),
+            links: net.links,
+            routes,
+            endpoints,
+            flows,
+            end: SimTime::ZERO + self.duration.0,
+            warmup: SimTime::ZERO + self.warmup.0,
+            sample_interval: self.sample_interval.0,
+        };
+        Ok(Built { parts, flows: metas, node_names: net.names })
+    }
+}
+
+/// Routers `left` and `right` joined by the bottleneck; flow i runs from `src{i}` to `dst{i}`,
+/// each on its own access links.
+fn build_dumbbell(d: &Dumbbell, plans: &[FlowPlan], seed: u64, net: &mut Net) -> Vec<(NodeId, NodeId)> {
+    let defaults = dumbbell_defaults(d);
+    let left = net.node("left".into());
+    let right = net.node("right".into());
+    let (rate, delay) = (d.bottleneck_rate.0, d.bottleneck_delay.0);
+    let loss = d.loss.as_ref().map(|l| loss_model(l, seed, 0));
+    net.link(Some("bottleneck".into()), left, right, rate, delay, &defaults.queue, loss);
+    net.link(Some("bottleneck_rev".into()), right, left, rate, delay, &defaults.queue, None);
+    let mut ends = Vec::new();
+    for (i, p) in plans.iter().enumerate() {
+        let s = net.node(format!("src{i}"));
+        let r = net.node(format!("dst{i}"));
+        let a = p.access_delay.unwrap_or(defaults.access_delay);
+        let q = &defaults.access_queue;
+        net.link(None, s, left, defaults.access_rate, a, q, None);
+        net.link(None, left, s, defaults.access_rate, a, q, None);
+        net.link(None, right, r, defaults.access_rate, a, q, None);
+        net.link(None, r, right, defaults.access_rate, a, q, None);
+        ends.push((s, r));
+    }
+    ends
+}
+
+/// Named nodes, each link duplex with a queue per direction.
+fn build_graph(g: &Graph, seed: u64, net: &mut Net, plans: &[FlowPlan]) -> Vec<(NodeId, NodeId)> {
+    for n in &g.nodes {
+        net.node(n.clone());
+    }
+    let id_of = |name: &str| NodeId(g.nodes.iter().position(|n| n == name).expect("validated node name") as u32);
+    for l in &g.links {
+        let (a, b) = (id_of(&l.a), id_of(&l.b));
+        let q = l.queue.as_ref().unwrap_or(&g.queue);
+        let loss = l.loss.as_ref().map(|spec| loss_model(spec, seed, net.links.len() as u32));
+        net.link(None, a, b, l.rate.0, l.delay.0, q, loss);
+        net.link(None, b, a, l.rate.0, l.delay.0, q, None);
+    }
+    plans
+        .iter()
+        .map(|p| {
+            let src = p.group.src.as_deref().expect("validated: graph flows have src");
+            let dst = p.group.dst.as_deref().expect("validated: graph flows have dst");
+            (id_of(src), id_of(dst))
+        })
+        .collect()
+}

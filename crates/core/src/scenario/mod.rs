@@ -1,0 +1,739 @@
+//! Scenarios: the schema of `SCENARIO.md`, its validation, and the normalised form.
+//!
+//! Parsing happens in two steps so that every error names the path of the offending field:
+//! serde (with `deny_unknown_fields`, through `serde_path_to_error`) reads the file's structure;
+//! then the tagged parts (`topology`, `queue`, `loss`, `app`, `cc_params`) are read one by one
+//! with their path as prefix, and cross-field rules are checked.
+
+pub mod build;
+pub mod units;
+
+use crate::cc::CcConfig;
+use crate::net::queue::QueueLimit;
+use crate::tcp::Recovery;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+use units::{Bytes, Dur, Limit, RateQ, Spread};
+
+/// An invalid scenario: which field, and what is wrong with it (one line).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub path: String,
+    pub message: String,
+}
+
+impl ScenarioError {
+    pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { path: path.into(), message: message.into() }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Joins a prefix and serde_path_to_error's path ("." means the root).
+fn join(prefix: &str, rest: &str) -> String {
+    match (prefix.is_empty(), rest == "." || rest.is_empty()) {
+        (true, _) => rest.to_string(),
+        (false, true) => prefix.to_string(),
+        (false, false) if rest.starts_with('[') => format!("{prefix}{rest}"),
+        (false, false) => format!("{prefix}.{rest}"),
+    }
+}
+
+/// Deserialises `v` as `T`, reporting errors at `prefix` + the path inside `v`.
+fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
+    serde_path_to_error::deserialize(v).map_err(|e| {
+        let path = join(prefix, &e.path().to_string());
+        ScenarioError::new(path, e.inner().to_string())
+    })
+}
+
+/// Reads the `kind` of a tagged table and the table without it.
+fn kind_of(v: &Value, path: &str, allowed: &[&str]) -> Result<(String, Value), ScenarioError> {
+    let Value::Object(m) = v else {
+        return Err(ScenarioError::new(path, format!("expected a table with a `kind` ({})", allowed.join(" | "))));
+    };
+    let kind = match m.get("kind") {
+        Some(Value::String(k)) => k.clone(),
+        Some(other) => return Err(ScenarioError::new(format!("{path}.kind"), format!("expected a string, got {other}"))),
+        None => return Err(ScenarioError::new(path, format!("missing `kind` (one of {})", allowed.join(", ")))),
+    };
+    if !allowed.contains(&kind.as_str()) {
+        return Err(ScenarioError::new(format!("{path}.kind"), format!("unknown kind {kind:?}: expected one of {}", allowed.join(", "))));
+    }
+    let mut rest = m.clone();
+    rest.remove("kind");
+    Ok((kind, Value::Object(rest)))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The file's structure (first step).
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawScenario {
+    name: Option<String>,
+    duration: Dur,
+    seed: Option<u64>,
+    sample_interval: Option<Dur>,
+    warmup: Option<Dur>,
+    topology: Value,
+    flows: Vec<RawFlowGroup>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlowGroup {
+    name: Option<String>,
+    count: Option<u32>,
+    protocol: Option<Protocol>,
+    cc: Option<String>,
+    cc_params: Option<Value>,
+    recovery: Option<Recovery>,
+    mss: Option<Bytes>,
+    start: Option<Spread>,
+    rtt: Option<Spread>,
+    app: Option<Value>,
+    initial_cwnd: Option<f64>,
+    initial_ssthresh: Option<f64>,
+    min_rto: Option<Dur>,
+    delayed_ack: Option<bool>,
+    rwnd: Option<Bytes>,
+    src: Option<String>,
+    dst: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The validated scenario (second step). Serialises to the normalised form.
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Protocol {
+    Tcp,
+    Udp,
+}
+
+impl Protocol {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Tcp => "tcp",
+            Protocol::Udp => "udp",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    pub name: String,
+    pub duration: Dur,
+    pub seed: u64,
+    pub sample_interval: Dur,
+    pub warmup: Dur,
+    pub topology: Topology,
+    pub flows: Vec<FlowGroup>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    Graph(Graph),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dumbbell {
+    pub bottleneck_rate: RateQ,
+    pub bottleneck_delay: Dur,
+    pub access_rate: Option<RateQ>,
+    pub access_delay: Option<Dur>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub access_queue: Option<QueueSpec>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Graph {
+    pub nodes: Vec<String>,
+    pub queue: QueueSpec,
+    pub links: Vec<GraphLink>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphLink {
+    pub a: String,
+    pub b: String,
+    pub rate: RateQ,
+    pub delay: Dur,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<QueueSpec>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub loss: Option<LossSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum QueueSpec {
+    Droptail { limit: Limit },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DropTailParams {
+    limit: Limit,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LossSpec {
+    Bernoulli { p: f64 },
+    Periodic { every: u64 },
+    DropList { flow: u32, packets: Vec<u64> },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BernoulliParams {
+    p: f64,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PeriodicParams {
+    every: u64,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DropListParams {
+    flow: u32,
+    packets: Vec<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AppSpec {
+    Bulk,
+    File { size: Bytes },
+    Cbr { rate: RateQ, packet_size: Bytes },
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileParams {
+    size: Bytes,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CbrParams {
+    rate: RateQ,
+    packet_size: Bytes,
+}
+
+/// TCP options of a flow group (absent for other protocols).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TcpOptions {
+    pub cc: String,
+    pub cc_params: Value,
+    #[serde(skip)]
+    pub cc_config: CcConfig,
+    pub recovery: Recovery,
+    pub initial_cwnd: f64,
+    /// Segments; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_ssthresh: Option<f64>,
+    pub min_rto: Dur,
+    pub delayed_ack: bool,
+    /// Bytes; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rwnd: Option<Bytes>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FlowGroup {
+    pub name: String,
+    pub count: u32,
+    pub protocol: Protocol,
+    /// TCP options, written inline in the group (as in the file).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpOptions>,
+    pub mss: Bytes,
+    pub start: Spread,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rtt: Option<Spread>,
+    pub app: AppSpec,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub src: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dst: Option<String>,
+}
+
+// ---------------------------------------------------------------------------------------------
+
+impl Scenario {
+    /// Parses a scenario written as TOML.
+    pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| {
+            let msg = e.message().to_string();
+            let at = e.span().map(|s| line_of(text, s.start)).map(|l| format!(" (line {l})")).unwrap_or_default();
+            ScenarioError::new("", format!("not valid TOML{at}: {msg}"))
+        })?;
+        let v = serde_json::to_value(table).map_err(|e| ScenarioError::new("", e.to_string()))?;
+        Scenario::from_value(&v)
+    }
+
+    /// Parses a scenario given as JSON text (what the Python layer sends).
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        Scenario::from_value(&v)
+    }
+
+    pub fn from_value(v: &Value) -> Result<Scenario, ScenarioError> {
+        let raw: RawScenario = parse_at(v, "")?;
+        let duration = raw.duration;
+        if duration.0.as_nanos() == 0 {
+            return Err(ScenarioError::new("duration", "must be longer than 0s"));
+        }
+        let sample_interval = raw.sample_interval.unwrap_or(Dur(crate::time::SimDuration::from_millis(100)));
+        if sample_interval.0.as_nanos() == 0 {
+            return Err(ScenarioError::new("sample_interval", "must be longer than 0s"));
+        }
+        if duration.0.as_nanos() / sample_interval.0.as_nanos() > 10_000_000 {
+            return Err(ScenarioError::new("sample_interval", format!("{} gives more than 10 million samples over {}", sample_interval.0, duration.0)));
+        }
+        let warmup = raw.warmup.unwrap_or(Dur(crate::time::SimDuration::ZERO));
+        if warmup >= duration {
+            return Err(ScenarioError::new("warmup", format!("{} must be shorter than the duration {}", warmup.0, duration.0)));
+        }
+        let topology = parse_topology(&raw.topology)?;
+        if raw.flows.is_empty() {
+            return Err(ScenarioError::new("flows", "at least one [[flows]] group is required"));
+        }
+        let is_graph = matches!(topology, Topology::Graph(_));
+        let flows = raw
+            .flows
+            .into_iter()
+            .enumerate()
+            .map(|(i, g)| parse_group(g, &format!("flows[{i}]"), is_graph))
+            .collect::<Result<Vec<_>, _>>()?;
+        let s = Scenario {
+            name: raw.name.unwrap_or_else(|| "unnamed".into()),
+            duration,
+            seed: raw.seed.unwrap_or(1),
+            sample_interval,
+            warmup,
+            topology,
+            flows,
+        };
+        s.check_cross_references()?;
+        Ok(s)
+    }
+
+    /// Total number of flows after expanding groups.
+    pub fn flow_count(&self) -> u32 {
+        self.flows.iter().map(|g| g.count).sum()
+    }
+
+    /// The scenario with defaults filled in, as JSON.
+    pub fn normalised(&self) -> Value {
+        serde_json::to_value(self).expect("scenarios always serialise")
+    }
+
+    fn check_cross_references(&self) -> Result<(), ScenarioError> {
+        let n = self.flow_count();
+        let losses: Vec<(String, &LossSpec)> = match &self.topology {
+            Topology::Dumbbell(d) => d.loss.iter().map(|l| ("topology.loss".to_string(), l)).collect(),
+            Topology::Graph(g) => g.links.iter().enumerate().filter_map(|(i, l)| l.loss.as_ref().map(|x| (format!("topology.links[{i}].loss"), x))).collect(),
+        };
+        for (path, loss) in losses {
+            if let LossSpec::DropList { flow, .. } = loss {
+                if *flow >= n {
+                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
+                }
+            }
+        }
+        if let Topology::Graph(g) = &self.topology {
+            for (i, f) in self.flows.iter().enumerate() {
+                for (key, node) in [("src", &f.src), ("dst", &f.dst)] {
+                    let node = node.as_ref().ok_or_else(|| ScenarioError::new(format!("flows[{i}].{key}"), "is required on a graph topology (a node name)"))?;
+                    if !g.nodes.contains(node) {
+                        return Err(ScenarioError::new(format!("flows[{i}].{key}"), format!("unknown node {node:?}: expected one of {}", g.nodes.join(", "))));
+                    }
+                }
+                if f.src == f.dst {
+                    return Err(ScenarioError::new(format!("flows[{i}].dst"), "must differ from src"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioError> {
+    let (kind, rest) = kind_of(v, path, &["droptail"])?;
+    match kind.as_str() {
+        "droptail" => {
+            let p: DropTailParams = parse_at(&rest, path)?;
+            Ok(QueueSpec::Droptail { limit: p.limit })
+        }
+        _ => unreachable!("kind_of checked the kind"),
+    }
+}
+
+fn parse_loss(v: &Value, path: &str) -> Result<LossSpec, ScenarioError> {
+    let (kind, rest) = kind_of(v, path, &["bernoulli", "periodic", "drop_list"])?;
+    match kind.as_str() {
+        "bernoulli" => {
+            let p: BernoulliParams = parse_at(&rest, path)?;
+            if !(0.0..=1.0).contains(&p.p) {
+                return Err(ScenarioError::new(format!("{path}.p"), format!("{} is not a probability: expected 0 <= p <= 1", p.p)));
+            }
+            Ok(LossSpec::Bernoulli { p: p.p })
+        }
+        "periodic" => {
+            let p: PeriodicParams = parse_at(&rest, path)?;
+            if p.every == 0 {
+                return Err(ScenarioError::new(format!("{path}.every"), "must be at least 1"));
+            }
+            Ok(LossSpec::Periodic { every: p.every })
+        }
+        "drop_list" => {
+            let mut p: DropListParams = parse_at(&rest, path)?;
+            if p.packets.contains(&0) {
+                return Err(ScenarioError::new(format!("{path}.packets"), "packets are counted from 1"));
+            }
+            p.packets.sort_unstable();
+            p.packets.dedup();
+            Ok(LossSpec::DropList { flow: p.flow, packets: p.packets })
+        }
+        _ => unreachable!("kind_of checked the kind"),
+    }
+}
+
+fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
+    let path = "topology";
+    let (kind, rest) = kind_of(v, path, &["dumbbell", "graph"])?;
+    let Value::Object(mut m) = rest else { unreachable!("kind_of returns a table") };
+    match kind.as_str() {
+        "dumbbell" => {
+            let queue = m.remove("queue").map(|q| parse_queue(&q, "topology.queue")).transpose()?;
+            let access_queue = m.remove("access_queue").map(|q| parse_queue(&q, "topology.access_queue")).transpose()?;
+            let loss = m.remove("loss").map(|l| parse_loss(&l, "topology.loss")).transpose()?;
+            let mut d: Dumbbell = parse_at(&Value::Object(m), path)?;
+            d.queue = queue;
+            d.access_queue = access_queue;
+            d.loss = loss;
+            // Fill the defaults that depend on other fields, so the normalised form is complete.
+            let defaults = build::dumbbell_defaults(&d);
+            d.access_rate = Some(RateQ(defaults.access_rate));
+            d.access_delay = Some(Dur(defaults.access_delay));
+            d.queue = Some(defaults.queue);
+            d.access_queue = Some(defaults.access_queue);
+            Ok(Topology::Dumbbell(d))
+        }
+        "graph" => parse_graph(m),
+        _ => unreachable!("kind_of checked the kind"),
+    }
+}
+
+fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, ScenarioError> {
+    let queue = match m.remove("queue") {
+        Some(q) => parse_queue(&q, "topology.queue")?,
+        None => QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(100)) },
+    };
+    let nodes: Vec<String> = match m.remove("nodes") {
+        Some(n) => parse_at(&n, "topology.nodes")?,
+        None => return Err(ScenarioError::new("topology.nodes", "is required for a graph: a list of node names")),
+    };
+    let raw_links: Vec<Value> = match m.remove("links") {
+        Some(l) => parse_at(&l, "topology.links")?,
+        None => return Err(ScenarioError::new("topology.links", "is required for a graph: a list of { a, b, rate, delay }")),
+    };
+    if let Some(k) = m.keys().next() {
+        return Err(ScenarioError::new(format!("topology.{k}"), "unknown field for kind = \"graph\": expected nodes, links, queue"));
+    }
+    for (i, n) in nodes.iter().enumerate() {
+        if nodes[..i].contains(n) {
+            return Err(ScenarioError::new(format!("topology.nodes[{i}]"), format!("duplicate node name {n:?}")));
+        }
+    }
+    let mut links = Vec::new();
+    for (i, lv) in raw_links.iter().enumerate() {
+        let path = format!("topology.links[{i}]");
+        let Value::Object(lm) = lv else {
+            return Err(ScenarioError::new(path, "expected a table { a, b, rate, delay }"));
+        };
+        let mut lm = lm.clone();
+        let queue = lm.remove("queue").map(|q| parse_queue(&q, &format!("{path}.queue"))).transpose()?;
+        let loss = lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
+        let mut link: GraphLink = parse_at(&Value::Object(lm), &path)?;
+        for (key, n) in [("a", &link.a), ("b", &link.b)] {
+            if !nodes.contains(n) {
+                return Err(ScenarioError::new(format!("{path}.{key}"), format!("unknown node {n:?}: expected one of {}", nodes.join(", "))));
+            }
+        }
+        if link.a == link.b {
+            return Err(ScenarioError::new(format!("{path}.b"), "a link must join two different nodes"));
+        }
+        link.queue = queue;
+        link.loss = loss;
+        links.push(link);
+    }
+    Ok(Topology::Graph(Graph { nodes, queue, links }))
+}
+
+fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
+    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr"])?;
+    match kind.as_str() {
+        "bulk" => {
+            let _: NoParams = parse_at(&rest, path)?;
+            Ok(AppSpec::Bulk)
+        }
+        "file" => {
+            let p: FileParams = parse_at(&rest, path)?;
+            if p.size.0 == 0 {
+                return Err(ScenarioError::new(format!("{path}.size"), "must be at least 1B"));
+            }
+            Ok(AppSpec::File { size: p.size })
+        }
+        "cbr" => {
+            let p: CbrParams = parse_at(&rest, path)?;
+            if p.packet_size.0 == 0 || p.packet_size.0 > 65_000 {
+                return Err(ScenarioError::new(format!("{path}.packet_size"), format!("{}B is out of range: expected 1B..65000B", p.packet_size.0)));
+            }
+            Ok(AppSpec::Cbr { rate: p.rate, packet_size: p.packet_size })
+        }
+        _ => unreachable!("kind_of checked the kind"),
+    }
+}
+
+fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup, ScenarioError> {
+    let protocol = g.protocol.unwrap_or(Protocol::Tcp);
+    let count = g.count.unwrap_or(1);
+    if count == 0 {
+        return Err(ScenarioError::new(format!("{path}.count"), "must be at least 1"));
+    }
+    let mss = g.mss.unwrap_or(Bytes(1460));
+    if !(1..=65_000).contains(&mss.0) {
+        return Err(ScenarioError::new(format!("{path}.mss"), format!("{}B is out of range: expected 1B..65000B", mss.0)));
+    }
+    let app = match &g.app {
+        Some(v) => parse_app(v, &format!("{path}.app"))?,
+        None => AppSpec::Bulk,
+    };
+    if is_graph && g.rtt.is_some() {
+        return Err(ScenarioError::new(format!("{path}.rtt"), "is only for dumbbell topologies: on a graph the path's links set the RTT"));
+    }
+    if !is_graph {
+        for (key, v) in [("src", &g.src), ("dst", &g.dst)] {
+            if v.is_some() {
+                return Err(ScenarioError::new(format!("{path}.{key}"), "is only for graph topologies: a dumbbell gives each flow its own sender and receiver"));
+            }
+        }
+    }
+    let tcp = match protocol {
+        Protocol::Tcp => Some(parse_tcp_options(&g, path, &app, mss)?),
+        Protocol::Udp => {
+            let tcp_only: [(&str, bool); 7] = [
+                ("cc", g.cc.is_some()),
+                ("cc_params", g.cc_params.is_some()),
+                ("recovery", g.recovery.is_some()),
+                ("initial_cwnd", g.initial_cwnd.is_some()),
+                ("initial_ssthresh", g.initial_ssthresh.is_some()),
+                ("min_rto", g.min_rto.is_some()),
+                ("delayed_ack", g.delayed_ack.is_some() || g.rwnd.is_some()),
+            ];
+            if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+                return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"udp\""));
+            }
+            if !matches!(app, AppSpec::Cbr { .. }) {
+                return Err(ScenarioError::new(format!("{path}.app"), "udp flows need an app that paces itself: kind = \"cbr\""));
+            }
+            None
+        }
+    };
+    let name = g.name.unwrap_or_else(|| match &tcp {
+        Some(t) => t.cc.clone(),
+        None => protocol.as_str().to_string(),
+    });
+    Ok(FlowGroup {
+        name,
+        count,
+        protocol,
+        tcp,
+        mss,
+        start: g.start.unwrap_or(Spread::Fixed(Dur(crate::time::SimDuration::ZERO))),
+        rtt: g.rtt,
+        app,
+        src: g.src,
+        dst: g.dst,
+    })
+}
+
+fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<TcpOptions, ScenarioError> {
+    let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
+    let cc_config = CcConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
+        if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") {
+            ScenarioError::new(format!("{path}.cc_params"), msg)
+        } else {
+            ScenarioError::new(format!("{path}.cc"), msg)
+        }
+    })?;
+    // `newreno` names Reno's window rule with RFC 6582 recovery.
+    let recovery = g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
+    let initial_cwnd = g.initial_cwnd.unwrap_or(10.0);
+    if !(initial_cwnd >= 1.0 && initial_cwnd <= 1e6) {
+        return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));
+    }
+    if let Some(s) = g.initial_ssthresh {
+        if !(s >= 2.0) || !s.is_finite() {
+            return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected at least 2 segments")));
+        }
+    }
+    if let Some(r) = g.rwnd {
+        if r.0 < mss.0 {
+            return Err(ScenarioError::new(format!("{path}.rwnd"), format!("{}B is smaller than one segment ({}B)", r.0, mss.0)));
+        }
+    }
+    if let AppSpec::Cbr { packet_size, .. } = app {
+        if packet_size.0 > mss.0 {
+            return Err(ScenarioError::new(format!("{path}.app.packet_size"), format!("{}B exceeds the mss {}B: a TCP message must fit one segment", packet_size.0, mss.0)));
+        }
+    }
+    Ok(TcpOptions {
+        cc,
+        cc_params: cc_config.params_json(),
+        cc_config,
+        recovery,
+        initial_cwnd,
+        initial_ssthresh: g.initial_ssthresh,
+        min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
+        delayed_ack: g.delayed_ack.unwrap_or(false),
+        rwnd: g.rwnd,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BASE: &str = r#"
+        duration = "10s"
+        [topology]
+        kind = "dumbbell"
+        bottleneck_rate = "10Mbps"
+        bottleneck_delay = "10ms"
+        [[flows]]
+        cc = "reno"
+    "#;
+
+    fn err(text: &str) -> String {
+        Scenario::from_toml(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn minimal_scenario_gets_defaults() {
+        let s = Scenario::from_toml(BASE).unwrap();
+        assert_eq!(s.seed, 1);
+        assert_eq!(s.flow_count(), 1);
+        let n = s.normalised();
+        assert_eq!(n["sample_interval"], "100ms");
+        assert_eq!(n["flows"][0]["recovery"], "sack");
+        assert_eq!(n["flows"][0]["cc_params"]["beta"], 0.5);
+    }
+
+    #[test]
+    fn normalised_form_parses_back_to_the_same_scenario() {
+        let with_everything = BASE.replace("[[flows]]", "loss = { kind = \"periodic\", every = 100 }\n[[flows]]")
+            + "rtt = { uniform = [\"30ms\", \"40ms\"] }\napp = { kind = \"file\", size = \"1MB\" }\n[[flows]]\nprotocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }\n";
+        let s = Scenario::from_toml(&with_everything).unwrap();
+        let again = Scenario::from_value(&s.normalised()).unwrap();
+        assert_eq!(s, again);
+    }
+
+    #[test]
+    fn unknown_key_names_its_path() {
+        let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\nbogus = 1"));
+        assert!(e.starts_with("flows[0].bogus: unknown field `bogus`, expected one of `name`"), "{e}");
+    }
+
+    #[test]
+    fn bad_unit_names_field_value_and_allowed_units() {
+        let e = err(&BASE.replace("\"10Mbps\"", "\"10Mbs\""));
+        assert!(e.starts_with("topology.bottleneck_rate: \"10Mbs\" has an unknown unit"), "{e}");
+        assert!(e.contains("Mbps"), "{e}");
+    }
+
+    #[test]
+    fn negative_rate_is_refused() {
+        let e = err(&BASE.replace("\"10Mbps\"", "\"-5Mbps\""));
+        assert!(e.starts_with("topology.bottleneck_rate:"), "{e}");
+    }
+
+    #[test]
+    fn unknown_cc_lists_alternatives() {
+        let e = err(&BASE.replace("\"reno\"", "\"cubicc\""));
+        assert!(e.starts_with("flows[0].cc: unknown congestion control \"cubicc\""), "{e}");
+    }
+
+    #[test]
+    fn nested_tagged_tables_keep_paths() {
+        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"droptail\", limit = \"lots\" }\n[[flows]]"));
+        assert!(e.starts_with("topology.queue.limit:"), "{e}");
+        let e = err(&BASE.replace("[[flows]]", "loss = { kind = \"gilbert\" }\n[[flows]]"));
+        assert!(e.starts_with("topology.loss.kind: unknown kind \"gilbert\""), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\napp = { kind = \"file\" }"));
+        assert!(e.starts_with("flows[0].app: missing field `size`"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\ncc_params = { gamma = 1 }"));
+        assert!(e.starts_with("flows[0].cc_params"), "{e}");
+    }
+
+    #[test]
+    fn drop_list_flow_must_exist() {
+        let e = err(&BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 3, packets = [5] }\n[[flows]]"));
+        assert!(e.starts_with("topology.loss.flow: flow 3 does not exist"), "{e}");
+    }
+
+    #[test]
+    fn invalid_toml_reports_the_line() {
+        let e = err("duration = \n");
+        assert!(e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn graph_flows_need_known_nodes() {
+        let g = r#"
+            duration = "1s"
+            [topology]
+            kind = "graph"
+            nodes = ["A", "B"]
+            links = [{ a = "A", b = "B", rate = "10Mbps", delay = "1ms" }]
+            [[flows]]
+            src = "A"
+            dst = "C"
+        "#;
+        let e = err(g);
+        assert!(e.starts_with("flows[0].dst: unknown node \"C\""), "{e}");
+    }
+}

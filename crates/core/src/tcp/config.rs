@@ -1,0 +1,127 @@
+//! TCP parameters: segment size, initial window, timer bounds, loss-recovery variant and
+//! delayed-ACK policy. Every default names its source.
+
+use crate::time::SimDuration;
+use serde::{Deserialize, Serialize};
+
+/// How the sender detects and repairs losses (the classic family compared by Fall & Floyd 1996).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Recovery {
+    /// Fast retransmit, then `cwnd = 1` and go-back-N in slow start (4.3BSD-Tahoe, ns-2 `Tahoe`).
+    Tahoe,
+    /// Fast retransmit and fast recovery with window inflation; leaves recovery on the first ACK
+    /// that advances SND.UNA (RFC 5681 §3.2).
+    Reno,
+    /// Reno plus partial-ACK retransmission until `recover` is acknowledged (RFC 6582).
+    NewReno,
+    /// SACK scoreboard, `pipe` and NextSeg (RFC 6675, RFC 2018).
+    Sack,
+}
+
+impl Recovery {
+    /// Every variant, in the order of the literature.
+    pub const ALL: [Recovery; 4] = [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack];
+
+    /// The name used in scenarios and results.
+    pub fn name(self) -> &'static str {
+        match self {
+            Recovery::Tahoe => "tahoe",
+            Recovery::Reno => "reno",
+            Recovery::NewReno => "newreno",
+            Recovery::Sack => "sack",
+        }
+    }
+}
+
+/// Delayed acknowledgements (RFC 5681 §4.2; RFC 1122 §4.2.3.2).
+#[derive(Clone, Debug, PartialEq)]
+pub struct DelayedAck {
+    /// Longest an in-order segment waits for its ACK. Default 40 ms, Linux `TCP_DELACK_MIN`
+    /// (RFC 5681 §4.2 allows up to 500 ms).
+    pub max_delay: SimDuration,
+    /// ACK at least every `every` in-order segments. Default 2 (RFC 5681 §4.2: "an ACK SHOULD be
+    /// generated for at least every second full-sized segment").
+    pub every: u32,
+}
+
+impl Default for DelayedAck {
+    fn default() -> Self {
+        DelayedAck { max_delay: SimDuration::from_millis(40), every: 2 }
+    }
+}
+
+/// Parameters of one TCP connection (both ends read the parts that concern them).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Payload bytes of a full segment (SMSS). Default 1460: a 1500-byte Ethernet MTU less 40 bytes
+    /// of IPv4 and TCP headers.
+    pub mss: u32,
+    /// Initial window, segments. Default 10 (RFC 6928).
+    pub initial_cwnd: f64,
+    /// Initial slow-start threshold, segments. Default unlimited (RFC 5681 §3.1: "arbitrarily high").
+    pub initial_ssthresh: f64,
+    /// Lower bound of the retransmission timeout. Default 200 ms, Linux `TCP_RTO_MIN` (RFC 6298
+    /// §2.4 asks for 1 s; every deployed stack uses less).
+    pub min_rto: SimDuration,
+    /// Retransmission timeout before the first RTT sample. Default 1 s (RFC 6298 §2.1).
+    pub initial_rto: SimDuration,
+    /// Upper bound of the (backed-off) retransmission timeout. Default 60 s (RFC 6298 §2.5: "a
+    /// maximum value may be placed on RTO provided it is at least 60 seconds").
+    pub max_rto: SimDuration,
+    /// Loss-recovery variant. Default SACK, what every current stack negotiates.
+    pub recovery: Recovery,
+    /// Delayed-ACK policy of the receiver; `None` acknowledges every segment at once.
+    pub delayed_ack: Option<DelayedAck>,
+    /// Receiver window, segments; `u64::MAX` means unlimited.
+    pub rwnd: u64,
+    /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss. Default 3
+    /// (RFC 5681 §3.2, RFC 6675 `DupThresh`).
+    pub dupthresh: u32,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        TcpConfig {
+            mss: 1460,
+            initial_cwnd: 10.0,
+            initial_ssthresh: f64::INFINITY,
+            min_rto: SimDuration::from_millis(200),
+            initial_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+            recovery: Recovery::Sack,
+            delayed_ack: None,
+            rwnd: u64::MAX,
+            dupthresh: 3,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_the_cited_sources() {
+        let c = TcpConfig::default();
+        assert_eq!(c.mss, 1460);
+        assert_eq!(c.initial_cwnd, 10.0);
+        assert!(c.initial_ssthresh.is_infinite());
+        assert_eq!(c.min_rto, SimDuration::from_millis(200));
+        assert_eq!(c.initial_rto, SimDuration::from_secs(1));
+        assert_eq!(c.max_rto, SimDuration::from_secs(60));
+        assert_eq!(c.recovery, Recovery::Sack);
+        assert_eq!(c.dupthresh, 3);
+        assert_eq!(DelayedAck::default(), DelayedAck { max_delay: SimDuration::from_millis(40), every: 2 });
+    }
+
+    #[test]
+    fn recovery_names_round_trip_through_serde() {
+        for r in Recovery::ALL {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(json, format!("\"{}\"", r.name()));
+            assert_eq!(serde_json::from_str::<Recovery>(&json).unwrap(), r);
+        }
+        assert!(serde_json::from_str::<Recovery>("\"vegas\"").is_err());
+    }
+}

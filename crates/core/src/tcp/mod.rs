@@ -1,0 +1,60 @@
+//! TCP: a sans-I/O sender and receiver with Tahoe, Reno, NewReno and SACK loss recovery.
+//!
+//! Sequence numbers count segments: segment `n` carries application message `n`
+//! ([`AppSource::len`](crate::app::AppSource::len) payload bytes, plus 40 bytes of headers on the
+//! wire). Windows are in segments. The congestion controller ([`crate::cc`]) only sets ssthresh
+//! and grows cwnd; detecting and repairing losses is this module's job.
+//!
+//! ```text
+//! sender                                            receiver
+//!   window = min(⌊cwnd⌋, rwnd)                        ACK = RCV.NXT (next segment expected)
+//!   send while pipe < window: lost first, then new    SACK: ≤ 3 blocks, triggering block first
+//!   pipe = out − sacked − lost + retransmitted        delayed ACK: every 2nd segment or 40 ms,
+//!   RTO = SRTT + max(G, 4·RTTVAR) ∈ [200 ms, 60 s]      immediate when out of order or filling
+//!   Open ⇄ Recovery (fast retransmit) ; any → Loss (timeout)
+//! ```
+//!
+//! | file            | job                                                    | source               |
+//! |-----------------|--------------------------------------------------------|----------------------|
+//! | `config.rs`     | parameters and their defaults                          | RFC 6928, 6298, 5681 |
+//! | `rtt.rs`        | SRTT, RTTVAR, RTO and backoff                          | RFC 6298             |
+//! | `ranges.rs`     | sorted segment ranges (out-of-order queue, SACK index) |                      |
+//! | `scoreboard.rs` | per-segment state, pipe, IsLost, NextSeg               | RFC 6675, Linux      |
+//! | `recovery.rs`   | the Open / Recovery / Loss state machine, per variant  | RFC 5681, 6582, 6675 |
+//! | `sender.rs`     | transmission, ACK processing, timers, CC glue          | RFC 5681, 6298       |
+//! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
+//!
+//! The connection starts established at the sender's `start` time; a `File` application's
+//! completion time is when its last segment is cumulatively acknowledged.
+//!
+//! Not implemented / deviates:
+//! - No SYN/FIN handshake, no Nagle, no TCP timestamps (RTT samples follow Karn's algorithm
+//!   instead), no window scaling or receive-buffer dynamics (`rwnd` is a fixed limit in segments).
+//! - No PRR (RFC 6937), no RACK-TLP, no undo (Eifel, F-RTO, D-SACK), no limited transmit
+//!   (RFC 3042; with SACK, pipe-based sending gives a similar effect before recovery).
+//! - NextSeg rules 3 and 4 (RFC 6675 §4) are not implemented, and a lost retransmission is only
+//!   detected by the retransmission timer (no RACK, no lost-retransmit detection). Without PRR,
+//!   RFC 6675's pipe rule can release two segments per ACK when every other segment was lost.
+//! - ECN: the receiver echoes CE as ECE on the ACK covering the marked segment; the sender sends
+//!   not-ECT and ignores ECE (no RFC 3168 response yet).
+//! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
+//! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
+//! - The receiver has no quick-ACK mode and never reneges on SACKed data.
+//! - Slow start adds the full count of acknowledged segments per ACK, as Linux does (the CC's
+//!   choice); RFC 5681 suggests at most one SMSS per ACK.
+
+pub mod config;
+mod ranges;
+pub mod receiver;
+mod recovery;
+pub mod rtt;
+pub mod scoreboard;
+pub mod sender;
+
+#[cfg(test)]
+mod testutil;
+
+pub use config::{DelayedAck, Recovery, TcpConfig};
+pub use receiver::TcpReceiver;
+pub use recovery::Phase;
+pub use sender::TcpSender;

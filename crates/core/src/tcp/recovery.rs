@@ -1,0 +1,521 @@
+//! The loss-recovery state machine: when to enter and leave fast recovery, what the window is
+//! meanwhile, and what a retransmission timeout does. One transition function per change; each
+//! notifies the congestion controller and sets the state together.
+//!
+//! ```text
+//! Open     → Recovery   dupthresh duplicate ACKs, or (sack) IsLost(SND.UNA)   reno, newreno, sack
+//! Open     → Loss       the same, for tahoe (its fast retransmit is a go-back-N restart)
+//! Recovery → Open       SND.UNA ≥ high_water (reno: any ACK that advances SND.UNA)
+//! Loss     → Open       SND.UNA ≥ high_water
+//! any      → Loss       retransmission timeout
+//! ```
+//!
+//! `high_water` is SND.MAX when the episode began (RFC 6582 `recover` and RFC 6675
+//! `RecoveryPoint` are the highest segment sent, one less). On entry the CC sets ssthresh
+//! (`on_congestion`, FlightSize = SND.MAX − SND.UNA); then, by variant:
+//!
+//! | variant  | on entry                          | dupACK in recovery | ACK advancing SND.UNA                     |
+//! |----------|-----------------------------------|--------------------|-------------------------------------------|
+//! | tahoe    | cwnd = 1, all outstanding lost (go-back-N), Loss state | —  | slow start; Open at high_water     |
+//! | reno     | cwnd = ssthresh + dupthresh, retransmit SND.UNA | cwnd += 1 | cwnd = ssthresh, Open (RFC 5681 §3.2) |
+//! | newreno  | as reno                           | cwnd += 1          | partial: retransmit SND.UNA, cwnd −= acked − 1; full: cwnd = min(ssthresh, max(FlightSize, 1) + 1), Open (RFC 6582 §3.2) |
+//! | sack     | cwnd = ssthresh, retransmit SND.UNA | — (pipe shrinks) | full: cwnd = ssthresh, Open (RFC 6675 §5) |
+//!
+//! Retransmission timeout (RFC 6298 §5.4–5.6, RFC 5681 §3.1 eq. 4, RFC 6675 §5.1): the CC sets
+//! ssthresh — unless the timeout belongs to a congestion event already answered: during fast
+//! recovery (as Linux `tcp_enter_loss`), or in the Loss state before SND.UNA moved (RFC 5681
+//! §3.1: the segment was already retransmitted) — then cwnd = 1, the RTO backs
+//! off, every unSACKed outstanding segment is deemed lost and resent in order as slow start
+//! opens the window — go-back-N without SACK, Linux `tcp_enter_loss` with it (SACK information is
+//! kept). The Loss state lasts until everything outstanding at the timeout is acknowledged; no
+//! fast retransmit meanwhile (RFC 6675 §5.1; RFC 6582 §3.2 step 1 for what follows).
+//!
+//! Fast-recovery entry is "careful" (RFC 6582 §3.2 step 1, §4.1) for every variant but reno: the
+//! duplicate ACKs must acknowledge beyond `recover`, i.e. SND.UNA > high_water of the last
+//! episode, so duplicates of go-back-N resends cannot trigger a second reduction. Classic reno
+//! has no `recover` (RFC 5681): several losses in one window typically cost it a second halving
+//! or a timeout.
+//!
+//! NewReno is the "impatient" variant (RFC 6582 §4.2): the RTO timer is reset on the first
+//! partial ACK only. Partial-ACK deflation is floored at one segment. `on_recovery_exit` is called
+//! when fast recovery ends (cwnd set from ssthresh), not when the Loss state ends (cwnd has been
+//! slow-starting).
+
+use super::config::Recovery;
+use super::sender::TcpSender;
+use crate::cc::{CongestionEvent, CongestionKind};
+use crate::time::SimTime;
+
+/// Loss-recovery state (Linux `tcp_ca_state` without Disorder and CWR).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum CaState {
+    /// No loss being repaired; duplicate ACKs are counted.
+    Open,
+    /// Fast recovery (reno, newreno, sack).
+    Recovery {
+        /// SND.MAX at entry: the episode ends when SND.UNA reaches it.
+        high_water: u64,
+        /// A partial ACK has arrived (newreno: only the first resets the RTO timer).
+        partial_acked: bool,
+    },
+    /// After a timeout (or tahoe's fast retransmit): slow start, resending what is deemed lost.
+    Loss {
+        /// SND.MAX at entry: the state ends when SND.UNA reaches it.
+        high_water: u64,
+        /// SND.UNA at entry: a timeout before it advances belongs to the same congestion event
+        /// and keeps ssthresh (RFC 5681 §3.1).
+        entry_una: u64,
+    },
+}
+
+/// Loss-recovery phase, for probes and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Open,
+    /// Fast recovery.
+    Recovery,
+    /// Recovering from a timeout (or tahoe's fast retransmit) in slow start.
+    Loss,
+}
+
+impl CaState {
+    pub(super) fn phase(self) -> Phase {
+        match self {
+            CaState::Open => Phase::Open,
+            CaState::Recovery { .. } => Phase::Recovery,
+            CaState::Loss { .. } => Phase::Loss,
+        }
+    }
+
+    /// The congestion controller may grow the window (everywhere but fast recovery, where the
+    /// recovery scheme owns cwnd).
+    pub(super) fn allows_growth(self) -> bool {
+        !matches!(self, CaState::Recovery { .. })
+    }
+}
+
+impl TcpSender {
+    /// Runs the state machine for one acceptable ACK, after the scoreboard took it (SND.UNA
+    /// moved from `prev_una`). Returns false if the RTO timer must not be restarted.
+    pub(super) fn update_recovery(&mut self, now: SimTime, prev_una: u64, new_sack_info: bool) -> bool {
+        let ack = self.sb.una();
+        let mut restart_rto = true;
+        if ack > prev_una {
+            self.dupacks = 0;
+            match self.state {
+                CaState::Open => {}
+                CaState::Recovery { high_water, partial_acked } => {
+                    restart_rto = self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
+                }
+                CaState::Loss { high_water, .. } => {
+                    if ack >= high_water {
+                        self.leave_loss();
+                    }
+                }
+            }
+        } else if self.is_dupack(new_sack_info) {
+            self.dupacks += 1;
+            let inflates = matches!(self.cfg.recovery, Recovery::Reno | Recovery::NewReno);
+            if inflates && matches!(self.state, CaState::Recovery { .. }) {
+                // RFC 5681 §3.2 step 4: each further duplicate ACK means a segment left.
+                self.st.cwnd += 1.0;
+            }
+        }
+        if self.state == CaState::Open && self.loss_detected() && self.may_enter_recovery() {
+            self.enter_recovery(now);
+        }
+        restart_rto
+    }
+
+    /// A duplicate ACK (SND.UNA unchanged): RFC 5681 §2 needs outstanding data; RFC 6675 §2 also
+    /// needs new SACK information when SACK is in use.
+    fn is_dupack(&self, new_sack_info: bool) -> bool {
+        self.sb.packets_out() > 0 && (self.cfg.recovery != Recovery::Sack || new_sack_info)
+    }
+
+    fn loss_detected(&self) -> bool {
+        self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.is_lost(self.sb.una()))
+    }
+
+    fn may_enter_recovery(&self) -> bool {
+        match self.cfg.recovery {
+            Recovery::Reno => true,
+            Recovery::Tahoe | Recovery::NewReno | Recovery::Sack => {
+                self.recover.is_none_or(|high_water| self.sb.una() > high_water)
+            }
+        }
+    }
+
+    /// Fast retransmit: Open → Recovery (tahoe: → Loss).
+    fn enter_recovery(&mut self, now: SimTime) {
+        let flight_size = self.sb.packets_out();
+        let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
+        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        self.fast_recoveries += 1;
+        let high_water = self.sb.high_tx();
+        self.recover = Some(high_water);
+        let una = self.sb.una();
+        match self.cfg.recovery {
+            Recovery::Tahoe => self.enter_loss(high_water),
+            Recovery::Reno | Recovery::NewReno => {
+                self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
+                self.sb.mark_lost(una);
+                self.force_retransmit = true;
+                self.state = CaState::Recovery { high_water, partial_acked: false };
+            }
+            Recovery::Sack => {
+                self.st.cwnd = self.st.ssthresh;
+                self.sb.mark_lost(una);
+                self.force_retransmit = true;
+                self.state = CaState::Recovery { high_water, partial_acked: false };
+            }
+        }
+        self.st.in_flight = self.sb.pipe();
+    }
+
+    /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
+    /// RTO timer must not be restarted.
+    fn on_ack_in_recovery(&mut self, now: SimTime, acked: u64, high_water: u64, partial_acked: bool) -> bool {
+        let full = self.sb.una() >= high_water;
+        match (self.cfg.recovery, full) {
+            (Recovery::NewReno, false) => {
+                self.on_partial_ack(acked, high_water);
+                // Impatient variant (RFC 6582 §4.2): only the first partial ACK resets the timer.
+                return !partial_acked;
+            }
+            (Recovery::Sack, false) => {}
+            (Recovery::NewReno, true) => {
+                // RFC 6582 §3.2 step 3, option (1).
+                let flight = self.sb.packets_out().max(1) as f64;
+                let cwnd = self.st.ssthresh.min(flight + 1.0);
+                self.exit_recovery(now, cwnd);
+            }
+            // Reno leaves on the first ACK advancing SND.UNA, partial or not; tahoe never gets
+            // here (it recovers in the Loss state).
+            (Recovery::Reno | Recovery::Tahoe, _) | (Recovery::Sack, true) => {
+                let cwnd = self.st.ssthresh;
+                self.exit_recovery(now, cwnd);
+            }
+        }
+        true
+    }
+
+    /// NewReno partial ACK (RFC 6582 §3.2 step 5): retransmit the first unacknowledged segment,
+    /// deflate cwnd by the amount acknowledged and add back one segment.
+    fn on_partial_ack(&mut self, acked: u64, high_water: u64) {
+        self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
+        self.sb.mark_lost(self.sb.una());
+        self.force_retransmit = true;
+        self.state = CaState::Recovery { high_water, partial_acked: true };
+    }
+
+    /// Recovery → Open with the given window.
+    fn exit_recovery(&mut self, now: SimTime, cwnd: f64) {
+        self.st.cwnd = cwnd;
+        self.state = CaState::Open;
+        self.cc.inner_mut().on_recovery_exit(&mut self.st, now);
+    }
+
+    /// Loss → Open: everything outstanding at the timeout is acknowledged; slow start simply
+    /// continues (no CC hook: cwnd was not pinned to ssthresh).
+    fn leave_loss(&mut self) {
+        self.state = CaState::Open;
+    }
+
+    /// Any state → Loss: cwnd = 1 and every unSACKed outstanding segment is resent.
+    fn enter_loss(&mut self, high_water: u64) {
+        self.st.cwnd = 1.0;
+        self.sb.mark_all_lost();
+        self.force_retransmit = false;
+        self.dupacks = 0;
+        self.state = CaState::Loss { high_water, entry_una: self.sb.una() };
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6).
+    pub(super) fn on_retransmission_timeout(&mut self, now: SimTime) {
+        let same_event = match self.state {
+            CaState::Open => false,
+            // Fast recovery already reduced ssthresh for this congestion event (Linux
+            // `tcp_enter_loss` keeps it; recomputing from a FlightSize inflated by the data sent
+            // during recovery would raise it).
+            CaState::Recovery { .. } => true,
+            // RFC 5681 §3.1: SND.UNA was already retransmitted in this episode: hold ssthresh.
+            CaState::Loss { entry_una, .. } => entry_una == self.sb.una(),
+        };
+        if !same_event {
+            let ev = CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: self.sb.packets_out() };
+            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        }
+        self.timeouts += 1;
+        self.rtt.back_off();
+        let high_water = self.sb.high_tx();
+        self.recover = Some(high_water);
+        self.enter_loss(high_water);
+        self.timers.rto = Some(now + self.rtt.rto());
+        self.st.in_flight = self.sb.pipe();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::app::AppSource;
+    use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlock, SackBlocks, TCP_IP_HEADER};
+    use crate::tcp::config::TcpConfig;
+    use crate::tcp::testutil::{file, ms, reno_cc, Pair, Snapshot};
+    use crate::time::{Rate, SimDuration};
+    use crate::transport::{Addr, Transport};
+
+    /// RTT 40 ms; IW 10 and slow start put segments 30..69 in the third flight (sent at 80 ms),
+    /// and grow cwnd to 50 by the time their ACKs return at 120 ms.
+    fn run(recovery: Recovery, drops: &[u64]) -> Pair {
+        let cfg = TcpConfig { recovery, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(drops);
+        p.run_to_completion(ms(60_000));
+        p
+    }
+
+    /// The sender's state right after the first fast retransmit.
+    fn at_entry(p: &Pair) -> Snapshot {
+        *p.trace.iter().find(|s| s.phase != Phase::Open).expect("entered recovery")
+    }
+
+    /// The sender's state right after the first recovery episode ended.
+    fn at_exit(p: &Pair) -> Snapshot {
+        let entry = p.trace.iter().position(|s| s.phase != Phase::Open).unwrap();
+        *p.trace[entry..].iter().find(|s| s.phase == Phase::Open).expect("left recovery")
+    }
+
+    #[test]
+    fn one_drop_costs_each_fast_variant_one_fast_retransmit_and_half_the_window() {
+        for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
+            let p = run(recovery, &[40]);
+            let pr = p.sender.probe();
+            assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0), "{recovery:?}");
+            assert_eq!(p.retransmissions(), vec![40], "{recovery:?}");
+            let entry = at_entry(&p);
+            assert_eq!((entry.at, entry.phase, entry.snd_una), (ms(120), Phase::Recovery, 40), "{recovery:?}");
+            // ssthresh = FlightSize / 2: 50 outstanding (52 with SACK, whose pipe let two new
+            // segments out on the first two duplicate ACKs).
+            let flight = entry.snd_max - entry.snd_una;
+            assert_eq!(flight, if recovery == Recovery::Sack { 52 } else { 50 });
+            assert_eq!(entry.ssthresh, flight as f64 / 2.0, "{recovery:?}");
+            // The retransmission is acknowledged one RTT later and the window is ssthresh.
+            let exit = at_exit(&p);
+            assert_eq!((exit.at, exit.cwnd, exit.ssthresh), (ms(160), entry.ssthresh, entry.ssthresh), "{recovery:?}");
+            assert_eq!(pr.completed_at, Some(ms(320)), "{recovery:?}");
+        }
+    }
+
+    #[test]
+    fn reno_inflates_the_window_by_one_per_further_duplicate_ack() {
+        let p = run(Recovery::Reno, &[40]);
+        let entry = p.trace.iter().position(|s| s.phase == Phase::Recovery).unwrap();
+        // cwnd = ssthresh + 3 on the third duplicate ACK, then +1 for each of the other 26 of this
+        // round trip (segments 41..69 each caused one).
+        assert_eq!(p.trace[entry].cwnd, 25.0 + 3.0);
+        assert_eq!(p.trace[entry + 26].cwnd, 25.0 + 3.0 + 26.0);
+        assert_eq!(p.trace[entry + 26].at, ms(120));
+    }
+
+    #[test]
+    fn tahoe_fast_retransmit_drops_cwnd_to_one_and_goes_back_n() {
+        let p = run(Recovery::Tahoe, &[40, 43, 46]);
+        let entry = at_entry(&p);
+        assert_eq!((entry.at, entry.phase, entry.cwnd, entry.ssthresh), (ms(120), Phase::Loss, 1.0, 25.0));
+        let pr = p.sender.probe();
+        assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
+        // Slow start from one segment resends everything from the hole up, including 44, 45 and
+        // 47.. that the receiver already holds: 40 | 43 44 45 | 46 .. 52.
+        assert_eq!(p.retransmissions(), vec![40, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52]);
+        assert_eq!(pr.completed_at, Some(ms(400)));
+    }
+
+    #[test]
+    fn three_drops_in_one_window_separate_the_variants() {
+        let drops = [40, 43, 46];
+        let newreno = run(Recovery::NewReno, &drops);
+        let sack = run(Recovery::Sack, &drops);
+        let reno = run(Recovery::Reno, &drops);
+        let (nr, sk, rn) = (newreno.sender.probe(), sack.sender.probe(), reno.sender.probe());
+
+        // NewReno: one episode, one retransmission per round trip, driven by partial ACKs.
+        assert_eq!((nr.fast_recoveries, nr.timeouts), (1, 0));
+        assert_eq!(newreno.retransmissions(), vec![40, 43, 46]);
+        assert_eq!(at_exit(&newreno).at, ms(240));
+        // SACK: one episode; the scoreboard finds all three holes in the first round trip.
+        assert_eq!((sk.fast_recoveries, sk.timeouts), (1, 0));
+        assert_eq!(sack.retransmissions(), vec![40, 43, 46]);
+        assert_eq!(at_exit(&sack).at, ms(160));
+        assert!(sk.completed_at <= nr.completed_at);
+        assert_eq!((sk.completed_at, nr.completed_at), (Some(ms(320)), Some(ms(360))));
+        // Reno: leaves recovery on the partial ACK for 43, halves again for 43, and has too few
+        // duplicate ACKs left for 46: a timeout (the case RFC 6582 was written for).
+        assert_eq!((rn.fast_recoveries, rn.timeouts), (2, 1));
+        assert_eq!(rn.completed_at, Some(ms(600)));
+        assert!(rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200));
+    }
+
+    #[test]
+    fn newreno_partial_ack_retransmits_and_deflates_by_the_amount_acked() {
+        let p = run(Recovery::NewReno, &[40, 43, 46]);
+        let i = p.trace.iter().position(|s| s.snd_una == 43).unwrap();
+        let (before, after) = (p.trace[i - 1], p.trace[i]);
+        assert_eq!((after.at, after.phase), (ms(160), Phase::Recovery));
+        assert_eq!(after.cwnd, before.cwnd - 3.0 + 1.0);
+        let j = p.trace.iter().position(|s| s.snd_una == 46).unwrap();
+        assert_eq!((p.trace[j].at, p.trace[j].phase), (ms(200), Phase::Recovery));
+        // The full ACK (everything up to recover) ends recovery at min(ssthresh, FlightSize + 1).
+        let exit = at_exit(&p);
+        assert_eq!(exit.cwnd, exit.ssthresh.min((exit.snd_max - exit.snd_una) as f64 + 1.0));
+    }
+
+    #[test]
+    fn sack_repairs_a_hundred_holes_in_a_twenty_thousand_segment_window_in_one_episode() {
+        // Slow start from 10 puts segments 10230..30709 in one 20480-segment flight; every 97th
+        // from 20000 is lost. The scoreboard must find each hole once, without scanning the
+        // window per ACK (this test would crawl otherwise) and without a timeout.
+        let drops: Vec<u64> = (0..100).map(|k| 20_000 + 97 * k).collect();
+        let cfg = TcpConfig { recovery: Recovery::Sack, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, file(40_000), SimDuration::from_millis(50)).dropping_first_transmission_of(&drops);
+        p.run_to_completion(ms(60_000));
+        let pr = p.sender.probe();
+        assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
+        assert_eq!(p.retransmissions(), drops);
+        let (entry, exit) = (at_entry(&p), at_exit(&p));
+        assert_eq!(entry.ssthresh, (entry.snd_max - entry.snd_una) as f64 / 2.0);
+        // Two round trips: the duplicate ACKs of the lossy flight leave pipe above ssthresh (the
+        // flight had grown by two segments per ACK of its first half), so only the first hole is
+        // resent at once; the other 99 go out as the next flight's duplicate ACKs drain pipe.
+        assert_eq!(exit.at - entry.at, SimDuration::from_millis(200));
+        let first = p.sent.iter().position(|t| t.retransmit).unwrap();
+        assert_eq!(p.sent[first].at, entry.at);
+        assert!(p
+            .sent
+            .iter()
+            .filter(|t| t.retransmit)
+            .skip(1)
+            .all(|t| t.at == entry.at + SimDuration::from_millis(100)));
+        assert_eq!(p.receiver.probe().delivered_bytes, 40_000 * 1460);
+    }
+
+    #[test]
+    fn every_variant_keeps_a_drop_tail_bottleneck_with_a_bdp_of_buffer_busy() {
+        // 10 Mbit/s (1.2 ms per 1500-byte packet), RTT 40 ms: BDP ≈ 33 packets, buffer 60. A
+        // window-halving sender with a buffer of at least one BDP never drains the queue, so each
+        // variant delivers nearly the 50 000 packets a minute carries (the rest is the first
+        // slow-start overshoot).
+        let capacity = 50_000.0;
+        for recovery in Recovery::ALL {
+            let cfg = TcpConfig { recovery, ..TcpConfig::default() };
+            let mut p = Pair::new(cfg, AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(20))
+                .with_bottleneck(Rate::mbps(10))
+                .with_queue_limit(60);
+            p.run_until(ms(60_000));
+            let delivered = p.receiver.probe().delivered_bytes as f64 / 1460.0;
+            assert!(delivered > 0.98 * capacity, "{recovery:?}: {delivered} of {capacity}");
+            if recovery == Recovery::Sack {
+                assert_eq!(p.sender.probe().timeouts, 0);
+            }
+        }
+    }
+
+    fn addr() -> Addr {
+        Addr { flow: FlowId(0), local: NodeId(0), remote: NodeId(1) }
+    }
+
+    fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> Packet {
+        let mut sack = SackBlocks::default();
+        for &(start, end) in blocks {
+            sack.push(SackBlock { start, end });
+        }
+        Packet {
+            flow: FlowId(0),
+            src: NodeId(1),
+            dst: NodeId(0),
+            size: TCP_IP_HEADER + sack.option_bytes(),
+            sent_at: SimTime::ZERO,
+            ce: false,
+            header: Header::TcpAck { ack, sack, ece: false },
+        }
+    }
+
+    fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
+        let mut out = Vec::new();
+        while let Some(p) = s.poll_transmit(now) {
+            let Header::TcpData { seq, retransmit, .. } = p.header else { panic!() };
+            out.push((seq, retransmit));
+        }
+        out
+    }
+
+    #[test]
+    fn sack_detects_loss_from_one_ack_and_a_timeout_resends_only_unsacked_segments() {
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(10), SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
+        // One ACK SACKs 2, 3 and 5..9: IsLost(0) holds without three duplicate ACKs (RFC 6675
+        // §5 step 2); 1 and 4 are lost too.
+        let t = ms(100);
+        s.handle_packet(t, &sack_ack(0, &[(5, 10), (2, 4)]));
+        assert_eq!(s.phase(), Phase::Recovery);
+        assert_eq!(s.cc_state().ssthresh, 5.0);
+        assert_eq!(s.pipe(), 0);
+        // The forced retransmission, then NextSeg: cwnd = ssthresh = 5 allows the other two.
+        assert_eq!(drain(&mut s, t), vec![(0, true), (1, true), (4, true)]);
+        assert_eq!(s.pipe(), 3);
+        // Nothing comes back: a timeout marks the unSACKed segments lost again, keeps the
+        // SACKed ones, and slow start resends from SND.UNA.
+        // The timer still runs from the first transmission (1 s before any sample): an ACK
+        // that acknowledges no new data does not restart it (RFC 6298 §5.3).
+        let rto = s.poll_timeout().unwrap();
+        assert_eq!(rto, SimTime::from_secs(1));
+        s.handle_timeout(rto);
+        assert_eq!((s.phase(), s.cc_state().cwnd, s.pipe()), (Phase::Loss, 1.0, 0));
+        assert_eq!(drain(&mut s, rto), vec![(0, true)]);
+        s.handle_packet(rto + SimDuration::from_millis(100), &sack_ack(1, &[(5, 10), (2, 4)]));
+        assert_eq!(drain(&mut s, rto + SimDuration::from_millis(100)), vec![(1, true), (4, true)]);
+        s.handle_packet(rto + SimDuration::from_millis(200), &sack_ack(10, &[]));
+        assert_eq!(s.probe().completed_at, Some(rto + SimDuration::from_millis(200)));
+    }
+
+    #[test]
+    fn a_timeout_during_fast_recovery_keeps_the_reduced_ssthresh() {
+        // Fast recovery halves for the 10 outstanding (ssthresh 5), then sends new data as SACKs
+        // drain pipe. A timeout of the same episode must not recompute ssthresh from the larger
+        // FlightSize it finds then (Linux tcp_enter_loss).
+        let mut s =
+            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
+        let t = ms(100);
+        s.handle_packet(t, &sack_ack(0, &[(1, 10)]));
+        assert_eq!((s.phase(), s.cc_state().ssthresh), (Phase::Recovery, 5.0));
+        let sent = drain(&mut s, t);
+        assert_eq!(sent[0], (0, true));
+        assert_eq!(s.snd_max(), 14);
+        let rto = s.poll_timeout().unwrap();
+        s.handle_timeout(rto);
+        assert_eq!((s.phase(), s.cc_state().cwnd, s.cc_state().ssthresh), (Phase::Loss, 1.0, 5.0));
+    }
+
+    #[test]
+    fn careful_entry_ignores_duplicate_acks_below_recover() {
+        // After a timeout with go-back-N, duplicates of resent segments produce duplicate ACKs
+        // for SND.UNA == recover; NewReno must not halve again for them (RFC 6582 §3.2 step 1).
+        let cfg = TcpConfig { recovery: Recovery::NewReno, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
+        let rto = s.poll_timeout().unwrap();
+        s.handle_timeout(rto);
+        assert_eq!(drain(&mut s, rto), vec![(0, true)]);
+        // Everything had arrived: the ACK covers all ten; the Loss state ends at recover = 10.
+        let t = rto + SimDuration::from_millis(100);
+        s.handle_packet(t, &sack_ack(10, &[]));
+        assert_eq!(s.phase(), Phase::Open);
+        let sent = drain(&mut s, t);
+        assert!(sent.len() > 1 && sent.iter().all(|&(seq, retransmit)| seq >= 10 && !retransmit));
+        for k in 0..5 {
+            s.handle_packet(t + SimDuration::from_millis(k), &sack_ack(10, &[]));
+        }
+        assert_eq!((s.phase(), s.probe().fast_recoveries), (Phase::Open, 0));
+    }
+}

@@ -1,0 +1,212 @@
+//! Round-trip time estimation and the retransmission timeout (RFC 6298), in integer nanoseconds.
+//!
+//! ```text
+//! first sample R:       SRTT = R            RTTVAR = R / 2                       (§2.2)
+//! later samples R':     RTTVAR = 3/4 RTTVAR + 1/4 |SRTT − R'|                    (§2.3, β = 1/4)
+//!                       SRTT   = 7/8 SRTT   + 1/8 R'                             (§2.3, α = 1/8)
+//! RTO = clamp(SRTT + max(G, K·RTTVAR), min_rto, max_rto)   K = 4                  (§2.3–2.5)
+//! on expiry:            RTO = min(2·RTO, max_rto)                                (§5.5)
+//! ```
+//!
+//! The backed-off value is kept until a new sample is taken (RFC 6298 §5, the paragraph after
+//! rule 5.7: a new measurement "may result in 'collapsing' RTO back down"). Which segments may
+//! give a sample (Karn's algorithm) is the scoreboard's business: this estimator takes what it is
+//! given.
+//!
+//! Deviations: `min_rto` defaults to Linux's 200 ms rather than RFC 6298 §2.4's 1 s. Linux's
+//! own estimator (`tcp_rtt_estimator`) differs in detail (mdev tracking, RTTVAR floored at
+//! `min_rto`); this is the RFC's.
+
+use super::config::TcpConfig;
+use crate::time::SimDuration;
+
+/// Clock granularity G (RFC 6298 §2). Our clock ticks in nanoseconds, so G is a choice, not a
+/// fact: 1 ms is the tick of a Linux kernel built with HZ=1000, and keeps a small margin above
+/// SRTT on constant-delay paths where RTTVAR decays towards zero.
+pub const CLOCK_GRANULARITY: SimDuration = SimDuration::from_millis(1);
+
+/// RTTVAR multiplier K (RFC 6298 §2.2).
+const K: u64 = 4;
+
+/// Backoff doublings beyond which the timeout cannot grow anyway (2^40 ns ≈ 18 min > any max_rto
+/// a scenario would use); bounds the shift.
+const MAX_BACKOFF: u32 = 40;
+
+/// SRTT, RTTVAR and the retransmission timeout of one connection.
+#[derive(Clone, Debug)]
+pub struct RttEstimator {
+    /// Smoothed RTT; `None` until the first sample.
+    srtt: Option<SimDuration>,
+    /// RTT variation (meaningless until the first sample).
+    rttvar: SimDuration,
+    /// Smallest sample seen.
+    min_rtt: Option<SimDuration>,
+    /// Consecutive timeouts since the last sample. I.e. the RTO is the base value times 2^backoff.
+    backoff: u32,
+    min_rto: SimDuration,
+    initial_rto: SimDuration,
+    max_rto: SimDuration,
+}
+
+impl RttEstimator {
+    pub fn new(cfg: &TcpConfig) -> Self {
+        RttEstimator {
+            srtt: None,
+            rttvar: SimDuration::ZERO,
+            min_rtt: None,
+            backoff: 0,
+            min_rto: cfg.min_rto,
+            initial_rto: cfg.initial_rto,
+            max_rto: cfg.max_rto,
+        }
+    }
+
+    /// Takes one valid RTT measurement (RFC 6298 §2.2–2.3) and clears any backoff.
+    pub fn on_sample(&mut self, r: SimDuration) {
+        let r_ns = r.as_nanos() as u128;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = SimDuration(r.as_nanos() / 2);
+            }
+            Some(srtt) => {
+                // RTTVAR is updated first, with the old SRTT (§2.3: "in that order").
+                let s = srtt.as_nanos() as u128;
+                let var = (3 * self.rttvar.as_nanos() as u128 + s.abs_diff(r_ns)) / 4;
+                self.rttvar = SimDuration(var as u64);
+                self.srtt = Some(SimDuration(((7 * s + r_ns) / 8) as u64));
+            }
+        }
+        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.backoff = 0;
+    }
+
+    /// The timeout was hit: double the RTO (RFC 6298 §5.5), up to `max_rto`.
+    pub fn back_off(&mut self) {
+        self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+    }
+
+    /// The retransmission timeout to arm now, backoff included.
+    pub fn rto(&self) -> SimDuration {
+        let doubled = self.base_rto().saturating_mul(1u64 << self.backoff);
+        doubled.min(self.max_rto)
+    }
+
+    /// The timeout before backoff: RFC 6298 §2.1 (no sample) or §2.2–2.3, clamped (§2.4–2.5).
+    pub fn base_rto(&self) -> SimDuration {
+        let raw = match self.srtt {
+            None => self.initial_rto,
+            Some(srtt) => srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K)),
+        };
+        raw.max(self.min_rto).min(self.max_rto)
+    }
+
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.srtt
+    }
+    pub fn rttvar(&self) -> SimDuration {
+        self.rttvar
+    }
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
+    }
+    /// Timeouts since the last valid sample.
+    pub fn backoff(&self) -> u32 {
+        self.backoff
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    fn estimator() -> RttEstimator {
+        RttEstimator::new(&TcpConfig::default())
+    }
+
+    #[test]
+    fn initial_rto_is_one_second_before_any_sample() {
+        let e = estimator();
+        assert_eq!(e.srtt(), None);
+        assert_eq!(e.rto(), SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn first_sample_sets_srtt_to_r_and_rttvar_to_half() {
+        let mut e = estimator();
+        e.on_sample(ms(300));
+        assert_eq!(e.srtt(), Some(ms(300)));
+        assert_eq!(e.rttvar(), ms(150));
+        // RTO = 300 + 4 · 150 = 900 ms.
+        assert_eq!(e.rto(), ms(900));
+    }
+
+    #[test]
+    fn later_samples_update_rttvar_before_srtt() {
+        let mut e = estimator();
+        e.on_sample(ms(100));
+        e.on_sample(ms(200));
+        // RTTVAR = 3/4 · 50 + 1/4 · |100 − 200| = 62.5 ms; SRTT = 7/8 · 100 + 1/8 · 200 = 112.5 ms.
+        assert_eq!(e.rttvar(), SimDuration::from_micros(62_500));
+        assert_eq!(e.srtt(), Some(SimDuration::from_micros(112_500)));
+        assert_eq!(e.rto(), SimDuration::from_micros(112_500 + 250_000));
+        assert_eq!(e.min_rtt(), Some(ms(100)));
+    }
+
+    #[test]
+    fn min_rto_floors_the_timeout_on_short_paths() {
+        let mut e = estimator();
+        for _ in 0..50 {
+            e.on_sample(ms(10));
+        }
+        // SRTT = 10 ms and RTTVAR has decayed to ~0: the raw RTO would be 11 ms (G = 1 ms).
+        assert_eq!(e.srtt(), Some(ms(10)));
+        assert!(e.rttvar() < SimDuration::from_micros(1));
+        assert_eq!(e.rto(), ms(200));
+    }
+
+    #[test]
+    fn granularity_bounds_the_variance_term_from_below() {
+        let cfg = TcpConfig { min_rto: SimDuration::ZERO, ..TcpConfig::default() };
+        let mut e = RttEstimator::new(&cfg);
+        for _ in 0..80 {
+            e.on_sample(ms(10));
+        }
+        assert_eq!(e.rto(), ms(11));
+    }
+
+    #[test]
+    fn backoff_doubles_up_to_max_rto() {
+        let mut e = estimator();
+        e.on_sample(ms(500)); // RTO = 500 + 4 · 250 = 1.5 s
+        let expect = [3_000, 6_000, 12_000, 24_000, 48_000, 60_000, 60_000];
+        for want in expect {
+            e.back_off();
+            assert_eq!(e.rto(), ms(want));
+        }
+        for _ in 0..100 {
+            e.back_off();
+        }
+        assert_eq!(e.rto(), SimDuration::from_secs(60));
+    }
+
+    #[test]
+    fn backoff_is_kept_until_a_valid_sample_karn() {
+        // Karn: ACKs of retransmitted segments give no sample, so the doubled timeout stays in
+        // force; the first sample from a segment sent once collapses it.
+        let mut e = estimator();
+        e.on_sample(ms(100));
+        let base = e.rto();
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), base.saturating_mul(4));
+        assert_eq!(e.backoff(), 2);
+        e.on_sample(ms(100));
+        assert_eq!(e.backoff(), 0);
+        assert_eq!(e.rto(), e.base_rto());
+    }
+}

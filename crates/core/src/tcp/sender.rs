@@ -1,0 +1,550 @@
+//! The TCP sender: what to send next, per-ACK bookkeeping, timers and the congestion-control glue.
+//! The loss-recovery state machine (Tahoe, Reno, NewReno, SACK, RTO) lives in `recovery.rs`.
+//!
+//! ```text
+//! window  = min(⌊cwnd⌋, rwnd)                                   segments, at least 1
+//! send while pipe < window:                                    (RFC 6675 §5 step C)
+//!     1. a segment deemed lost and not yet retransmitted, lowest first   (NextSeg rule 1)
+//!     2. new data, if the application has it and SND.MAX − SND.UNA < rwnd (NextSeg rule 2)
+//! per ACK: SND.UNA advances; SACK blocks update the scoreboard (recovery = sack only);
+//!     RTT sample (Karn: only segments sent once, not SACKed before);
+//!     recovery state machine; RTO timer (RFC 6298 §5.2–5.3);
+//!     cc.on_ack(newly acked + newly SACKed) if the ACK advanced SND.UNA, the connection is not
+//!     in fast recovery, and the window limited the sender (Linux tcp_is_cwnd_limited)
+//! ```
+//!
+//! Growth only on ACKs that advance SND.UNA follows RFC 5681 §3.1 ("each ACK received that
+//! acknowledges new data") and Linux `tcp_may_raise_cwnd`; SACKed segments reported by earlier
+//! duplicate ACKs are not counted again when the cumulative ACK covers them.
+
+use super::config::{Recovery, TcpConfig};
+use super::recovery::{CaState, Phase};
+use super::rtt::RttEstimator;
+use super::scoreboard::{Sacked, Scoreboard};
+use crate::app::AppSource;
+use crate::cc::{AckSample, AnyCc, CcState};
+use crate::net::packet::{Header, Packet, SackBlocks, TCP_IP_HEADER};
+use crate::time::{SimDuration, SimTime};
+use crate::transport::{Addr, Probe, Transport};
+
+/// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Timers {
+    /// Retransmission timeout (RFC 6298 §5).
+    pub(super) rto: Option<SimTime>,
+    /// A rate-based application produces its next message.
+    pub(super) app: Option<SimTime>,
+}
+
+/// Whether the window, rather than the application or rwnd, limited sending in the last round
+/// trip (Linux `tcp_cwnd_validate`: `is_cwnd_limited`, `max_packets_out`, `cwnd_usage_seq`).
+#[derive(Clone, Copy, Debug, Default)]
+struct CwndUsage {
+    /// A burst ended with data waiting and the congestion window full.
+    limited: bool,
+    /// Most segments outstanding at the end of a burst in this period.
+    max_out: u64,
+    /// The period ends when SND.UNA reaches this segment (SND.MAX when it began).
+    until: u64,
+}
+
+/// What to do on a transmit opportunity.
+enum NextSeg {
+    Retransmit(u64),
+    New(u64),
+    /// Nothing to send; `cwnd_limited` if the congestion window held data back.
+    Wait {
+        cwnd_limited: bool,
+    },
+}
+
+pub struct TcpSender {
+    addr: Addr,
+    pub(super) cfg: TcpConfig,
+    pub(super) cc: AnyCc,
+    /// Window state shared with the congestion controller (cwnd, ssthresh in segments).
+    pub(super) st: CcState,
+    app: AppSource,
+    /// Nothing is sent before this instant (the connection starts established).
+    start: SimTime,
+    started: bool,
+    pub(super) sb: Scoreboard,
+    pub(super) rtt: RttEstimator,
+    pub(super) state: CaState,
+    /// Duplicate ACKs since SND.UNA last advanced.
+    pub(super) dupacks: u32,
+    /// SND.MAX at the last fast retransmit or timeout (RFC 6582 `recover` + 1, RFC 6675
+    /// `RecoveryPoint` + 1); `None` before the first.
+    pub(super) recover: Option<u64>,
+    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
+    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
+    pub(super) force_retransmit: bool,
+    pub(super) timers: Timers,
+    usage: CwndUsage,
+    /// A segment was sent since the last `poll_transmit` that returned `None`.
+    burst_sent: bool,
+    completed_at: Option<SimTime>,
+    pub(super) timeouts: u64,
+    pub(super) fast_recoveries: u64,
+}
+
+impl TcpSender {
+    pub fn new(addr: Addr, cfg: TcpConfig, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
+        let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
+        let rtt = RttEstimator::new(&cfg);
+        TcpSender {
+            addr,
+            cfg,
+            cc,
+            st,
+            app,
+            start,
+            started: false,
+            sb: Scoreboard::new(),
+            rtt,
+            state: CaState::Open,
+            dupacks: 0,
+            recover: None,
+            force_retransmit: false,
+            timers: Timers::default(),
+            usage: CwndUsage::default(),
+            burst_sent: false,
+            completed_at: None,
+            timeouts: 0,
+            fast_recoveries: 0,
+        }
+    }
+
+    /// Window and RTT state, as the congestion controller sees it.
+    pub fn cc_state(&self) -> &CcState {
+        &self.st
+    }
+    pub fn phase(&self) -> Phase {
+        self.state.phase()
+    }
+    /// SND.UNA, the oldest unacknowledged segment.
+    pub fn snd_una(&self) -> u64 {
+        self.sb.una()
+    }
+    /// SND.MAX, one past the highest segment sent.
+    pub fn snd_max(&self) -> u64 {
+        self.sb.high_tx()
+    }
+    /// Segments estimated in the network (RFC 6675 pipe).
+    pub fn pipe(&self) -> u64 {
+        self.sb.pipe()
+    }
+    /// The retransmission timeout that would be armed now (backoff included).
+    pub fn rto(&self) -> SimDuration {
+        self.rtt.rto()
+    }
+    pub fn congestion_control(&self) -> &AnyCc {
+        &self.cc
+    }
+
+    /// Segments the window allows in the network.
+    fn window(&self) -> u64 {
+        self.cwnd_segments().min(self.rwnd())
+    }
+    /// The receiver window, at least one segment (we do not model zero-window probing).
+    fn rwnd(&self) -> u64 {
+        self.cfg.rwnd.max(1)
+    }
+    fn cwnd_segments(&self) -> u64 {
+        (self.st.cwnd.floor() as u64).max(1)
+    }
+
+    /// Starts the connection at `start`; false while nothing may be sent.
+    fn begin(&mut self, now: SimTime) -> bool {
+        if self.completed_at.is_some() {
+            return false;
+        }
+        if !self.started {
+            if now < self.start {
+                return false;
+            }
+            self.started = true;
+            if self.app.total() == Some(0) {
+                self.complete(now);
+                return false;
+            }
+        }
+        true
+    }
+
+    fn complete(&mut self, now: SimTime) {
+        self.completed_at = Some(now);
+        self.timers = Timers::default();
+        self.st.in_flight = 0;
+    }
+
+    /// True if the application has a new segment ready and the receiver window has room.
+    fn new_data_ready(&self, now: SimTime) -> bool {
+        let next = self.sb.high_tx();
+        next < self.app.available(now)
+            && self.app.total().is_none_or(|t| next < t)
+            && self.sb.packets_out() < self.rwnd()
+    }
+
+    fn next_segment(&mut self, now: SimTime) -> NextSeg {
+        if std::mem::take(&mut self.force_retransmit) {
+            if let Some(seq) = self.sb.next_retransmission() {
+                return NextSeg::Retransmit(seq);
+            }
+        }
+        let pipe = self.sb.pipe();
+        let new_ready = self.new_data_ready(now);
+        if pipe >= self.window() {
+            let waiting = new_ready || self.sb.lost_out() > self.sb.retrans_out();
+            return NextSeg::Wait { cwnd_limited: waiting && pipe >= self.cwnd_segments() };
+        }
+        if let Some(seq) = self.sb.next_retransmission() {
+            return NextSeg::Retransmit(seq);
+        }
+        if new_ready {
+            return NextSeg::New(self.sb.high_tx());
+        }
+        if self.sb.high_tx() >= self.app.available(now) {
+            // Application-limited: a rate-based source says when its next message exists.
+            self.timers.app = self.app.ready_at(self.sb.high_tx());
+        }
+        NextSeg::Wait { cwnd_limited: false }
+    }
+
+    fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+        if retransmit {
+            self.sb.on_retransmitted(seq, now);
+        } else {
+            self.sb.on_sent_new(now);
+        }
+        self.burst_sent = true;
+        if self.timers.rto.is_none() {
+            // RFC 6298 §5.1: start the timer when data is sent and it is not running.
+            self.timers.rto = Some(now + self.rtt.rto());
+        }
+        self.st.in_flight = self.sb.pipe();
+        self.cc.inner_mut().on_sent(&mut self.st, now);
+        let len = self.app.len(seq);
+        Packet {
+            flow: self.addr.flow,
+            src: self.addr.local,
+            dst: self.addr.remote,
+            size: len + TCP_IP_HEADER,
+            sent_at: now,
+            ce: false,
+            header: Header::TcpData { seq, len, retransmit, ect: false },
+        }
+    }
+
+    /// A burst of transmissions ended: update the cwnd-limited record (Linux tcp_cwnd_validate).
+    fn end_burst(&mut self, cwnd_limited: bool) {
+        if std::mem::take(&mut self.burst_sent) || cwnd_limited {
+            let out = self.sb.packets_out();
+            let u = &mut self.usage;
+            if self.sb.una() >= u.until || cwnd_limited || out > u.max_out {
+                *u = CwndUsage { limited: cwnd_limited, max_out: out, until: self.sb.high_tx() };
+            }
+        }
+    }
+
+    /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
+    /// slow start, cwnd is less than twice the most segments recently outstanding.
+    fn is_cwnd_limited(&self) -> bool {
+        self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+    }
+
+    fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks) {
+        let prev_una = self.sb.una();
+        let could_grow = self.state.allows_growth();
+        let cum = self.sb.ack_cumulative(ack);
+        let mut sacked = Sacked::default();
+        if self.cfg.recovery == Recovery::Sack {
+            for b in sack.as_slice() {
+                self.sb.sack(b.start, b.end, &mut sacked);
+            }
+            self.sb.mark_lost_by_sack(self.cfg.dupthresh);
+        }
+        // The latest clean send time gives the RTT of the segment that triggered this ACK.
+        let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent);
+        if let Some(r) = rtt {
+            self.rtt.on_sample(r);
+            self.st.srtt = self.rtt.srtt();
+            self.st.min_rtt = self.rtt.min_rtt();
+            self.cc.inner_mut().on_rtt_sample(&mut self.st, now, r);
+        }
+        let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
+        if self.sb.packets_out() == 0 {
+            self.timers.rto = None; // RFC 6298 §5.2
+        } else if ack > prev_una && restart_rto {
+            self.timers.rto = Some(now + self.rtt.rto()); // RFC 6298 §5.3
+        }
+        let acked = cum.delivered + sacked.segments;
+        if ack > prev_una && could_grow && self.state.allows_growth() && self.is_cwnd_limited() {
+            self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
+        }
+        self.st.in_flight = self.sb.pipe();
+        if self.app.total().is_some_and(|total| ack >= total) {
+            self.complete(now);
+        }
+    }
+}
+
+impl Transport for TcpSender {
+    fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
+        let Header::TcpAck { ack, sack, .. } = pkt.header else { return };
+        if !self.started || self.completed_at.is_some() {
+            return;
+        }
+        // An ACK below SND.UNA is stale; one above SND.MAX acknowledges nothing we sent.
+        if ack < self.sb.una() || ack > self.sb.high_tx() {
+            return;
+        }
+        self.on_ack(now, ack, &sack);
+    }
+
+    fn handle_timeout(&mut self, now: SimTime) {
+        if !self.begin(now) {
+            return;
+        }
+        if self.timers.app.is_some_and(|t| t <= now) {
+            self.timers.app = None; // `poll_transmit` sends the new message.
+        }
+        if self.timers.rto.is_some_and(|t| t <= now) {
+            self.timers.rto = None;
+            self.on_retransmission_timeout(now);
+        }
+    }
+
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        if !self.begin(now) {
+            return None;
+        }
+        match self.next_segment(now) {
+            NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
+            NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
+            NextSeg::Wait { cwnd_limited } => {
+                self.end_burst(cwnd_limited);
+                None
+            }
+        }
+    }
+
+    fn poll_timeout(&self) -> Option<SimTime> {
+        if self.completed_at.is_some() {
+            return None;
+        }
+        if !self.started {
+            return Some(self.start);
+        }
+        [self.timers.rto, self.timers.app].into_iter().flatten().min()
+    }
+
+    fn probe(&self) -> Probe {
+        Probe {
+            cwnd: Some(self.st.cwnd),
+            ssthresh: self.st.ssthresh.is_finite().then_some(self.st.ssthresh),
+            srtt: self.rtt.srtt(),
+            delivered_bytes: 0,
+            completed_at: self.completed_at,
+            timeouts: self.timeouts,
+            fast_recoveries: self.fast_recoveries,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::packet::{FlowId, NodeId};
+    use crate::tcp::config::DelayedAck;
+    use crate::tcp::testutil::{file, ms, reno_cc, Pair};
+    use crate::time::Rate;
+
+    fn addr() -> Addr {
+        Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
+    }
+
+    fn ack(n: u64) -> Packet {
+        Packet {
+            flow: FlowId(3),
+            src: NodeId(1),
+            dst: NodeId(0),
+            size: TCP_IP_HEADER,
+            sent_at: SimTime::ZERO,
+            ce: false,
+            header: Header::TcpAck { ack: n, sack: SackBlocks::default(), ece: false },
+        }
+    }
+
+    /// Drains `poll_transmit` at `now`: (seq, retransmit) of each data segment.
+    fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
+        let mut out = Vec::new();
+        while let Some(p) = s.poll_transmit(now) {
+            let Header::TcpData { seq, len, retransmit, ect } = p.header else { panic!("{p:?}") };
+            assert_eq!((p.size, p.sent_at, p.src, p.dst, ect), (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false));
+            out.push((seq, retransmit));
+        }
+        out
+    }
+
+    fn new_segments(range: std::ops::Range<u64>) -> Vec<(u64, bool)> {
+        range.map(|s| (s, false)).collect()
+    }
+
+    #[test]
+    fn nothing_is_sent_before_start() {
+        let start = ms(500);
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(3), start);
+        assert_eq!(s.poll_timeout(), Some(start));
+        assert_eq!(drain(&mut s, ms(499)), vec![]);
+        s.handle_timeout(start);
+        assert_eq!(drain(&mut s, start), new_segments(0..3));
+        // The short last segment of a file keeps its length.
+        let mut s = TcpSender::new(
+            addr(),
+            TcpConfig::default(),
+            reno_cc(),
+            AppSource::File { bytes: 1500, mss: 1460 },
+            SimTime::ZERO,
+        );
+        let p = s.poll_transmit(SimTime::ZERO).unwrap();
+        assert_eq!(p.size, 1500);
+        assert_eq!(s.poll_transmit(SimTime::ZERO).unwrap().size, 40 + 40);
+    }
+
+    #[test]
+    fn slow_start_doubles_cwnd_every_round_trip_from_ten() {
+        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(50));
+        p.run_until(SimTime::ZERO);
+        assert_eq!(p.sent.len(), 10);
+        for (round, want) in [(1, 20.0), (2, 40.0), (3, 80.0), (4, 160.0)] {
+            p.run_until(ms(100 * round));
+            assert_eq!(p.sender.cc_state().cwnd, want, "after round trip {round}");
+            // Everything sent so far is either acknowledged or a full window in flight.
+            assert_eq!(p.sent.len() as f64, p.sender.snd_una() as f64 + want);
+        }
+        assert_eq!(p.sender.probe().srtt, Some(SimDuration::from_millis(100)));
+    }
+
+    #[test]
+    fn file_transfer_without_loss_completes_on_the_slow_start_schedule() {
+        // RTT 100 ms, IW 10: rounds carry 10, 20, 40, 80 segments (150 in all), the fifth round the
+        // last 50; its last ACK returns one RTT after it left, at 5 RTT.
+        let mut p = Pair::new(TcpConfig::default(), file(200), SimDuration::from_millis(50));
+        assert_eq!(p.run_to_completion(ms(10_000)), ms(500));
+        let pr = p.sender.probe();
+        assert_eq!((pr.timeouts, pr.fast_recoveries), (0, 0));
+        assert_eq!(p.sent.len(), 200);
+        assert_eq!(p.receiver.probe().delivered_bytes, 200 * 1460);
+        assert_eq!(p.sender.poll_timeout(), None);
+    }
+
+    #[test]
+    fn a_bottleneck_spreads_the_window_but_completion_matches_the_pipe_model() {
+        // 12 Mbit/s: 1500 B take 1 ms. 10 segments, RTT 20 ms + serialisation: the last one is
+        // acked at 10 ms (queue) + 20 ms = 30 ms.
+        let mut p =
+            Pair::new(TcpConfig::default(), file(10), SimDuration::from_millis(10)).with_bottleneck(Rate::mbps(12));
+        assert_eq!(p.run_to_completion(ms(1_000)), ms(30));
+        assert_eq!(p.sender.probe().srtt.map(|d| d >= SimDuration::from_millis(21)), Some(true));
+    }
+
+    #[test]
+    fn delayed_acks_hold_a_lone_last_segment_for_the_timer() {
+        // Nine segments in the initial window: four ACKs cover two each at 100 ms; the ninth is
+        // acknowledged when the receiver's 40 ms timer fires, one way (50 ms) before 140 ms.
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, file(9), SimDuration::from_millis(50));
+        assert_eq!(p.run_to_completion(ms(10_000)), ms(140));
+        // Each ACK of two segments grew the window by two (slow start counts segments, not ACKs)
+        // until cwnd reached twice the most ever outstanding, 9: the application, not the window,
+        // limited this sender, so the last ACK does not grow it (Linux tcp_is_cwnd_limited).
+        assert_eq!(p.sender.cc_state().cwnd, 2.0 * 9.0);
+    }
+
+    #[test]
+    fn tail_loss_is_repaired_by_one_timeout_and_karn_keeps_the_backoff() {
+        // RTT 40 ms. Segments 10..19 leave at 40 ms; 19 is lost. The ACK of 18 (at 80 ms)
+        // restarts the timer: RTO = max(200 ms, 40 ms + max(G, 4 RTTVAR)) = 200 ms, so it fires
+        // at 280 ms; the retransmission is acked at 320 ms.
+        let mut p = Pair::new(TcpConfig::default(), file(20), SimDuration::from_millis(20))
+            .dropping_first_transmission_of(&[19]);
+        assert_eq!(p.run_to_completion(ms(5_000)), ms(320));
+        let pr = p.sender.probe();
+        assert_eq!((pr.timeouts, pr.fast_recoveries), (1, 0));
+        assert_eq!(p.retransmissions(), vec![19]);
+        let at_rto = p.trace.iter().find(|s| s.phase == Phase::Loss).unwrap();
+        // One segment outstanding: ssthresh = max(FlightSize / 2, 2) = 2 (RFC 5681 eq. 4).
+        assert_eq!((at_rto.at, at_rto.cwnd, at_rto.ssthresh), (ms(280), 1.0, 2.0));
+        // Karn: the ACK of the retransmission gave no sample, so the doubled RTO stands.
+        assert_eq!(pr.srtt, Some(SimDuration::from_millis(40)));
+        assert_eq!(p.sender.rto(), SimDuration::from_millis(400));
+    }
+
+    #[test]
+    fn repeated_timeouts_back_off_and_keep_ssthresh() {
+        let mut s =
+            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
+        // No sample yet: RTO = 1 s, then 2, 4, 8 s (RFC 6298 §5.5).
+        let mut deadline = SimTime::ZERO;
+        for (i, gap) in [1, 2, 4, 8].into_iter().enumerate() {
+            deadline += SimDuration::from_secs(gap);
+            assert_eq!(s.poll_timeout(), Some(deadline));
+            s.handle_timeout(deadline);
+            assert_eq!(drain(&mut s, deadline), vec![(0, true)], "timeout {i}");
+            // RFC 5681 §3.1: ssthresh from FlightSize once, then held.
+            assert_eq!((s.cc_state().cwnd, s.cc_state().ssthresh), (1.0, 5.0));
+            assert_eq!(s.probe().timeouts, i as u64 + 1);
+        }
+        // The retransmission is acked: slow start resends the rest (go-back-N).
+        let t = ms(15_100);
+        s.handle_packet(t, &ack(1));
+        assert_eq!(drain(&mut s, t), vec![(1, true), (2, true)]);
+        assert_eq!(s.phase(), Phase::Loss);
+    }
+
+    #[test]
+    fn cbr_application_sends_each_message_when_it_is_produced() {
+        // 1000 B every 10 ms from t = 5 ms.
+        let app = AppSource::cbr(ms(5), Rate(800_000), 1000);
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), app, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), vec![]);
+        assert_eq!(s.poll_timeout(), Some(ms(5)));
+        for k in 0..3 {
+            let t = ms(5 + 10 * k);
+            s.handle_timeout(t);
+            assert_eq!(drain(&mut s, t), vec![(k, false)]);
+            // The RTO (1 s after the first send) is later than the next message.
+            assert_eq!(s.poll_timeout(), Some(ms(15 + 10 * k)));
+        }
+    }
+
+    #[test]
+    fn receiver_window_caps_the_flight() {
+        let cfg = TcpConfig { rwnd: 4, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..4));
+        s.handle_packet(ms(10), &ack(2));
+        assert_eq!(drain(&mut s, ms(10)), new_segments(4..6));
+    }
+
+    #[test]
+    fn completed_file_sends_nothing_and_arms_no_timer() {
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(2), SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..2));
+        s.handle_packet(ms(30), &ack(1));
+        assert_eq!(s.probe().completed_at, None);
+        // SRTT 30 ms, RTTVAR 15 ms: RTO = max(200 ms, 90 ms), restarted by this ACK.
+        assert_eq!(s.poll_timeout(), Some(ms(30 + 200)));
+        s.handle_packet(ms(31), &ack(2));
+        assert_eq!(s.probe().completed_at, Some(ms(31)));
+        assert_eq!(s.poll_timeout(), None);
+        assert_eq!(drain(&mut s, ms(40)), vec![]);
+        // An empty file is complete at its start.
+        let mut e = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(0), ms(7));
+        e.handle_timeout(ms(7));
+        assert_eq!(e.probe().completed_at, Some(ms(7)));
+        assert_eq!(e.poll_timeout(), None);
+    }
+}

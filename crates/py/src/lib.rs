@@ -1,0 +1,137 @@
+//! `ccarena._core`: the thin binding between Python and the simulator core.
+//!
+//! A scenario crosses once as JSON text; the run happens with the GIL released; results come
+//! back as columns (dicts of lists). No per-packet or per-event call ever crosses the boundary.
+//! Every error becomes a Python exception (`ScenarioError`, a `ValueError`, for bad scenarios;
+//! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
+
+use ccarena_core::cc::TCP_ALGORITHMS;
+use ccarena_core::record::result::{Column, RunResult, Table};
+use ccarena_core::scenario::Scenario;
+use ccarena_core::sim::{self, RunError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::time::{Duration, Instant};
+
+create_exception!(_core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field, the bad value and what is allowed.");
+
+fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    let json = py.import("json")?;
+    json.call_method1("loads", (v.to_string(),))
+}
+
+fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    for (name, col) in &t.columns {
+        let list = match col {
+            Column::U64(v) => PyList::new(py, v)?,
+            Column::F64(v) => PyList::new(py, v)?,
+            Column::Str(v) => PyList::new(py, v)?,
+        };
+        d.set_item(*name, list)?;
+    }
+    Ok(d)
+}
+
+fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+    let meta = PyDict::new(py);
+    meta.set_item("name", &r.name)?;
+    meta.set_item("seed", r.seed)?;
+    meta.set_item("duration_s", r.duration_s)?;
+    meta.set_item("warmup_s", r.warmup_s)?;
+    meta.set_item("sample_interval_s", r.sample_interval_s)?;
+    meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
+    meta.set_item("scenario", json_to_py(py, &r.scenario)?)?;
+    let engine = PyDict::new(py);
+    engine.set_item("events", r.engine.events)?;
+    engine.set_item("wall_s", r.engine.wall_s)?;
+    engine.set_item("packets_forwarded", r.engine.packets_forwarded)?;
+    engine.set_item("peak_packets", r.engine.peak_packets)?;
+    let out = PyDict::new(py);
+    out.set_item("meta", meta)?;
+    out.set_item("engine", engine)?;
+    out.set_item("flows", table_to_py(py, &r.flows)?)?;
+    out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
+    out.set_item("links", table_to_py(py, &r.links)?)?;
+    out.set_item("link_series", table_to_py(py, &r.link_series)?)?;
+    Ok(out)
+}
+
+fn parse(scenario_json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))
+}
+
+/// A panic inside the core is a bug; report it as RuntimeError instead of aborting Python.
+fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
+    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
+}
+
+#[pyfunction]
+fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
+    let s = parse(scenario_json)?;
+    // Building catches what only wiring reveals (unreachable nodes, impossible RTTs).
+    s.build().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    json_to_py(py, &s.normalised())
+}
+
+#[pyfunction]
+#[pyo3(signature = (scenario_json, progress=None))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+    let scenario = parse(scenario_json)?;
+    let outcome = py.detach(|| {
+        let mut last = Instant::now();
+        let mut callback_error: Option<PyErr> = None;
+        let mut report = |frac: f64| -> bool {
+            // Wall-clock time only paces the callbacks; it never touches simulated results.
+            if last.elapsed() < Duration::from_millis(500) {
+                return true;
+            }
+            last = Instant::now();
+            Python::attach(|py| {
+                if let Err(e) = py.check_signals() {
+                    callback_error = Some(e);
+                    return false;
+                }
+                if let Some(cb) = &progress {
+                    if let Err(e) = cb.call1(py, (frac,)) {
+                        callback_error = Some(e);
+                        return false;
+                    }
+                }
+                true
+            })
+        };
+        let r = catch_unwind(AssertUnwindSafe(|| sim::run(&scenario, &mut report)));
+        (r, callback_error)
+    });
+    match outcome {
+        (Ok(Ok(result)), _) => {
+            if let Some(cb) = &progress {
+                cb.call1(py, (1.0,))?;
+            }
+            result_to_py(py, &result)
+        }
+        (Ok(Err(RunError::Scenario(e))), _) => Err(ScenarioError::new_err(e.to_string())),
+        (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
+        (Ok(Err(RunError::Interrupted)), None) => Err(PyKeyboardInterrupt::new_err("run interrupted")),
+        (Err(p), _) => Err(PyRuntimeError::new_err(format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p)))),
+    }
+}
+
+#[pyfunction]
+fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
+    TCP_ALGORITHMS.iter().map(|(n, d)| ("tcp", *n, *d)).collect()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,14 @@
+"""ccarena: a deterministic packet-level simulator for evaluating congestion control.
+
+>>> import ccarena
+>>> result = ccarena.run("scenarios/reno-pair.toml", overrides=["duration=10s"])
+>>> result.flows[["id", "group", "goodput_bps"]]
+>>> result.summary()["jain"]
+
+See ``docs/`` for the scenario format and the result tables.
+"""
+
+from ccarena._core import ScenarioError, __version__
+from ccarena.api import RunResult, algorithms, run, validate
+
+__all__ = ["run", "validate", "RunResult", "ScenarioError", "algorithms", "__version__"]

@@ -1,0 +1,36 @@
+"""Type stubs for the compiled simulator core (crates/py). Checked by ``mypy.stubtest``.
+
+The binding is deliberately thin: a scenario crosses the boundary once as JSON text, the run
+happens in Rust with the GIL released, and results come back as plain columns (dict of lists).
+"""
+
+from typing import Any, Callable
+
+# PyO3 lists everything the module adds in __all__.
+__all__ = ["__version__", "ScenarioError", "validate", "run", "algorithms"]
+
+__version__: str
+
+class ScenarioError(ValueError):
+    """A scenario is invalid. The message is one line: field path, bad value, what is allowed."""
+
+def validate(scenario_json: str) -> dict[str, Any]:
+    """Parse and validate a scenario given as JSON text; return it normalised (every default
+    filled in, groups kept as groups) as a dict that is itself a valid scenario. Raises
+    ScenarioError."""
+
+def run(scenario_json: str, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
+    simulated time done (0..1) about twice a second of wall time.
+
+    Returns a dict with keys:
+      ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)
+      ``engine``      dict: events, wall_s, packets_forwarded, peak_packets
+      ``flows``       dict of equal-length column lists, one row per flow
+      ``flow_series`` dict of columns, one row per flow x sample interval
+      ``links``       dict of columns, one row per link direction
+      ``link_series`` dict of columns, one row per link direction x sample interval
+    Raises ScenarioError."""
+
+def algorithms() -> list[tuple[str, str, str]]:
+    """(protocol, name, one-line description) of every congestion control available."""

@@ -1,0 +1,144 @@
+"""Human-readable numbers and plain-text tables, shared by the CLI, ``RunResult.__repr__`` and the
+HTML report."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+_RATE_UNITS = ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s"))
+
+
+def is_missing(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+def rate(bps: Any) -> str:
+    """``4870000.0`` → ``"4.87 Mbit/s"``; NaN → ``"-"``."""
+    if is_missing(bps):
+        return "-"
+    v = float(bps)
+    for scale, unit in _RATE_UNITS:
+        if abs(v) >= scale * 0.9995:
+            return f"{v / scale:.2f} {unit}"
+    return f"{v:.2f} bit/s"
+
+
+def ms(seconds: Any) -> str:
+    """``0.0413`` → ``"41.3"`` (milliseconds, no unit); NaN → ``"-"``."""
+    if is_missing(seconds):
+        return "-"
+    return f"{float(seconds) * 1e3:.1f}"
+
+
+def secs(seconds: Any) -> str:
+    """``12.5`` → ``"12.50 s"``; NaN → ``"-"``."""
+    if is_missing(seconds):
+        return "-"
+    return f"{float(seconds):.2f} s"
+
+
+def ratio(x: Any, digits: int = 4) -> str:
+    if is_missing(x):
+        return "-"
+    return f"{float(x):.{digits}f}"
+
+
+def percent(x: Any) -> str:
+    if is_missing(x):
+        return "-"
+    return f"{float(x) * 100:.1f}%"
+
+
+def count(x: Any) -> str:
+    if is_missing(x):
+        return "-"
+    return f"{int(x)}"
+
+
+def number(x: Any) -> str:
+    if is_missing(x):
+        return "-"
+    return f"{float(x):.1f}"
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -> str:
+    """A plain aligned table: header, a dashed rule, one line per row. ``right[i]`` right-aligns
+    column ``i`` (numbers); by default every column but the first few text ones is right-aligned."""
+    if right is None:
+        right = [False] * len(headers)
+    widths = [len(h) for h in headers]
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        return "  ".join(parts).rstrip()
+
+    out = [line(headers), "  ".join("-" * w for w in widths)]
+    out.extend(line(row) for row in rows)
+    return "\n".join(out)
+
+
+# Tables of a run, as (headers, rows, right-aligned flags): used by the CLI, repr and the report.
+Table = tuple[list[str], list[list[str]], list[bool]]
+
+
+def has_completion(flows: Any) -> bool:
+    return "completion_s" in flows and bool(flows["completion_s"].notna().any())
+
+
+def flow_table(flows: Any, completion: bool | None = None) -> Table:
+    """One row per flow of a ``RunResult.flows`` DataFrame (derived columns included). The
+    completion-time column is shown if ``completion``, by default if any flow has one."""
+    headers = ["id", "group", "cc/recovery", "goodput", "throughput", "drops", "retx", "RTOs", "delivery", "delay ms"]
+    with_completion = has_completion(flows) if completion is None else completion
+    if with_completion:
+        headers.append("completion")
+    rows = []
+    for rec in flows.to_dict("records"):
+        cc = rec.get("cc") or rec.get("protocol", "")  # UDP: no congestion control
+        if rec.get("recovery"):
+            cc = f"{cc}/{rec['recovery']}"
+        row = [
+            count(rec["id"]),
+            str(rec.get("group", "")),
+            str(cc),
+            rate(rec.get("goodput_bps")),
+            rate(rec.get("throughput_bps")),
+            count(rec.get("dropped_pkts")),
+            count(rec.get("retransmitted_pkts")),
+            count(rec.get("timeouts")),
+            ratio(rec.get("delivery_ratio")),
+            ms(rec.get("mean_delay_s")),
+        ]
+        if with_completion:
+            row.append(secs(rec.get("completion_s")))
+        rows.append(row)
+    right = [True, False, False] + [True] * (len(headers) - 3)
+    return headers, rows, right
+
+
+def link_table(links: Any, limit: int | None = None) -> tuple[Table, int]:
+    """Links sorted by utilisation (most used first), at most ``limit`` of them; also returns how
+    many were left out."""
+    ordered = links.sort_values("utilisation", ascending=False, kind="stable", na_position="last")
+    left_out = 0
+    if limit is not None and len(ordered) > limit:
+        left_out = len(ordered) - limit
+        ordered = ordered.head(limit)
+    headers = ["link", "rate", "utilisation", "drops", "mean queue pkt", "max queue pkt"]
+    rows = [
+        [
+            str(rec["name"]),
+            rate(rec.get("rate_bps")),
+            percent(rec.get("utilisation")),
+            count(rec.get("dropped_pkts")),
+            number(rec.get("mean_queue_pkts")),
+            count(rec.get("max_queue_pkts")),
+        ]
+        for rec in ordered.to_dict("records")
+    ]
+    return (headers, rows, [False] + [True] * (len(headers) - 1)), left_out

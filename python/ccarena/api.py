@@ -1,0 +1,275 @@
+"""The Python API: ``run`` a scenario, ``validate`` one, and the ``RunResult`` it returns.
+
+The binding (``ccarena._core``) takes a scenario as JSON text and returns raw columns; this module
+adds what is derived (rates, ratios, utilisation, fairness) with the formulas of
+:mod:`ccarena.metrics`, so the core stays a recorder of facts (see ``docs/results.md``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any, Literal, NamedTuple, TextIO
+
+import numpy as np
+import pandas as pd
+
+from ccarena import _core, _format, metrics
+from ccarena import scenario as _scenario
+from ccarena._core import ScenarioError
+from ccarena.scenario import ScenarioSource
+
+__all__ = ["run", "validate", "prepare", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
+
+JainOver = Literal["flow", "group"]
+
+#: Keys of each flow in the JSON summary (SCENARIO.md, "Output contract"), in order.
+FLOW_SUMMARY_KEYS = (
+    "id",
+    "group",
+    "protocol",
+    "cc",
+    "start_s",
+    "rtt_base_s",
+    "sent_pkts",
+    "delivered_pkts",
+    "dropped_pkts",
+    "retransmitted_pkts",
+    "throughput_bps",
+    "goodput_bps",
+    "delivery_ratio",
+    "mean_delay_s",
+    "completion_s",
+)
+#: Keys of each link in the JSON summary.
+LINK_SUMMARY_KEYS = ("name", "utilisation", "dropped_pkts", "mean_queue_pkts")
+
+
+class Algorithm(NamedTuple):
+    """A congestion control the core provides."""
+
+    protocol: str
+    name: str
+    description: str
+
+
+def algorithms() -> list[Algorithm]:
+    """Every congestion control available, as (protocol, name, description)."""
+    return [Algorithm(*row) for row in _core.algorithms()]
+
+
+def prepare(
+    scenario: ScenarioSource,
+    *,
+    overrides: Iterable[str] = (),
+    seed: int | None = None,
+) -> dict[str, Any]:
+    """Load a scenario and apply ``overrides`` (``KEY=VALUE`` strings) and ``seed``; no validation."""
+    if isinstance(overrides, str):
+        overrides = [overrides]
+    doc = _scenario.apply_overrides(_scenario.load(scenario), overrides)
+    if seed is not None:
+        doc["seed"] = seed
+    return doc
+
+
+def validate(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict[str, Any]:
+    """Check a scenario without running it; return it normalised by the core (defaults filled in,
+    every flow group expanded). Raises :class:`ScenarioError` with the path of the bad field."""
+    doc = prepare(scenario, overrides=overrides)
+    return _core.validate(_scenario.to_json(doc))
+
+
+def run(
+    scenario: ScenarioSource,
+    *,
+    overrides: Iterable[str] = (),
+    seed: int | None = None,
+    progress: bool = False,
+) -> RunResult:
+    """Run one simulation.
+
+    ``scenario`` is a path to a TOML file, TOML text or a dict; ``overrides`` are ``KEY=VALUE``
+    edits applied first (``["flows[0].cc=newreno", "duration=10s"]``); ``seed`` replaces the
+    scenario's seed. With ``progress=True`` a progress bar is drawn on stderr. The simulation
+    runs in Rust without holding the GIL. Raises :class:`ScenarioError` for an invalid scenario.
+    """
+    doc = prepare(scenario, overrides=overrides, seed=seed)
+    text = _scenario.to_json(doc)
+    if not progress:
+        return RunResult(_core.run(text))
+    bar = ProgressBar(str(doc.get("name", "run")))
+    try:
+        raw = _core.run(text, bar.update)
+    finally:
+        bar.close()
+    return RunResult(raw)
+
+
+class ProgressBar:
+    """A one-line text progress bar on stderr, fed fractions 0..1 by the core's callback."""
+
+    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self._drawn = False
+
+    def update(self, fraction: float) -> None:
+        try:
+            f = min(max(float(fraction), 0.0), 1.0)
+            filled = int(round(f * self.width))
+            bar = "#" * filled + "-" * (self.width - filled)
+            self.stream.write(f"\r{self.label} [{bar}] {f * 100:5.1f}%")
+            self.stream.flush()
+            self._drawn = True
+        except Exception:  # noqa: BLE001 - a progress bar must never break a run
+            pass
+
+    def close(self) -> None:
+        if self._drawn:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._drawn = False
+
+
+def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    return pd.DataFrame({k: v for k, v in columns.items()})
+
+
+def _jsonable(value: Any) -> Any:
+    """numpy scalars → Python; NaN → None (JSON has no NaN)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+class RunResult:
+    """The outcome of one run: four tidy tables, metadata and a JSON-ready summary.
+
+    Attributes (pandas DataFrames, columns documented in ``docs/results.md``):
+
+    - ``flows``: one row per flow, with the derived columns ``throughput_bps``, ``goodput_bps``,
+      ``delivery_ratio`` and ``mean_delay_s``;
+    - ``flow_series``: one row per flow × sample interval;
+    - ``links``: one row per link direction, with the derived ``utilisation``;
+    - ``link_series``: one row per link direction × sample interval;
+
+    and the dicts ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version,
+    scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets).
+    """
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.meta: dict[str, Any] = dict(raw["meta"])
+        self.engine: dict[str, Any] = dict(raw["engine"])
+        self.flows: pd.DataFrame = _add_flow_metrics(_frame(raw["flows"]), float(self.meta["duration_s"]))
+        self.flow_series: pd.DataFrame = _frame(raw["flow_series"])
+        self.links: pd.DataFrame = _add_link_metrics(_frame(raw["links"]))
+        self.link_series: pd.DataFrame = _frame(raw["link_series"])
+
+    @property
+    def name(self) -> str:
+        return str(self.meta.get("name", ""))
+
+    def jain(self, over: JainOver = "flow") -> float:
+        """Jain's index over the goodput of each flow, or (``over="group"``) of each group's total.
+
+        Flows without a measured window (started at the very end, goodput NaN) are left out."""
+        measured = self.flows[self.flows["goodput_bps"].notna()]
+        if over == "flow":
+            return metrics.jain_index(measured["goodput_bps"].to_numpy(dtype=float))
+        if over == "group":
+            per_group = measured.groupby("group", sort=False)["goodput_bps"].sum()
+            return metrics.jain_index(per_group.to_numpy(dtype=float))
+        raise ValueError(f"jain over must be 'flow' or 'group', not {over!r}")
+
+    def summary(self, jain_over: JainOver = "flow") -> dict[str, Any]:
+        """The JSON contract of SCENARIO.md ("Output contract"): name, seed, duration_s, flows,
+        links, jain, engine. NaN values are ``None``. Link ``dropped_pkts`` covers the whole run,
+        like the flows' counters."""
+        flows = [
+            {k: _jsonable(rec.get(k)) for k in FLOW_SUMMARY_KEYS} for rec in self.flows.to_dict("records")
+        ]
+        links = [
+            {k: _jsonable(rec.get(k)) for k in LINK_SUMMARY_KEYS} for rec in self.links.to_dict("records")
+        ]
+        return {
+            "name": _jsonable(self.meta.get("name")),
+            "seed": _jsonable(self.meta.get("seed")),
+            "duration_s": _jsonable(float(self.meta["duration_s"])),
+            "flows": flows,
+            "links": links,
+            "jain": _jsonable(self.jain(jain_over)),
+            "engine": {"events": _jsonable(self.engine.get("events")), "wall_s": _jsonable(self.engine.get("wall_s"))},
+        }
+
+    def to_json(self, jain_over: JainOver = "flow", indent: int | None = 2) -> str:
+        """The summary as JSON text (strict JSON: no NaN)."""
+        return json.dumps(self.summary(jain_over), indent=indent, allow_nan=False)
+
+    def to_parquet(self, directory: str | Path, jain_over: JainOver = "flow") -> Path:
+        """Write ``flows.parquet``, ``flow_series.parquet``, ``links.parquet``,
+        ``link_series.parquet`` and ``summary.json`` into ``directory`` (created if needed)."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for name in ("flows", "flow_series", "links", "link_series"):
+            getattr(self, name).to_parquet(out / f"{name}.parquet", index=False)
+        (out / "summary.json").write_text(self.to_json(jain_over) + "\n", encoding="utf-8")
+        return out
+
+    def bottleneck(self) -> str | None:
+        """The link to show queue plots for: ``"bottleneck"`` if there is one, else the most
+        utilised link direction."""
+        if self.links.empty:
+            return None
+        names = self.links["name"].astype(str)
+        if (names == "bottleneck").any():
+            return "bottleneck"
+        idx = self.links["utilisation"].fillna(-1.0).to_numpy(dtype=float).argmax()
+        return str(names.iloc[int(idx)])
+
+    def __repr__(self) -> str:
+        head = (
+            f"RunResult({self.name!r}, seed={self.meta.get('seed')}, "
+            f"duration={float(self.meta['duration_s']):g}s, {len(self.flows)} flows, "
+            f"{len(self.links)} links, {self.engine.get('events', 0)} events in "
+            f"{float(self.engine.get('wall_s', 0.0)):.2f}s wall)"
+        )
+        headers, rows, right = _format.flow_table(self.flows)
+        more = ""
+        if len(rows) > 10:
+            more = f"\n... {len(rows) - 10} more flows"
+            rows = rows[:10]
+        return f"{head}\n{_format.text_table(headers, rows, right)}{more}\nJain (goodput): {_format.ratio(self.jain())}"
+
+
+def _add_flow_metrics(flows: pd.DataFrame, duration_s: float) -> pd.DataFrame:
+    if flows.empty and "meas_start_s" not in flows:
+        for col in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s"):
+            flows[col] = pd.Series(dtype=float)
+        return flows
+    active_s = duration_s - flows["meas_start_s"].to_numpy(dtype=float)
+    flows["throughput_bps"] = metrics.throughput_bps(flows["meas_sent_bytes"].to_numpy(dtype=float), active_s)
+    flows["goodput_bps"] = metrics.goodput_bps(flows["meas_goodput_bytes"].to_numpy(dtype=float), active_s)
+    flows["delivery_ratio"] = metrics.delivery_ratio(
+        flows["delivered_pkts"].to_numpy(dtype=float), flows["sent_pkts"].to_numpy(dtype=float)
+    )
+    flows["mean_delay_s"] = flows["delay_mean_s"].astype(float)
+    return flows
+
+
+def _add_link_metrics(links: pd.DataFrame) -> pd.DataFrame:
+    if links.empty and "meas_tx_bytes" not in links:
+        links["utilisation"] = pd.Series(dtype=float)
+        return links
+    links["utilisation"] = metrics.utilisation(
+        links["meas_tx_bytes"].to_numpy(dtype=float),
+        links["rate_bps"].to_numpy(dtype=float),
+        links["meas_duration_s"].to_numpy(dtype=float),
+    )
+    return links

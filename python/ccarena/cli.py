@@ -1,0 +1,261 @@
+"""The ``ccarena`` command line: a thin layer over :mod:`ccarena.api`.
+
+User errors (an invalid scenario, a bad option) print exactly one line, ``error: <message>``, on
+stderr and exit with status 2; no traceback. Output meant for programs (``run --json``) is the only
+thing written to stdout.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+
+import typer
+from typer.core import TyperGroup
+
+from ccarena import _format
+
+if TYPE_CHECKING:
+    from ccarena.api import JainOver as JainOverName
+    from ccarena.api import RunResult
+
+EXIT_USAGE = 2
+
+
+class _Group(TyperGroup):
+    """Maps every user error to one line on stderr and exit status 2."""
+
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        windows_expand_args: bool = True,
+        **extra: Any,
+    ) -> Any:
+        from ccarena._core import ScenarioError
+
+        try:
+            code = super().main(
+                args=args,
+                prog_name=prog_name or "ccarena",
+                complete_var=complete_var,
+                standalone_mode=False,
+                windows_expand_args=windows_expand_args,
+                **extra,
+            )
+        except ScenarioError as exc:
+            _fail(str(exc))
+        except typer.TyperException as exc:  # click's usage errors (bad option, missing file, ...)
+            if type(exc).__name__ == "NoArgsIsHelpError":
+                print(exc.format_message(), file=sys.stderr)
+                sys.exit(EXIT_USAGE)
+            _fail(exc.format_message(), getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
+        except typer.Abort:
+            print("error: aborted", file=sys.stderr)
+            sys.exit(1)
+        except KeyboardInterrupt:
+            print("error: interrupted", file=sys.stderr)
+            sys.exit(130)
+        except BrokenPipeError:
+            sys.exit(1)
+        except OSError as exc:  # e.g. the output directory cannot be written
+            name = f"{exc.filename}: " if exc.filename else ""
+            _fail(f"{name}{exc.strerror or exc}", 1)
+        if standalone_mode:
+            sys.exit(code if isinstance(code, int) else 0)
+        return code
+
+
+def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    line = " ".join(str(message).split())  # exactly one line
+    print(f"error: {line}", file=sys.stderr)
+    sys.exit(code)
+
+
+app = typer.Typer(
+    cls=_Group,
+    name="ccarena",
+    help="Deterministic packet-level simulation of congestion control.\n\n"
+    "Run a scenario (a TOML file, see docs/scenario.md) and get per-flow and per-link metrics, "
+    "Parquet tables and plots.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class JainOver(str, Enum):
+    flow = "flow"
+    group = "group"
+
+
+ScenarioFile = Annotated[
+    Path,
+    typer.Argument(
+        help="Scenario file (TOML).",
+        exists=True,
+        file_okay=True,
+        dir_okay=False,
+        readable=True,
+        metavar="FILE",
+        show_default=False,
+    ),
+]
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        "-s",
+        help="Override a scenario value, e.g. --set flows[0].cc=newreno (repeatable; the value is "
+        "read as TOML if it parses, else as a string).",
+        metavar="KEY=VALUE",
+        show_default=False,
+    ),
+]
+
+
+def _progress_default(flag: bool | None) -> bool:
+    if flag is not None:
+        return flag
+    return sys.stderr.isatty()
+
+
+@app.command()
+def run(
+    file: ScenarioFile,
+    json_: Annotated[
+        bool, typer.Option("--json", help="Print only the JSON summary (the output contract) to stdout.")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out",
+            "-o",
+            help="Write Parquet tables (flows, flow_series, links, link_series), summary.json and "
+            "PNG plots (goodput, cwnd, queue) into this directory.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    set_: SetOption = None,
+    seed: Annotated[int | None, typer.Option(help="Use this seed instead of the scenario's.", show_default=False)] = None,
+    jain_over: Annotated[
+        JainOver, typer.Option(help="Compute Jain's index over each flow's goodput, or over each group's total.")
+    ] = JainOver.flow,
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stderr is a terminal).", show_default=False),
+    ] = None,
+) -> None:
+    """Run a scenario and print per-flow and per-link results.
+
+    Example: ccarena run scenarios/reno-pair.toml --set duration=20s -o out/reno-pair"""
+    from ccarena import api, plots
+
+    result = api.run(file, overrides=set_ or (), seed=seed, progress=_progress_default(progress))
+    over: api.JainOver = "group" if jain_over is JainOver.group else "flow"
+    if out is not None:
+        result.to_parquet(out, jain_over=over)
+        plots.plot_goodput(result, out / "goodput.png")
+        plots.plot_cwnd(result, out / "cwnd.png")
+        plots.plot_queue(result, out / "queue.png")
+    if json_:
+        typer.echo(result.to_json(over))
+        return
+    typer.echo(_report_text(result, over))
+    if out is not None:
+        typer.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
+                   "summary.json goodput.png cwnd.png queue.png")
+
+
+def _report_text(result: RunResult, jain_over: JainOverName) -> str:
+    eng = result.engine
+    lines = [
+        f"{result.name}: {float(result.meta['duration_s']):g} s simulated, seed {result.meta.get('seed')}, "
+        f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
+        "",
+        "Flows (rates over each flow's measured window)",
+        _format.text_table(*_format.flow_table(result.flows)),
+        "",
+    ]
+    (headers, rows, right), left_out = _format.link_table(result.links, limit=4)
+    lines += ["Links (most utilised first)", _format.text_table(headers, rows, right)]
+    if left_out:
+        lines.append(f"... {left_out} more link directions (see --json or -o)")
+    what = "flow goodputs" if jain_over == "flow" else "group goodput totals"
+    lines += ["", f"Jain's fairness index over {what}: {_format.ratio(result.jain(jain_over))}"]
+    return "\n".join(lines)
+
+
+@app.command()
+def validate(file: ScenarioFile, set_: SetOption = None) -> None:
+    """Check a scenario without running it: prints "ok: NAME (N flows, DURATION)" or the error."""
+    from ccarena import api
+
+    doc = api.prepare(file, overrides=set_ or ())
+    normalised = api.validate(doc)
+    name = normalised.get("name") or doc.get("name") or file.stem
+    n = sum(int(group.get("count", 1)) for group in doc.get("flows", []))
+    duration = doc.get("duration", normalised.get("duration", "?"))
+    typer.echo(f"ok: {name} ({n} flow{'s' if n != 1 else ''}, {duration})")
+
+
+@app.command()
+def algorithms() -> None:
+    """List the congestion control algorithms the simulator provides."""
+    from ccarena import api
+
+    rows = [[a.protocol, a.name, a.description] for a in api.algorithms()]
+    typer.echo(_format.text_table(["protocol", "name", "description"], rows))
+
+
+@app.command()
+def demo(
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for index.html, plots and data.", file_okay=False)] = Path(
+        "out/demo"
+    ),
+    progress: Annotated[
+        bool | None,
+        typer.Option("--progress/--no-progress", help="Show progress bars on stderr (default: when stderr is a terminal).", show_default=False),
+    ] = None,
+) -> None:
+    """Run the bundled demo scenarios and write an HTML report.
+
+    The report (OUT/index.html) explains each scenario and shows its per-flow and per-link
+    tables, Jain's index and plots of goodput, congestion window and queue length."""
+    from ccarena.demo import run_demo
+
+    index = run_demo(out, progress=_progress_default(progress))
+    typer.echo(f"wrote {index}")
+
+
+@app.command()
+def bench(
+    case: Annotated[str, typer.Option(help="Benchmark case: a file scenarios/bench/CASE.toml bundled with the package.")] = "b1",
+    repeat: Annotated[int, typer.Option(min=1, help="How many times to run it (each in a fresh process).")] = 1,
+) -> None:
+    """Time a benchmark scenario and print a row for BENCHMARKS.md.
+
+    Each repetition runs in a fresh Python process; reports engine wall time, simulated events/s,
+    packets forwarded/s, peak memory, CPU and Python version."""
+    from ccarena.bench import format_report, run_bench
+
+    try:
+        report = run_bench(case, repeat=repeat, log=lambda s: typer.echo(s, err=True))
+    except RuntimeError as exc:  # the benchmark process failed
+        _fail(str(exc), 1)
+    typer.echo(format_report(report))
+
+
+def main() -> None:
+    """Entry point of the ``ccarena`` console script."""
+    app(prog_name="ccarena")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""The demo: run every bundled scenario in ``ccarena/scenarios/demo/`` and write an HTML report.
+
+A demo scenario is an ordinary scenario file whose leading comment block explains it::
+
+    # Two Reno flows share a bottleneck            <- first line: the title
+    #
+    # Two long-lived Reno flows with the same ...  <- then paragraphs (blank "#" lines separate)
+    #
+    # variant tahoe: flows[0].recovery=tahoe       <- optional: run once per variant, with these
+    # variant sack: flows[0].recovery=sack            overrides, and show the runs side by side
+
+The header is plain TOML comments, so the file stays a valid scenario that ``ccarena run`` accepts.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from importlib.resources.abc import Traversable
+from pathlib import Path
+
+from ccarena.api import RunResult, run
+
+__all__ = ["DemoScenario", "parse_header", "bundled", "demo_scenarios", "run_demo"]
+
+_VARIANT = re.compile(r"^variant\s+([A-Za-z0-9_.\-]+)\s*:\s*(.*)$")
+
+
+@dataclass
+class DemoScenario:
+    """A scenario file with its title, explanation and variants (name → overrides)."""
+
+    name: str
+    text: str
+    title: str
+    paragraphs: list[str] = field(default_factory=list)
+    variants: list[tuple[str, list[str]]] = field(default_factory=list)
+
+    @property
+    def slug(self) -> str:
+        return re.sub(r"[^A-Za-z0-9_\-]+", "-", self.name.removesuffix(".toml")).strip("-")
+
+
+def parse_header(name: str, text: str) -> DemoScenario:
+    """Read the leading ``#`` comment block of a scenario file (see the module docstring)."""
+    lines: list[str] = []
+    for raw in text.splitlines():
+        stripped = raw.strip()
+        if not stripped.startswith("#"):
+            if stripped:
+                break
+            continue
+        lines.append(stripped[1:].strip())
+    title = ""
+    paragraphs: list[str] = []
+    variants: list[tuple[str, list[str]]] = []
+    current: list[str] = []
+    for line in lines:
+        m = _VARIANT.match(line)
+        if m:
+            variants.append((m.group(1), shlex.split(m.group(2))))
+            continue
+        if not title:
+            title = line
+            continue
+        if line:
+            current.append(line)
+        elif current:
+            paragraphs.append(" ".join(current))
+            current = []
+    if current:
+        paragraphs.append(" ".join(current))
+    return DemoScenario(name=name, text=text, title=title or name, paragraphs=paragraphs, variants=variants)
+
+
+def bundled(*parts: str) -> Traversable:
+    """A file or folder under the package's ``scenarios/`` directory."""
+    node = resources.files("ccarena").joinpath("scenarios")
+    for p in parts:
+        node = node.joinpath(p)
+    return node
+
+
+def demo_scenarios() -> list[DemoScenario]:
+    """The bundled demo scenarios, in file-name order."""
+    folder = bundled("demo")
+    files = sorted((f for f in folder.iterdir() if f.name.endswith(".toml")), key=lambda f: f.name)
+    return [parse_header(f.name, f.read_text(encoding="utf-8")) for f in files]
+
+
+@dataclass
+class DemoRun:
+    """A demo scenario and its results: one per variant, or a single run under the key ``""``."""
+
+    scenario: DemoScenario
+    results: dict[str, RunResult]
+
+
+def run_demo(out_dir: str | Path, *, overrides: Sequence[str] = (), progress: bool = False) -> Path:
+    """Run every demo scenario and write ``out_dir/index.html`` (plus plots and data per scenario).
+    ``overrides`` apply to every scenario after its variant's own (e.g. ``["duration=5s"]`` for a
+    quick preview). Returns the path of the index page."""
+    from ccarena.report import write_report
+
+    runs: list[DemoRun] = []
+    for sc in demo_scenarios():
+        results: dict[str, RunResult] = {}
+        for variant, variant_overrides in sc.variants or [("", [])]:
+            results[variant] = run(sc.text, overrides=[*variant_overrides, *overrides], progress=progress)
+        runs.append(DemoRun(sc, results))
+    return write_report(runs, Path(out_dir), title="ccarena demo")

@@ -1,0 +1,182 @@
+"""Time-series plots of a run (matplotlib, Agg backend: no display needed).
+
+Each function takes a :class:`~ccarena.RunResult` (or a mapping ``{label: RunResult}`` to overlay
+several runs, e.g. variants of one scenario) and returns the Figure; with ``path`` it also writes a
+PNG there and closes the figure. Lines are labelled ``"<group> #<flow id>"``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+if TYPE_CHECKING:
+    from ccarena.api import RunResult
+
+__all__ = ["plot_goodput", "plot_cwnd", "plot_queue", "goodput_series"]
+
+_MAX_LEGEND = 24
+
+
+def _runs(result: Any) -> list[tuple[str, RunResult]]:
+    if isinstance(result, Mapping):
+        return [(str(k), v) for k, v in result.items()]
+    return [("", result)]
+
+
+def _label(prefix: str, text: str) -> str:
+    return f"{prefix}: {text}" if prefix else text
+
+
+def _flow_labels(result: RunResult) -> dict[int, str]:
+    return {int(r["id"]): f"{r['group']} #{int(r['id'])}" for r in result.flows[["id", "group"]].to_dict("records")}
+
+
+def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
+    """Per flow and interval: ``goodput_bps = goodput_bytes · 8 / interval length``.
+
+    The interval length is the gap to the previous sample of that flow (the first interval is
+    ``sample_interval_s`` long; the last may be shorter if the duration is not a multiple of it).
+    With ``bin_samples = k > 1``, k consecutive intervals are merged first (bytes summed, lengths
+    summed), which smooths the curve. Returns columns ``flow``, ``t_s`` (end of the interval),
+    ``goodput_bps``.
+    """
+    fs = result.flow_series[["flow", "t_s", "goodput_bytes"]].sort_values(["flow", "t_s"], kind="stable")
+    fs = fs.assign(dt=fs.groupby("flow")["t_s"].diff().fillna(float(result.meta.get("sample_interval_s", math.nan))))
+    if bin_samples > 1:
+        fs = fs.assign(bin=fs.groupby("flow").cumcount() // bin_samples)
+        fs = fs.groupby(["flow", "bin"], sort=True).agg(t_s=("t_s", "last"), goodput_bytes=("goodput_bytes", "sum"),
+                                                         dt=("dt", "sum")).reset_index()
+    dt = fs["dt"].to_numpy(dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(dt > 0, fs["goodput_bytes"].to_numpy(dtype=float) * 8.0 / np.where(dt > 0, dt, 1.0), np.nan)
+    return pd.DataFrame({"flow": fs["flow"].to_numpy(), "t_s": fs["t_s"].to_numpy(dtype=float), "goodput_bps": rate})
+
+
+def _bin_samples(result: RunResult, max_points: int) -> int:
+    per_flow = result.flow_series.groupby("flow").size()
+    n = int(per_flow.max()) if len(per_flow) else 0
+    return max(1, math.ceil(n / max_points))
+
+
+def _new_axes(title: str, ylabel: str) -> tuple[Figure, Any]:
+    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=100, layout="constrained")
+    ax.set_title(title)
+    ax.set_xlabel("time (s)")
+    ax.set_ylabel(ylabel)
+    ax.grid(True, alpha=0.3)
+    return fig, ax
+
+
+def _finish(fig: Figure, ax: Any, path: str | Path | None) -> Figure:
+    handles, labels = ax.get_legend_handles_labels()
+    if 0 < len(labels) <= _MAX_LEGEND:
+        # Outside the axes, on the right: dense curves leave no free corner inside.
+        ax.legend(
+            fontsize="small",
+            ncol=max(1, math.ceil(len(labels) / 12)),
+            loc="upper left",
+            bbox_to_anchor=(1.01, 1.0),
+            borderaxespad=0.0,
+            frameon=False,
+        )
+    elif len(labels) > _MAX_LEGEND:
+        ax.text(0.99, 0.01, f"{len(labels)} lines", transform=ax.transAxes, ha="right", va="bottom", fontsize="small")
+    ax.set_xlim(left=0)
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+        plt.close(fig)
+    return fig
+
+
+def plot_goodput(
+    result: RunResult | Mapping[str, RunResult], path: str | Path | None = None, *, max_points: int = 200
+) -> Figure:
+    """Goodput of each flow over time, in Mbit/s.
+
+    Runs with more than ``max_points`` samples per flow are averaged over bins of several sample
+    intervals (the bin length is given in the axis label)."""
+    runs = _runs(result)
+    k = max(_bin_samples(r, max_points) for _, r in runs)
+    interval = float(runs[0][1].meta.get("sample_interval_s", math.nan))
+    ylabel = "goodput (Mbit/s)" if k == 1 else f"goodput (Mbit/s, {k * interval:g} s averages)"
+    fig, ax = _new_axes(f"Goodput per flow — {_title(runs)}", ylabel)
+    for prefix, r in runs:
+        labels = _flow_labels(r)
+        gs = goodput_series(r, bin_samples=k)
+        for fid, g in gs.groupby("flow", sort=True):
+            ax.plot(g["t_s"], g["goodput_bps"] / 1e6, lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
+    ax.set_ylim(bottom=0)
+    return _finish(fig, ax, path)
+
+
+def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
+    """Congestion window of each window-based flow over time, in segments (packets)."""
+    runs = _runs(result)
+    fig, ax = _new_axes(f"Congestion window — {_title(runs)}", "cwnd (segments)")
+    for prefix, r in runs:
+        labels = _flow_labels(r)
+        fs = r.flow_series
+        for fid, g in fs.groupby("flow", sort=True):
+            cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
+            if np.all(np.isnan(cwnd)):
+                continue  # UDP and rate-based flows have no window
+            ax.step(g["t_s"], cwnd, where="post", lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
+    ax.set_ylim(bottom=0)
+    return _finish(fig, ax, path)
+
+
+def plot_queue(
+    result: RunResult | Mapping[str, RunResult], path: str | Path | None = None, link: str | None = None
+) -> Figure:
+    """Time-averaged queue length of one link direction per interval, in packets.
+
+    ``link`` defaults to ``"bottleneck"`` on a dumbbell, else the most utilised link. The queue
+    limit is drawn as a dashed line when it is given in packets.
+    """
+    runs = _runs(result)
+    names = {link or r.bottleneck() for _, r in runs}
+    shown = ", ".join(sorted(n for n in names if n)) or "no link"
+    fig, ax = _new_axes(f"Queue length at {shown} — {_title(runs)}", "queue (packets)")
+    limits: set[float] = set()
+    highest = 0.0
+    for prefix, r in runs:
+        name = link or r.bottleneck()
+        if name is None:
+            continue
+        ls = r.link_series[r.link_series["link"].astype(str) == name]
+        if ls.empty:
+            raise ValueError(f"no link named {name!r}; links are {', '.join(map(str, r.links['name']))}")
+        ax.plot(ls["t_s"], ls["queue_pkts"], lw=1.2, label=_label(prefix, name) if len(runs) > 1 else None)
+        highest = max(highest, float(np.nanmax(ls["queue_pkts"].to_numpy(dtype=float), initial=0.0)))
+        row = r.links[r.links["name"].astype(str) == name]
+        if not row.empty and "queue" in row:
+            m = re.search(r"(\d+)\s*pkt", str(row["queue"].iloc[0]))
+            if m:
+                limits.add(float(m.group(1)))
+    for lim in sorted(limits):
+        if highest >= 0.25 * lim:
+            ax.axhline(lim, ls="--", lw=0.8, color="grey", label=f"limit {lim:g} pkt")
+        else:  # a line far above the data would flatten it
+            ax.text(0.99, 0.97, f"queue limit {lim:g} pkt (off scale)", transform=ax.transAxes,
+                    ha="right", va="top", fontsize="small", color="grey")
+    ax.set_ylim(bottom=0)
+    return _finish(fig, ax, path)
+
+
+def _title(runs: list[tuple[str, RunResult]]) -> str:
+    names = list(dict.fromkeys(r.name for _, r in runs))
+    return ", ".join(names)

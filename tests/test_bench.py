@@ -1,0 +1,37 @@
+"""``ccarena bench``: it measures and reports; nothing here asserts on speed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ccarena.bench import cpu_model, format_report, run_bench
+from ccarena.cli import app
+
+
+def test_bench_runs_a_scenario_in_a_child_process(tiny_file: Path) -> None:
+    logged: list[str] = []
+    report = run_bench("tiny", repeat=2, log=logged.append, scenario=tiny_file)
+    assert len(report.samples) == 2 and len(logged) == 2
+    assert (report.name, report.flows, report.duration_s) == ("tiny", 2, 3.0)
+    s = report.samples[0]
+    assert s.events > 0 and s.packets_forwarded > 0 and s.sim_wall_s > 0
+    assert s.events == report.samples[1].events  # deterministic
+    assert 1 < report.peak_rss_mib < 4096
+    text = format_report(report)
+    row = text.splitlines()[-1]
+    assert row.startswith("| ") and row.endswith(" |") and "| tiny |" in row
+    assert row.count("|") == text.splitlines()[-3].count("|")  # matches the header
+
+
+def test_cpu_model_is_named() -> None:
+    assert cpu_model()
+
+
+@pytest.mark.slow
+def test_bench_command_on_b1() -> None:
+    result = CliRunner().invoke(app, ["bench", "--case", "b1"])
+    assert result.exit_code == 0, result.stderr
+    assert "| b1 |" in result.stdout

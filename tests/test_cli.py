@@ -1,0 +1,148 @@
+"""The command line: user errors are one line on stderr with exit status 2; --json prints only
+the output contract; -o writes tables and plots."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ccarena.cli import app
+
+runner = CliRunner()
+
+FLOW_KEYS = {
+    "id", "group", "protocol", "cc", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
+    "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s", "completion_s",
+}
+
+
+def _one_error_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, f"expected one line on stderr, got: {stderr!r}"
+    assert lines[0].startswith("error: ")
+    assert "Traceback" not in stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("edit", "field"),
+    [
+        (("[[flows]]", "[[flows]]\ncolour = \"blue\""), "colour"),  # unknown key
+        (('bottleneck_rate = "10Mbps"', 'bottleneck_rate = "10Mbs"'), "bottleneck_rate"),  # bad unit
+        (('bottleneck_rate = "10Mbps"', 'bottleneck_rate = "-5Mbps"'), "bottleneck_rate"),  # negative
+        (('cc = "reno"', 'cc = "nosuchcc"'), "cc"),  # unknown algorithm
+    ],
+    ids=["unknown-key", "bad-unit", "negative-rate", "unknown-cc"],
+)
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_invalid_scenarios_exit_2_with_one_line_naming_the_field(
+    tmp_path: Path, tiny_text: str, edit: tuple[str, str], field: str, command: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    assert edit[0] in tiny_text
+    path.write_text(tiny_text.replace(*edit))
+    result = runner.invoke(app, [command, str(path)])
+    assert result.exit_code == 2
+    assert field in _one_error_line(result.stderr)
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["run", "does-not-exist.toml"], "does-not-exist.toml"),
+        (["run", "{tiny}", "--no-such-option"], "--no-such-option"),
+        (["run", "{tiny}", "--set", "flows[7].cc=reno"], "flows[7]"),
+        (["run", "{tiny}", "--set", "noequals"], "KEY=VALUE"),
+        (["run", "{tiny}", "--set", "topology.bottleneck_rate=10Mbs"], "bottleneck_rate"),
+        (["run", "{tiny}", "--jain-over", "links"], "jain-over"),
+        (["run", "{tiny}", "--seed", "abc"], "seed"),
+        (["nosuchcommand"], "nosuchcommand"),
+        (["bench", "--case", "nosuchcase"], "nosuchcase"),
+    ],
+)
+def test_bad_command_lines_exit_2_with_one_line(tiny_file: Path, args: list[str], needle: str) -> None:
+    result = runner.invoke(app, [a.replace("{tiny}", str(tiny_file)) for a in args])
+    assert result.exit_code == 2
+    assert needle in _one_error_line(result.stderr)
+
+
+def test_run_json_prints_only_the_contract(tiny_file: Path) -> None:
+    result = runner.invoke(app, ["run", str(tiny_file), "--json", "--no-progress"])
+    assert result.exit_code == 0, result.stderr
+    s = json.loads(result.stdout)  # nothing but JSON on stdout
+    assert set(s) == {"name", "seed", "duration_s", "flows", "links", "jain", "engine"}
+    assert (s["name"], s["seed"], s["duration_s"]) == ("tiny", 7, 3.0)
+    assert len(s["flows"]) == 2
+    assert all(set(f) == FLOW_KEYS for f in s["flows"])
+    assert all(set(link) == {"name", "utilisation", "dropped_pkts", "mean_queue_pkts"} for link in s["links"])
+    assert "bottleneck" in {link["name"] for link in s["links"]}
+    assert set(s["engine"]) == {"events", "wall_s"}
+    assert 0.0 < s["jain"] <= 1.0
+
+
+def test_run_json_with_overrides_seed_and_group_jain(tiny_file: Path) -> None:
+    result = runner.invoke(
+        app,
+        ["run", str(tiny_file), "--json", "--set", "flows[0].count=3", "-s", "duration=2s", "--seed", "11",
+         "--jain-over", "group"],
+    )
+    assert result.exit_code == 0, result.stderr
+    s = json.loads(result.stdout)
+    assert (len(s["flows"]), s["seed"], s["duration_s"]) == (3, 11, 2.0)
+    assert s["jain"] == pytest.approx(1.0)  # a single group is perfectly fair to itself
+
+
+def test_run_prints_a_readable_table(tiny_file: Path) -> None:
+    result = runner.invoke(app, ["run", str(tiny_file)])
+    assert result.exit_code == 0, result.stderr
+    out = result.stdout
+    assert "goodput" in out and "bit/s" in out and "bottleneck" in out and "Jain" in out
+
+
+def test_run_out_dir_writes_tables_summary_and_plots(tiny_file: Path, tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    result = runner.invoke(app, ["run", str(tiny_file), "-o", str(out), "--json"])
+    assert result.exit_code == 0, result.stderr
+    json.loads(result.stdout)
+    for name in ("flows", "flow_series", "links", "link_series"):
+        assert len(pd.read_parquet(out / f"{name}.parquet")) > 0
+    assert json.loads((out / "summary.json").read_text())["name"] == "tiny"
+    for png in ("goodput.png", "cwnd.png", "queue.png"):
+        assert (out / png).read_bytes().startswith(b"\x89PNG")
+
+
+def test_validate_prints_ok(tiny_file: Path) -> None:
+    result = runner.invoke(app, ["validate", str(tiny_file)])
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.strip() == "ok: tiny (2 flows, 3s)"
+    result = runner.invoke(app, ["validate", str(tiny_file), "--set", "flows[0].count=5"])
+    assert result.stdout.strip() == "ok: tiny (5 flows, 3s)"
+
+
+def test_algorithms_lists_reno() -> None:
+    result = runner.invoke(app, ["algorithms"])
+    assert result.exit_code == 0
+    assert "reno" in result.stdout.split()
+
+
+@pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["algorithms"], ["demo"], ["bench"]])
+def test_help_everywhere(command: list[str]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage" in result.stdout
+
+
+def test_console_entry_point_in_a_real_process(tmp_path: Path, tiny_text: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(tiny_text.replace('"10Mbps"', '"10Mbs"'))
+    proc = subprocess.run([sys.executable, "-m", "ccarena.cli", "run", str(path)], capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "bottleneck_rate" in _one_error_line(proc.stderr)
+    assert proc.stdout == ""
