@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 import ccarena
 from ccarena.cli import app
-from ccarena.demo import bundled, demo_scenarios, parse_header, run_demo
+from ccarena.demo import DEMO, demo_scenarios, parse_header, run_demo
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = sorted((REPO / "scenarios").rglob("*.toml"))
@@ -40,17 +40,6 @@ def test_a_file_without_header_is_titled_by_its_name() -> None:
     assert (sc.title, sc.paragraphs, sc.variants) == ("plain.toml", [], [])
 
 
-def test_bundled_scenarios_are_copies_of_the_repository_examples() -> None:
-    """The package ships copies (so an installed `ccarena demo` works); keep them identical."""
-    pairs = [(f, REPO / "scenarios" / f.name.split("-", 1)[1]) for f in bundled("demo").iterdir()
-             if f.name.endswith(".toml")]
-    pairs.append((bundled("bench", "b1.toml"), REPO / "scenarios" / "bench" / "b1.toml"))
-    assert len(pairs) >= 4
-    for packaged, example in pairs:
-        assert example.is_file(), f"{example} missing: the demo copies a repository example"
-        assert packaged.read_text() == example.read_text(), f"{packaged.name} differs from {example}"
-
-
 @pytest.mark.parametrize("path", EXAMPLES, ids=[str(p.relative_to(REPO)) for p in EXAMPLES])
 def test_every_example_scenario_is_valid(path: Path) -> None:
     sc = parse_header(path.name, path.read_text())
@@ -61,7 +50,7 @@ def test_every_example_scenario_is_valid(path: Path) -> None:
 
 def test_demo_scenarios_have_titles() -> None:
     scs = demo_scenarios()
-    assert [s.name for s in scs] == sorted(s.name for s in scs)
+    assert [s.name.removesuffix(".toml") for s in scs] == list(DEMO)
     assert all(s.title and not s.title.endswith(".toml") for s in scs)
 
 
