@@ -132,6 +132,12 @@ def test_algorithms_lists_reno() -> None:
     assert "reno" in result.stdout.split()
 
 
+def test_algorithms_with_params_shows_defaults() -> None:
+    result = runner.invoke(app, ["algorithms", "--params"])
+    assert result.exit_code == 0
+    assert "cc_params.beta = 0.5" in result.stdout
+
+
 @pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["algorithms"], ["demo"], ["bench"]])
 def test_help_everywhere(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])

@@ -32,5 +32,7 @@ def run(scenario_json: str, progress: Callable[[float], None] | None = None) -> 
       ``link_series`` dict of columns, one row per link direction x sample interval
     Raises ScenarioError."""
 
-def algorithms() -> list[tuple[str, str, str]]:
-    """(protocol, name, one-line description) of every congestion control available."""
+def algorithms() -> list[dict[str, Any]]:
+    """Every congestion control available, as dicts with keys ``protocol``, ``name``,
+    ``description``, ``params`` (parameter name -> default value) and ``presets`` (list of
+    (preset name, source) pairs, selectable as ``cc = "name@preset"``)."""

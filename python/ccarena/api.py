@@ -54,11 +54,15 @@ class Algorithm(NamedTuple):
     protocol: str
     name: str
     description: str
+    #: Parameter name -> default value (set them with ``cc_params``).
+    params: dict[str, Any]
+    #: (preset, source) pairs, selectable as ``cc = "name@preset"``.
+    presets: list[tuple[str, str]]
 
 
 def algorithms() -> list[Algorithm]:
-    """Every congestion control available, as (protocol, name, description)."""
-    return [Algorithm(*row) for row in _core.algorithms()]
+    """Every congestion control available, with its parameters' defaults and its presets."""
+    return [Algorithm(**row) for row in _core.algorithms()]
 
 
 def prepare(

@@ -7,6 +7,8 @@ thing written to stdout.
 
 from __future__ import annotations
 
+import json
+
 import sys
 from collections.abc import Sequence
 from enum import Enum
@@ -206,12 +208,25 @@ def validate(file: ScenarioFile, set_: SetOption = None) -> None:
 
 
 @app.command()
-def algorithms() -> None:
-    """List the congestion control algorithms the simulator provides."""
+def algorithms(
+    verbose: Annotated[bool, typer.Option("--params", "-p", help="Also list each algorithm's parameters (with defaults) and presets.")] = False,
+) -> None:
+    """List the congestion control algorithms the simulator provides.
+
+    Select one with `cc = "NAME"` (or `cc = "NAME@PRESET"`) in a [[flows]] group and change its
+    parameters with `cc_params = { ... }`; docs/algorithms.md gives their sources."""
     from ccarena import api
 
-    rows = [[a.protocol, a.name, a.description] for a in api.algorithms()]
+    algos = api.algorithms()
+    rows = [[a.protocol, a.name, a.description] for a in algos]
     typer.echo(_format.text_table(["protocol", "name", "description"], rows))
+    if verbose:
+        for a in algos:
+            typer.echo(f"\n{a.name}")
+            for key, default in a.params.items():
+                typer.echo(f"  cc_params.{key} = {json.dumps(default)}")
+            for preset, source in a.presets:
+                typer.echo(f"  preset {a.name}@{preset}: {source}")
 
 
 @app.command()

@@ -1,14 +1,8 @@
 //! Scenario-level properties of the engine: conservation of packets, determinism, and that
 //! links deliver what their rate allows.
 
-use ccarena_core::record::result::RunResult;
-use ccarena_core::scenario::Scenario;
-use ccarena_core::sim::run_quiet;
-
-fn run(toml: &str) -> RunResult {
-    let s = Scenario::from_toml(toml).unwrap_or_else(|e| panic!("{e}"));
-    run_quiet(&s).unwrap_or_else(|e| panic!("{e}"))
-}
+mod support;
+use support::run;
 
 const LOSSY: &str = r#"
     name = "lossy mix"

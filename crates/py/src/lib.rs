@@ -5,7 +5,7 @@
 //! Every error becomes a Python exception (`ScenarioError`, a `ValueError`, for bad scenarios;
 //! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
 
-use ccarena_core::cc::TCP_ALGORITHMS;
+use ccarena_core::cc::tcp_algorithms;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
@@ -122,8 +122,18 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
 }
 
 #[pyfunction]
-fn algorithms() -> Vec<(&'static str, &'static str, &'static str)> {
-    TCP_ALGORITHMS.iter().map(|(n, d)| ("tcp", *n, *d)).collect()
+fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+    let rows = PyList::empty(py);
+    for a in tcp_algorithms() {
+        let d = PyDict::new(py);
+        d.set_item("protocol", "tcp")?;
+        d.set_item("name", a.name)?;
+        d.set_item("description", a.description)?;
+        d.set_item("params", json_to_py(py, &a.params)?)?;
+        d.set_item("presets", a.presets)?;
+        rows.append(d)?;
+    }
+    Ok(rows)
 }
 
 #[pymodule]

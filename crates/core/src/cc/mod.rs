@@ -9,7 +9,9 @@
 pub mod reno;
 
 use crate::time::{Rate, SimDuration, SimTime};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 /// Window state shared by the transport and its congestion controller. Windows are in segments.
 #[derive(Clone, Debug)]
@@ -26,11 +28,19 @@ pub struct CcState {
     pub in_flight: u64,
     /// Payload bytes per full segment.
     pub mss: u32,
+    /// SND.UNA: the oldest unacknowledged segment. An algorithm that works per round trip
+    /// (Vegas, FAST, HyStart) ends a round when `snd_una` passes the `snd_nxt` it noted at the
+    /// round's start, as Linux's `after(ack, beg_snd_nxt)`.
+    pub snd_una: u64,
+    /// SND.NXT: the next new segment to be sent.
+    pub snd_nxt: u64,
+    /// Segments delivered so far (cumulatively acknowledged or SACKed), for rate estimates.
+    pub delivered: u64,
 }
 
 impl CcState {
     pub fn new(initial_cwnd: f64, initial_ssthresh: f64, mss: u32) -> Self {
-        CcState { cwnd: initial_cwnd, ssthresh: initial_ssthresh, srtt: None, min_rtt: None, in_flight: 0, mss }
+        CcState { cwnd: initial_cwnd, ssthresh: initial_ssthresh, srtt: None, min_rtt: None, in_flight: 0, mss, snd_una: 0, snd_nxt: 0, delivered: 0 }
     }
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -104,73 +114,144 @@ pub fn cong_avoid_ai(st: &mut CcState, w: f64, acked: u64) {
     st.cwnd += acked as f64 / w.max(1.0);
 }
 
-/// Algorithm parameters as written in a scenario: `cc = "reno"` plus optional `cc_params`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "cc", rename_all = "snake_case")]
-pub enum CcConfig {
-    Reno(reno::RenoConfig),
+/// The parameters of an algorithm: documented defaults (`Default`), optional named presets, and
+/// serde with `deny_unknown_fields` so a misspelt parameter is an error.
+pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
+    /// Named parameter sets selectable as `cc = "name@preset"`, each with its source.
+    const PRESETS: &'static [(&'static str, &'static str)] = &[];
+    /// The parameters of preset `name` (one of `PRESETS`).
+    fn preset(_name: &str) -> Option<Self> {
+        None
+    }
 }
 
-/// Names accepted by `cc =` for TCP flows, with their one-line descriptions.
-pub const TCP_ALGORITHMS: &[(&str, &str)] = &[
-    ("reno", "AIMD: +1 segment per RTT, halve on loss (RFC 5681)"),
-    ("newreno", "alias of reno whose default recovery is newreno (RFC 6582)"),
-];
+/// Resolves `preset` then overlays `params` (a table of parameter values).
+fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
+    let base = match preset {
+        None => P::default(),
+        Some(name) => P::preset(name).ok_or_else(|| {
+            let known: Vec<&str> = P::PRESETS.iter().map(|(n, _)| *n).collect();
+            if known.is_empty() {
+                format!("unknown preset {name:?}: {algorithm} has no presets")
+            } else {
+                format!("unknown preset {name:?} of {algorithm}: expected one of {}", known.join(", "))
+            }
+        })?,
+    };
+    let Some(params) = params else { return Ok(base) };
+    let Value::Object(overrides) = params else {
+        return Err(format!("expected a table of parameters, got {params}"));
+    };
+    let mut merged = match serde_json::to_value(&base) {
+        Ok(Value::Object(m)) => m,
+        _ => unreachable!("parameter structs serialise to tables"),
+    };
+    for (k, v) in overrides {
+        merged.insert(k.clone(), v.clone());
+    }
+    serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+    })
+}
+
+/// What `ccarena algorithms` shows about one algorithm.
+#[derive(Clone, Debug, Serialize)]
+pub struct AlgorithmInfo {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// Default parameter values.
+    pub params: Value,
+    pub presets: Vec<(&'static str, &'static str)>,
+}
+
+/// Declares the built-in algorithms: `"name" => Variant(module::Type, module::Config), "description";`.
+/// Generates the configuration enum, the run-time enum and the name lookup, so adding an
+/// algorithm is one file plus one line here.
+macro_rules! algorithms {
+    ($( $name:literal => $variant:ident($module:ident :: $ty:ident, $cfg:ident), $desc:literal; )*) => {
+        /// An algorithm and its parameter values, as resolved from a scenario.
+        #[derive(Clone, Debug, PartialEq)]
+        pub enum CcConfig {
+            $( $variant($module::$cfg), )*
+        }
+
+        /// Run-time choice among the algorithms (closed enum: static dispatch, no cargo features).
+        pub enum AnyCc {
+            $( $variant($module::$ty), )*
+            /// An algorithm defined outside this crate (experiments, tests).
+            Custom(Box<dyn CongestionControl + Send>),
+        }
+
+        impl CcConfig {
+            fn lookup(base: &str, preset: Option<&str>, params: Option<&Value>) -> Option<Result<CcConfig, String>> {
+                match base {
+                    $( $name => Some(resolve::<$module::$cfg>($name, preset, params).map(CcConfig::$variant)), )*
+                    _ => None,
+                }
+            }
+
+            pub fn build(&self) -> AnyCc {
+                match self {
+                    $( CcConfig::$variant(c) => AnyCc::$variant($module::$ty::new(c.clone())), )*
+                }
+            }
+
+            /// The parameter values in effect, for the run's record of what ran.
+            pub fn params_json(&self) -> Value {
+                match self {
+                    $( CcConfig::$variant(c) => serde_json::to_value(c).expect("parameters serialise"), )*
+                }
+            }
+        }
+
+        impl AnyCc {
+            pub fn inner(&self) -> &dyn CongestionControl {
+                match self {
+                    $( AnyCc::$variant(c) => c, )*
+                    AnyCc::Custom(c) => c.as_ref(),
+                }
+            }
+            pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
+                match self {
+                    $( AnyCc::$variant(c) => c, )*
+                    AnyCc::Custom(c) => c.as_mut(),
+                }
+            }
+        }
+
+        /// Every built-in TCP algorithm, in listing order.
+        pub fn tcp_algorithms() -> Vec<AlgorithmInfo> {
+            vec![ $( AlgorithmInfo {
+                name: $name,
+                description: $desc,
+                params: serde_json::to_value($module::$cfg::default()).expect("parameters serialise"),
+                presets: <$module::$cfg as CcParams>::PRESETS.to_vec(),
+            }, )* ]
+        }
+    };
+}
+
+algorithms! {
+    "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+}
+
+/// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
+const ALIASES: &[(&str, &str)] = &[("newreno", "reno")];
 
 impl CcConfig {
-    /// Builds the config of algorithm `name` from its optional parameter table.
-    pub fn from_name(name: &str, params: Option<&serde_json::Value>) -> Result<CcConfig, String> {
-        let empty = serde_json::Value::Object(Default::default());
-        let params = params.unwrap_or(&empty);
-        fn parse<T: serde::de::DeserializeOwned>(p: &serde_json::Value) -> Result<T, String> {
-            serde_path_to_error::deserialize(p).map_err(|e| {
-                let path = e.path().to_string();
-                if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
-            })
-        }
-        match name {
-            "reno" | "newreno" => Ok(CcConfig::Reno(parse(params)?)),
-            _ => Err(format!(
-                "unknown congestion control {name:?}: expected one of {}",
-                TCP_ALGORITHMS.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
-            )),
-        }
-    }
-
-    pub fn build(&self) -> AnyCc {
-        match self {
-            CcConfig::Reno(c) => AnyCc::Reno(reno::Reno::new(c.clone())),
-        }
-    }
-
-    /// The parameter values in effect, for the run's record of what ran.
-    pub fn params_json(&self) -> serde_json::Value {
-        let v = serde_json::to_value(self).unwrap_or_default();
-        match v {
-            serde_json::Value::Object(mut m) => {
-                m.remove("cc");
-                serde_json::Value::Object(m)
-            }
-            other => other,
-        }
-    }
-}
-
-/// Run-time choice among the built-in algorithms (closed enum: static dispatch, no features).
-pub enum AnyCc {
-    Reno(reno::Reno),
-}
-
-impl AnyCc {
-    pub fn inner(&self) -> &dyn CongestionControl {
-        match self {
-            AnyCc::Reno(c) => c,
-        }
-    }
-    pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            AnyCc::Reno(c) => c,
-        }
+    /// The configuration named `name` (`"cubic"` or `"cubic@preset"`), with `params` overriding
+    /// the defaults (or the preset's values).
+    pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcConfig, String> {
+        let (base, preset) = match name.split_once('@') {
+            Some((b, p)) => (b, Some(p)),
+            None => (name, None),
+        };
+        let base = ALIASES.iter().find(|(a, _)| *a == base).map_or(base, |(_, target)| target);
+        CcConfig::lookup(base, preset, params).unwrap_or_else(|| {
+            let names: Vec<&str> = tcp_algorithms().iter().map(|a| a.name).chain(ALIASES.iter().map(|(a, _)| *a)).collect();
+            Err(format!("unknown congestion control {name:?}: expected one of {}", names.join(", ")))
+        })
     }
 }
 
@@ -190,6 +271,20 @@ mod tests {
     fn unknown_algorithm_lists_the_allowed_names() {
         let e = CcConfig::from_name("cubicc", None).unwrap_err();
         assert!(e.contains("\"cubicc\"") && e.contains("reno"), "{e}");
+    }
+
+    #[test]
+    fn unknown_preset_is_rejected_with_the_algorithm_named() {
+        let e = CcConfig::from_name("reno@linux-2.6.22", None).unwrap_err();
+        assert!(e.contains("reno has no presets"), "{e}");
+    }
+
+    #[test]
+    fn params_override_defaults_and_are_recorded() {
+        let p = serde_json::json!({"beta": 0.7});
+        let c = CcConfig::from_name("newreno", Some(&p)).unwrap();
+        assert_eq!(c.params_json(), serde_json::json!({"beta": 0.7}));
+        assert!(tcp_algorithms().iter().any(|a| a.name == "reno" && a.params["beta"] == 0.5));
     }
 
     #[test]

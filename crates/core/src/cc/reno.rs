@@ -10,7 +10,7 @@
 //! Deviation: RFC 5681 eq. (4) halves FlightSize, Linux halves cwnd. We follow the RFC; the two
 //! agree whenever the sender is window-limited, which is when congestion is detected.
 
-use super::{cong_avoid_ai, slow_start, AckSample, CcState, CongestionControl, CongestionEvent};
+use super::{cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -19,6 +19,8 @@ pub struct RenoConfig {
     /// Multiplicative decrease factor (RFC 5681 eq. 4: one half).
     pub beta: f64,
 }
+
+impl CcParams for RenoConfig {}
 
 impl Default for RenoConfig {
     fn default() -> Self {

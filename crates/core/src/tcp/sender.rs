@@ -34,6 +34,8 @@ pub(super) struct Timers {
     pub(super) rto: Option<SimTime>,
     /// A rate-based application produces its next message.
     pub(super) app: Option<SimTime>,
+    /// The pacing gap since the last transmission ends (algorithms with a pacing rate).
+    pub(super) pace: Option<SimTime>,
 }
 
 /// Whether the window, rather than the application or rwnd, limited sending in the last round
@@ -84,6 +86,8 @@ pub struct TcpSender {
     /// A segment was sent since the last `poll_transmit` that returned `None`.
     burst_sent: bool,
     completed_at: Option<SimTime>,
+    /// Earliest instant the next segment may leave when the algorithm paces.
+    next_send: SimTime,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
 }
@@ -110,6 +114,7 @@ impl TcpSender {
             usage: CwndUsage::default(),
             burst_sent: false,
             completed_at: None,
+            next_send: SimTime::ZERO,
             timeouts: 0,
             fast_recoveries: 0,
         }
@@ -223,8 +228,13 @@ impl TcpSender {
             self.timers.rto = Some(now + self.rtt.rto());
         }
         self.st.in_flight = self.sb.pipe();
+        self.st.snd_nxt = self.sb.high_tx();
         self.cc.inner_mut().on_sent(&mut self.st, now);
         let len = self.app.len(seq);
+        if let Some(rate) = self.cc.inner().pacing_rate(&self.st) {
+            // Space segments by their serialisation time at the pacing rate.
+            self.next_send = now + rate.tx_time(len + TCP_IP_HEADER);
+        }
         Packet {
             flow: self.addr.flow,
             src: self.addr.local,
@@ -264,6 +274,8 @@ impl TcpSender {
             }
             self.sb.mark_lost_by_sack(self.cfg.dupthresh);
         }
+        self.st.snd_una = self.sb.una();
+        self.st.delivered += cum.delivered + sacked.segments;
         // The latest clean send time gives the RTT of the segment that triggered this ACK.
         let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent);
         if let Some(r) = rtt {
@@ -309,6 +321,9 @@ impl Transport for TcpSender {
         if self.timers.app.is_some_and(|t| t <= now) {
             self.timers.app = None; // `poll_transmit` sends the new message.
         }
+        if self.timers.pace.is_some_and(|t| t <= now) {
+            self.timers.pace = None; // `poll_transmit` may send again.
+        }
         if self.timers.rto.is_some_and(|t| t <= now) {
             self.timers.rto = None;
             self.on_retransmission_timeout(now);
@@ -317,6 +332,12 @@ impl Transport for TcpSender {
 
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         if !self.begin(now) {
+            return None;
+        }
+        if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
+            // Paced: the sender, not the application, holds data back until `next_send`.
+            self.timers.pace = Some(self.next_send);
+            self.end_burst(true);
             return None;
         }
         match self.next_segment(now) {
@@ -336,7 +357,7 @@ impl Transport for TcpSender {
         if !self.started {
             return Some(self.start);
         }
-        [self.timers.rto, self.timers.app].into_iter().flatten().min()
+        [self.timers.rto, self.timers.app, self.timers.pace].into_iter().flatten().min()
     }
 
     fn probe(&self) -> Probe {
@@ -389,6 +410,35 @@ mod tests {
 
     fn new_segments(range: std::ops::Range<u64>) -> Vec<(u64, bool)> {
         range.map(|s| (s, false)).collect()
+    }
+
+    /// A fixed-window algorithm that paces at 12 Mbit/s: one 1500-byte segment per millisecond.
+    struct PacedFixed;
+    impl crate::cc::CongestionControl for PacedFixed {
+        fn name(&self) -> &'static str {
+            "paced-fixed"
+        }
+        fn on_ack(&mut self, _st: &mut CcState, _ack: &AckSample) {}
+        fn on_congestion(&mut self, st: &mut CcState, _ev: &crate::cc::CongestionEvent) {
+            st.ssthresh = st.cwnd;
+        }
+        fn pacing_rate(&self, _st: &CcState) -> Option<Rate> {
+            Some(Rate::mbps(12))
+        }
+    }
+
+    #[test]
+    fn a_pacing_algorithm_spaces_segments_by_its_rate() {
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), AnyCc::Custom(Box::new(PacedFixed)), file(100), SimTime::ZERO);
+        s.handle_timeout(SimTime::ZERO);
+        // The window (10) would allow a burst of 10; pacing lets one out per 1500 B at 12 Mbit/s.
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..1));
+        assert_eq!(s.poll_timeout(), Some(ms(1)));
+        assert_eq!(drain(&mut s, SimTime::from_nanos(999_000)), vec![]);
+        s.handle_timeout(ms(1));
+        assert_eq!(drain(&mut s, ms(1)), new_segments(1..2));
+        s.handle_timeout(ms(2));
+        assert_eq!(drain(&mut s, ms(2)), new_segments(2..3));
     }
 
     #[test]
