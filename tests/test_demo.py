@@ -68,3 +68,10 @@ def test_full_demo_from_the_command_line(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["demo", "-o", str(tmp_path / "demo")])
     assert result.exit_code == 0, result.stderr
     assert (tmp_path / "demo" / "index.html").is_file()
+
+
+def test_per_algorithm_variants_cover_every_tcp_algorithm() -> None:
+    sc = parse_header("w.toml", "# W\n#\n# text\n#\n# variants per algorithm: flows[0].cc\n")
+    names = [a.name for a in ccarena.algorithms() if a.protocol == "tcp"]
+    assert sc.variants == [(n, [f"flows[0].cc={n}"]) for n in names]
+    assert "reno" in names

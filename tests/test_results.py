@@ -147,3 +147,15 @@ def test_report_html_from_synthetic_results(raw: dict[str, Any], tmp_path: Path)
         assert (tmp_path / "report" / png).read_bytes().startswith(PNG_MAGIC)
     assert (tmp_path / "report" / "x" / "v1" / "flows.parquet").is_file()
     assert (tmp_path / "report" / "y" / "summary.json").is_file()
+
+
+def test_cwnd_by_algorithm_draws_one_line_per_algorithm(tmp_path: Path) -> None:
+    scenario = {
+        "duration": "3s",
+        "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms"},
+        "flows": [{"cc": "reno"}],
+    }
+    fig = plots.cwnd_by_algorithm(scenario, ["reno", "newreno"], tmp_path / "cwnd.png")
+    assert (tmp_path / "cwnd.png").is_file()
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert len(labels) == 2 and labels[0].startswith("reno") and labels[1].startswith("newreno")

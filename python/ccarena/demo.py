@@ -8,6 +8,8 @@ A demo scenario is an ordinary scenario file whose leading comment block explain
     #
     # variant tahoe: flows[0].recovery=tahoe       <- optional: run once per variant, with these
     # variant sack: flows[0].recovery=sack            overrides, and show the runs side by side
+    # variants per algorithm: flows[0].cc          <- or: one variant per TCP algorithm the
+                                                      core provides, setting this key to its name
 
 The header is plain TOML comments, so the file stays a valid scenario that ``ccarena run`` accepts.
 """
@@ -22,11 +24,12 @@ from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-from ccarena.api import RunResult, run
+from ccarena.api import RunResult, algorithms, run
 
 __all__ = ["DemoScenario", "parse_header", "bundled", "demo_scenarios", "run_demo"]
 
 _VARIANT = re.compile(r"^variant\s+([A-Za-z0-9_.\-]+)\s*:\s*(.*)$")
+_PER_ALGORITHM = re.compile(r"^variants\s+per\s+algorithm\s*:\s*(\S+)$")
 
 
 @dataclass
@@ -63,6 +66,10 @@ def parse_header(name: str, text: str) -> DemoScenario:
         if m:
             variants.append((m.group(1), shlex.split(m.group(2))))
             continue
+        m = _PER_ALGORITHM.match(line)
+        if m:
+            variants.extend((a.name, [f"{m.group(1)}={a.name}"]) for a in algorithms() if a.protocol == "tcp")
+            continue
         if not title:
             title = line
             continue
@@ -85,7 +92,7 @@ def bundled(*parts: str) -> Traversable:
 
 
 #: The main job of `make demo`, in report order: bundled scenarios (``scenarios/NAME.toml``).
-DEMO = ("reno-pair", "reno-rtt", "recovery-compare", "random-loss", "cbr-vs-reno")
+DEMO = ("reno-pair", "reno-rtt", "recovery-compare", "random-loss", "cbr-vs-reno", "window-dynamics")
 
 
 def demo_scenarios() -> list[DemoScenario]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
-__all__ = ["plot_goodput", "plot_cwnd", "plot_queue", "goodput_series"]
+__all__ = ["plot_goodput", "plot_cwnd", "plot_queue", "goodput_series", "cwnd_by_algorithm"]
 
 _MAX_LEGEND = 24
 
@@ -137,6 +137,31 @@ def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | No
             ax.step(g["t_s"], cwnd, where="post", lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
     ax.set_ylim(bottom=0)
     return _finish(fig, ax, path)
+
+
+def cwnd_by_algorithm(
+    scenario: Any,
+    algorithms: Sequence[str] | None = None,
+    path: str | Path | None = None,
+    *,
+    key: str = "flows[0].cc",
+    overrides: Sequence[str] = (),
+) -> Figure:
+    """Run ``scenario`` once per congestion-control algorithm and overlay the windows.
+
+    ``algorithms`` defaults to every TCP algorithm the core provides; each run sets ``key`` (by
+    default the first flow group's ``cc``) to the algorithm's name, after ``overrides``.
+    Example, the window dynamics of three algorithms on one bottleneck::
+
+        from ccarena.plots import cwnd_by_algorithm
+        cwnd_by_algorithm("scenarios/window-dynamics.toml", ["reno", "cubic", "htcp"], "cwnd.png")
+    """
+    from ccarena.api import algorithms as available
+    from ccarena.api import run
+
+    names = list(algorithms) if algorithms is not None else [a.name for a in available() if a.protocol == "tcp"]
+    results = {name: run(scenario, overrides=[*overrides, f"{key}={name}"]) for name in names}
+    return plot_cwnd(results, path)
 
 
 def plot_queue(
