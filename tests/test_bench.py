@@ -26,6 +26,11 @@ def test_bench_runs_a_scenario_in_a_child_process(tiny_file: Path) -> None:
     assert row.count("|") == text.splitlines()[-3].count("|")  # matches the header
 
 
+def test_bench_applies_overrides(tiny_file: Path) -> None:
+    report = run_bench("tiny", scenario=tiny_file, overrides=["flows[0].count=3"])
+    assert report.flows == 3
+
+
 def test_cpu_model_is_named() -> None:
     assert cpu_model()
 

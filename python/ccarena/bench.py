@@ -20,7 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -121,13 +121,14 @@ def run_bench(
     repeat: int = 1,
     log: Callable[[str], None] | None = None,
     scenario: ScenarioSource | None = None,
+    overrides: Iterable[str] = (),
 ) -> BenchReport:
     """Run benchmark ``case`` (a bundled ``scenarios/bench/CASE.toml``, or ``scenario`` if given)
-    ``repeat`` times, each in a new Python process."""
+    with ``overrides`` applied, ``repeat`` times, each in a new Python process."""
     from ccarena import _core
-    from ccarena.scenario import load, to_json
+    from ccarena.scenario import apply_overrides, load, to_json
 
-    scenario_json = to_json(load(scenario if scenario is not None else _case_file(case)))
+    scenario_json = to_json(apply_overrides(load(scenario if scenario is not None else _case_file(case)), overrides))
     _core.validate(scenario_json)  # a bad scenario is reported here, not as a child's traceback
     samples: list[BenchSample] = []
     peaks: list[int] = []  # KiB

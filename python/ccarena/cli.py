@@ -253,15 +253,17 @@ def demo(
 def bench(
     case: Annotated[str, typer.Option(help="Benchmark case: a file scenarios/bench/CASE.toml bundled with the package.")] = "b1",
     repeat: Annotated[int, typer.Option(min=1, help="How many times to run it (each in a fresh process).")] = 1,
+    set_: SetOption = None,
 ) -> None:
     """Time a benchmark scenario and print a row for BENCHMARKS.md.
 
     Each repetition runs in a fresh Python process; reports engine wall time, simulated events/s,
-    packets forwarded/s, peak memory, CPU and Python version."""
+    packets forwarded/s, peak memory, CPU and Python version. `--set` changes the case, e.g.
+    `ccarena bench --set flows[0].cc=cubic` times B1 with CUBIC flows."""
     from ccarena.bench import format_report, run_bench
 
     try:
-        report = run_bench(case, repeat=repeat, log=lambda s: typer.echo(s, err=True))
+        report = run_bench(case, repeat=repeat, overrides=set_ or (), log=lambda s: typer.echo(s, err=True))
     except RuntimeError as exc:  # the benchmark process failed
         _fail(str(exc), 1)
     typer.echo(format_report(report))
