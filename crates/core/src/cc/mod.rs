@@ -6,7 +6,10 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod highspeed;
+pub mod htcp;
 pub mod reno;
+pub mod scalable;
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -123,6 +126,10 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
     fn preset(_name: &str) -> Option<Self> {
         None
     }
+    /// Checks values serde cannot (ranges, orderings): a one-line error `field: value ...: expected ...`.
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
@@ -149,10 +156,12 @@ fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&V
     for (k, v) in overrides {
         merged.insert(k.clone(), v.clone());
     }
-    serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
+    let resolved: P = serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
         let path = e.path().to_string();
         if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
-    })
+    })?;
+    resolved.validate()?;
+    Ok(resolved)
 }
 
 /// What `ccarena algorithms` shows about one algorithm.
@@ -234,6 +243,9 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+    "highspeed" => HighSpeed(highspeed::HighSpeed, HighSpeedConfig), "HighSpeed TCP: AIMD with a(w), b(w) from the window (RFC 3649)";
+    "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
+    "htcp" => Htcp(htcp::Htcp, HtcpConfig), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.

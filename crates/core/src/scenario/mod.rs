@@ -594,7 +594,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
 fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<TcpOptions, ScenarioError> {
     let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
     let cc_config = CcConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
-        if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") {
+        if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") && !msg.starts_with("unknown preset") {
             ScenarioError::new(format!("{path}.cc_params"), msg)
         } else {
             ScenarioError::new(format!("{path}.cc"), msg)
