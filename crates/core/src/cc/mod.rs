@@ -6,7 +6,11 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod compound;
+pub mod fast;
 pub mod reno;
+mod round_rtt;
+pub mod vegas;
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -123,6 +127,20 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
     fn preset(_name: &str) -> Option<Self> {
         None
     }
+    /// Checks the values' ranges once parsed: `Err("name: ...")` names the bad parameter.
+    fn validate(&self) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// For `CcParams::validate`: an error naming the parameter, its value and what is allowed,
+/// unless `ok` (write conditions so that NaN fails them).
+pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{name}: got {value}, expected {allowed}"))
+    }
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
@@ -138,7 +156,7 @@ fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&V
             }
         })?,
     };
-    let Some(params) = params else { return Ok(base) };
+    let Some(params) = params else { return base.validate().map(|()| base) };
     let Value::Object(overrides) = params else {
         return Err(format!("expected a table of parameters, got {params}"));
     };
@@ -149,10 +167,12 @@ fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&V
     for (k, v) in overrides {
         merged.insert(k.clone(), v.clone());
     }
-    serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
+    let resolved: P = serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
         let path = e.path().to_string();
         if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
-    })
+    })?;
+    resolved.validate()?;
+    Ok(resolved)
 }
 
 /// What `ccarena algorithms` shows about one algorithm.
@@ -234,6 +254,9 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+    "vegas" => Vegas(vegas::Vegas, VegasConfig), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
+    "fast" => Fast(fast::Fast, FastConfig), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
+    "compound" => Compound(compound::Compound, CompoundConfig), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
