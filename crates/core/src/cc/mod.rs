@@ -6,10 +6,14 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod compound;
+pub mod fast;
 pub mod highspeed;
 pub mod htcp;
 pub mod reno;
+mod round_rtt;
 pub mod scalable;
+pub mod vegas;
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -126,9 +130,19 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
     fn preset(_name: &str) -> Option<Self> {
         None
     }
-    /// Checks values serde cannot (ranges, orderings): a one-line error `field: value ...: expected ...`.
+    /// Checks the values' ranges once parsed: `Err("name: ...")` names the bad parameter.
     fn validate(&self) -> Result<(), String> {
         Ok(())
+    }
+}
+
+/// For `CcParams::validate`: an error naming the parameter, its value and what is allowed,
+/// unless `ok` (write conditions so that NaN fails them).
+pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{name}: got {value}, expected {allowed}"))
     }
 }
 
@@ -145,7 +159,7 @@ fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&V
             }
         })?,
     };
-    let Some(params) = params else { return Ok(base) };
+    let Some(params) = params else { return base.validate().map(|()| base) };
     let Value::Object(overrides) = params else {
         return Err(format!("expected a table of parameters, got {params}"));
     };
@@ -246,6 +260,9 @@ algorithms! {
     "highspeed" => HighSpeed(highspeed::HighSpeed, HighSpeedConfig), "HighSpeed TCP: AIMD with a(w), b(w) from the window (RFC 3649)";
     "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
     "htcp" => Htcp(htcp::Htcp, HtcpConfig), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
+    "vegas" => Vegas(vegas::Vegas, VegasConfig), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
+    "fast" => Fast(fast::Fast, FastConfig), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
+    "compound" => Compound(compound::Compound, CompoundConfig), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
