@@ -254,7 +254,7 @@ impl World {
                 }
                 Event::WarmupEnd => self.snapshot_warmup(),
             }
-            if self.events % PROGRESS_EVERY == 0 && !progress(self.now.as_nanos() as f64 / self.end.as_nanos().max(1) as f64) {
+            if self.events.is_multiple_of(PROGRESS_EVERY) && !progress(self.now.as_nanos() as f64 / self.end.as_nanos().max(1) as f64) {
                 return RunOutcome::Interrupted;
             }
         }

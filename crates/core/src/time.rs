@@ -107,11 +107,11 @@ impl Sub for SimTime {
 fn fmt_nanos(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     if ns == 0 {
         write!(f, "0s")
-    } else if ns % 1_000_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000_000) {
         write!(f, "{}s", ns / 1_000_000_000)
     } else if ns >= 1_000_000_000 {
         write!(f, "{}s", ns as f64 * 1e-9)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         write!(f, "{}ms", ns / 1_000_000)
     } else if ns >= 1_000_000 {
         write!(f, "{}ms", ns as f64 * 1e-6)
@@ -165,9 +165,9 @@ impl Rate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = self.0;
-        if b >= 1_000_000_000 && b % 1_000_000 == 0 {
+        if b >= 1_000_000_000 && b.is_multiple_of(1_000_000) {
             write!(f, "{}Gbps", b as f64 / 1e9)
-        } else if b >= 1_000_000 && b % 1_000 == 0 {
+        } else if b >= 1_000_000 && b.is_multiple_of(1_000) {
             write!(f, "{}Mbps", b as f64 / 1e6)
         } else if b >= 1_000 {
             write!(f, "{}kbps", b as f64 / 1e3)
@@ -206,7 +206,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         "" => return Err(format!("{s:?} has no unit: expected {allowed}")),
         _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
-    if !(v >= 0.0) || !v.is_finite() {
+    if !v.is_finite() || v < 0.0 {
         return Err(format!("{s:?} must be a non-negative duration"));
     }
     Ok(SimDuration::from_secs_f64(v * scale))
@@ -226,7 +226,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
     let bps = v * scale;
-    if !(bps >= 1.0) || !bps.is_finite() {
+    if !bps.is_finite() || bps < 1.0 {
         return Err(format!("{s:?} must be a positive rate of at least 1bps"));
     }
     Ok(Rate(bps.round() as u64))
@@ -248,7 +248,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
     let b = v * scale;
-    if !(b >= 0.0) || !b.is_finite() {
+    if !b.is_finite() || b < 0.0 {
         return Err(format!("{s:?} must be a non-negative size"));
     }
     Ok(b.round() as u64)

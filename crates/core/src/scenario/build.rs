@@ -70,7 +70,7 @@ impl Net {
         self.names.push(name);
         NodeId(self.names.len() as u32 - 1)
     }
-    fn link(&mut self, name: Option<String>, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
+    fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
         self.links.push(Link::new(name, from, to, rate, delay, queue_disc(queue), loss));
@@ -241,18 +241,18 @@ fn build_dumbbell(d: &Dumbbell, plans: &[FlowPlan], seed: u64, net: &mut Net) ->
     let right = net.node("right".into());
     let (rate, delay) = (d.bottleneck_rate.0, d.bottleneck_delay.0);
     let loss = d.loss.as_ref().map(|l| loss_model(l, seed, 0));
-    net.link(Some("bottleneck".into()), left, right, rate, delay, &defaults.queue, loss);
-    net.link(Some("bottleneck_rev".into()), right, left, rate, delay, &defaults.queue, None);
+    net.link(Some("bottleneck".into()), (left, right), rate, delay, &defaults.queue, loss);
+    net.link(Some("bottleneck_rev".into()), (right, left), rate, delay, &defaults.queue, None);
     let mut ends = Vec::new();
     for (i, p) in plans.iter().enumerate() {
         let s = net.node(format!("src{i}"));
         let r = net.node(format!("dst{i}"));
         let a = p.access_delay.unwrap_or(defaults.access_delay);
         let q = &defaults.access_queue;
-        net.link(None, s, left, defaults.access_rate, a, q, None);
-        net.link(None, left, s, defaults.access_rate, a, q, None);
-        net.link(None, right, r, defaults.access_rate, a, q, None);
-        net.link(None, r, right, defaults.access_rate, a, q, None);
+        net.link(None, (s, left), defaults.access_rate, a, q, None);
+        net.link(None, (left, s), defaults.access_rate, a, q, None);
+        net.link(None, (right, r), defaults.access_rate, a, q, None);
+        net.link(None, (r, right), defaults.access_rate, a, q, None);
         ends.push((s, r));
     }
     ends
@@ -268,8 +268,8 @@ fn build_graph(g: &Graph, seed: u64, net: &mut Net, plans: &[FlowPlan]) -> Vec<(
         let (a, b) = (id_of(&l.a), id_of(&l.b));
         let q = l.queue.as_ref().unwrap_or(&g.queue);
         let loss = l.loss.as_ref().map(|spec| loss_model(spec, seed, net.links.len() as u32));
-        net.link(None, a, b, l.rate.0, l.delay.0, q, loss);
-        net.link(None, b, a, l.rate.0, l.delay.0, q, None);
+        net.link(None, (a, b), l.rate.0, l.delay.0, q, loss);
+        net.link(None, (b, a), l.rate.0, l.delay.0, q, None);
     }
     plans
         .iter()

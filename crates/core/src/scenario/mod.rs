@@ -603,11 +603,11 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
     // `newreno` names Reno's window rule with RFC 6582 recovery.
     let recovery = g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
     let initial_cwnd = g.initial_cwnd.unwrap_or(10.0);
-    if !(initial_cwnd >= 1.0 && initial_cwnd <= 1e6) {
+    if !(1.0..=1e6).contains(&initial_cwnd) {
         return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));
     }
     if let Some(s) = g.initial_ssthresh {
-        if !(s >= 2.0) || !s.is_finite() {
+        if !s.is_finite() || s < 2.0 {
             return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected at least 2 segments")));
         }
     }
