@@ -6,7 +6,13 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod bic;
+pub mod cubic;
+mod param_checks;
 pub mod reno;
+
+#[cfg(test)]
+mod ack_clock;
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -234,6 +240,8 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+    "cubic" => Cubic(cubic::Cubic, CubicConfig), "W(t) = C(t-K)^3 + W_max, Reno-friendly region, HyStart (RFC 9438)";
+    "bic" => Bic(bic::Bic, BicConfig), "binary search toward W_max, S_max/S_min steps, max probing (Xu et al. 2004)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
