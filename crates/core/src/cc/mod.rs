@@ -6,14 +6,20 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod bic;
 pub mod compound;
+pub mod cubic;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
+mod param_checks;
 pub mod reno;
 mod round_rtt;
 pub mod scalable;
 pub mod vegas;
+
+#[cfg(test)]
+mod ack_clock;
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -257,6 +263,8 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+    "cubic" => Cubic(cubic::Cubic, CubicConfig), "W(t) = C(t-K)^3 + W_max, Reno-friendly region, HyStart (RFC 9438)";
+    "bic" => Bic(bic::Bic, BicConfig), "binary search toward W_max, S_max/S_min steps, max probing (Xu et al. 2004)";
     "highspeed" => HighSpeed(highspeed::HighSpeed, HighSpeedConfig), "HighSpeed TCP: AIMD with a(w), b(w) from the window (RFC 3649)";
     "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
     "htcp" => Htcp(htcp::Htcp, HtcpConfig), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
