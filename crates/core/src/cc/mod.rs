@@ -6,6 +6,7 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod libra;
 pub mod reno;
 
 use crate::time::{Rate, SimDuration, SimTime};
@@ -234,6 +235,7 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
+    "libra" => Libra(libra::Libra, LibraConfig), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
