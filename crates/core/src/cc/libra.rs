@@ -21,8 +21,8 @@
 //! Why this is RTT-fair: with a common loss rate `p`, an AIMD flow that adds `a` per RTT and
 //! removes the fraction `b` per loss sends `x ∝ sqrt(a/(b·p)) / T`. Here `a/b = 2αT²/T₁`, so
 //! `x ∝ sqrt(2α/(T₁·p))`: the RTT cancels (the `T + T₀` factors cancel too; `T₀` sets the size
-//! of the steps, not the share). With synchronised losses the same holds: each flow regains
-//! `b·w` in `T₁/(2α)` seconds whatever its RTT.
+//! of the steps, not the share). With synchronised losses the same holds: a flow sending `x`
+//! segments/s regains `b·w` in `T₁·x/(2α)` seconds whatever its RTT.
 //!
 //! Capacity by packet pair (the paper's "estimation" component: the bottleneck capacity is
 //! estimated at the start of the session). Two segments sent at the same instant leave the
@@ -91,7 +91,7 @@ pub struct LibraConfig {
 impl Default for LibraConfig {
     fn default() -> Self {
         LibraConfig {
-            k1: 1.0,                                // our choice: epoch T₁/(2k₁P) = 0.5 s at an empty queue
+            k1: 1.0,                                // our choice: a link-filling flow regains a loss in T₁/(2k₁P) = 0.5 s at P = 1
             k2: 2.0,                                // our choice: P ∈ [e^−2, 1] = [0.14, 1]
             t0: Dur(SimDuration::from_secs(1)),     // our choice: every terrestrial RTT is ≪ T₀
             t1: Dur(SimDuration::from_secs(1)),     // = T₀: decrease → ½ (seed 003 Table 2.1, AIMD(α, 0.5))
