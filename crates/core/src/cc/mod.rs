@@ -12,6 +12,7 @@ pub mod cubic;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
+pub mod libra;
 mod param_checks;
 pub mod reno;
 mod round_rtt;
@@ -271,6 +272,7 @@ algorithms! {
     "vegas" => Vegas(vegas::Vegas, VegasConfig), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
     "fast" => Fast(fast::Fast, FastConfig), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
+    "libra" => Libra(libra::Libra, LibraConfig), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
