@@ -726,4 +726,15 @@ mod tests {
         let e = err(g);
         assert!(e.starts_with("flows[0].dst: unknown node \"C\""), "{e}");
     }
+
+    #[test]
+    fn ecn_and_source_quench_are_tcp_flow_options() {
+        let s = Scenario::from_toml(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\necn = true\nsource_quench = true")).unwrap();
+        let n = s.normalised();
+        assert_eq!((n["flows"][0]["ecn"].as_bool(), n["flows"][0]["source_quench"].as_bool()), (Some(true), Some(true)));
+        let udp = BASE.replace("cc = \"reno\"", "protocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }\necn = true");
+        assert_eq!(err(&udp), "flows[0].ecn: is a TCP option: this group has protocol = \"udp\"");
+        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"red\", limit = \"100pkt\", max_p = 0 }\n[[flows]]"));
+        assert!(e.starts_with("topology.queue.max_p: 0 is not a probability"), "{e}");
+    }
 }
