@@ -6,6 +6,7 @@
 //! endpoint at most one live timer. Timers are never removed: each carries the generation it was
 //! armed with, and a popped timer whose generation is stale is ignored.
 
+use crate::net::icmp::{self, QuenchCode};
 use crate::net::link::{Arrival, Link};
 use crate::net::packet::{FlowId, Header, LinkId, NodeId, Packet, PacketSlab, PktId};
 use crate::net::routing::Routes;
@@ -298,21 +299,41 @@ impl World {
     }
 
     fn enter_link(&mut self, l: LinkId, id: PktId) {
+        let link = &mut self.links[l.0 as usize];
+        let router = link.from;
+        let adm = link.arrive(self.now, id, self.slab.get_mut(id));
         let pkt = *self.slab.get(id);
-        match self.links[l.0 as usize].arrive(self.now, id, &pkt) {
+        let c = &mut self.counters[pkt.flow.0 as usize];
+        c.ce_marked_pkts += adm.marked as u64;
+        match adm.arrival {
             Arrival::Queued => {}
             Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
             Arrival::Dropped(_) => {
                 self.slab.remove(id);
-                let c = &mut self.counters[pkt.flow.0 as usize];
-                if pkt.header.is_data() {
-                    c.dropped_pkts += 1;
-                    c.in_flight_pkts -= 1;
-                } else {
-                    c.ack_dropped_pkts += 1;
+                match pkt.header {
+                    h if h.is_data() => {
+                        c.dropped_pkts += 1;
+                        c.in_flight_pkts -= 1;
+                    }
+                    Header::IcmpSourceQuench { .. } => c.sq_dropped_pkts += 1,
+                    _ => c.ack_dropped_pkts += 1,
                 }
             }
         }
+        if let Some(code) = adm.quench {
+            self.send_source_quench(router, &pkt, code);
+        }
+    }
+
+    /// The router `at` tells the source of `orig` (RFC 792): a new packet, routed from `at`.
+    fn send_source_quench(&mut self, at: NodeId, orig: &Packet, code: QuenchCode) {
+        let Some(sq) = icmp::source_quench(self.now, at, orig, code) else { return };
+        let c = &mut self.counters[sq.flow.0 as usize];
+        c.sq_sent_pkts += 1;
+        c.sq_sent_bytes += sq.size as u64;
+        let id = self.slab.insert(sq);
+        self.peak_packets = self.peak_packets.max(self.slab.live() as u64);
+        self.at_node(at, id);
     }
 
     fn deliver(&mut self, id: PktId) {
@@ -330,6 +351,12 @@ impl World {
                 c.delay.record(delay);
             }
             ends.receiver
+        } else if let Header::IcmpSourceQuench { of_data, .. } = pkt.header {
+            let c = &mut self.counters[pkt.flow.0 as usize];
+            c.sq_received_pkts += 1;
+            c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
+            // The quoted packet's source: the sender for data, the receiver for an ACK.
+            if of_data { ends.sender } else { ends.receiver }
         } else {
             ends.sender
         };

@@ -102,6 +102,15 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("completion_s", fl(&|i| nan_or(probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()))));
     flows.push("timeouts", u(&|i| probes[i].0.timeouts));
     flows.push("fast_recoveries", u(&|i| probes[i].0.fast_recoveries));
+    // Explicit congestion signals: ECN marks and ICMP Source Quench (whole run, warm-up included).
+    flows.push("ce_marked_pkts", u(&|i| c[i].ce_marked_pkts));
+    flows.push("ecn_reductions", u(&|i| probes[i].0.ecn_reductions));
+    flows.push("sq_sent_pkts", u(&|i| c[i].sq_sent_pkts));
+    flows.push("sq_bytes", u(&|i| c[i].sq_sent_bytes));
+    flows.push("sq_received_pkts", u(&|i| c[i].sq_received_pkts));
+    flows.push("sq_dropped_pkts", u(&|i| c[i].sq_dropped_pkts));
+    flows.push("sq_delay_mean_s", fl(&|i| if c[i].sq_received_pkts > 0 { c[i].sq_delay_ns as f64 / c[i].sq_received_pkts as f64 * ns } else { f64::NAN }));
+    flows.push("sq_reductions", u(&|i| probes[i].0.sq_reductions));
 
     let s = std::mem::take(&mut w.flow_series);
     let mut flow_series = Table::default();
@@ -144,6 +153,9 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
         .map(|i| ls.link.iter().zip(&ls.t_s).zip(&ls.max_queue_pkts).filter(|((l, t), _)| **l as usize == i && **t > warmup_s).map(|(_, m)| *m).max().unwrap_or(0))
         .collect();
     links.push("max_queue_pkts", lu(&|i| max_q[i]));
+    links.push("early_dropped_pkts", lu(&|i| lc[i].early_dropped_pkts));
+    links.push("marked_pkts", lu(&|i| lc[i].marked_pkts));
+    links.push("sq_sent_pkts", lu(&|i| lc[i].quench_pkts));
     links.push("meas_duration_s", Column::F64(vec![meas_ns * 1e-9; ln]));
 
     let link_names: Vec<String> = w.links.iter().map(|l| l.name.clone()).collect();

@@ -9,17 +9,20 @@
 //! transmission and the next arrival at the far end. The event queue therefore stays
 //! O(links + timers) however many packets are in flight.
 
+use super::icmp::QuenchCode;
 use super::loss::LossModel;
-use super::packet::{NodeId, Packet, PktId};
-use super::queue::{Admit, Occupancy, QueueDisc};
+use super::packet::{Header, NodeId, Packet, PktId};
+use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
-    /// The queue discipline refused it (buffer full, or AQM).
+    /// The buffer was full.
     Queue,
+    /// The queue discipline dropped it early (RED).
+    Early,
     /// The link's loss model.
     Loss,
 }
@@ -34,6 +37,16 @@ pub enum Arrival {
     Dropped(DropCause),
 }
 
+/// What the link did with an arriving packet, and what the router must tell the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Admission {
+    pub arrival: Arrival,
+    /// The queue set Congestion Experienced on the packet (RFC 3168).
+    pub marked: bool,
+    /// The router at the link's input must send an ICMP Source Quench about the packet.
+    pub quench: Option<QuenchCode>,
+}
+
 /// Cumulative counters of a link direction.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkCounters {
@@ -44,6 +57,12 @@ pub struct LinkCounters {
     pub queue_pkt_ns: u128,
     /// ∫ queue bytes dt, byte·nanoseconds.
     pub queue_byte_ns: u128,
+    /// Of the drops, those the queue discipline made early (RED).
+    pub early_dropped_pkts: u64,
+    /// Packets marked Congestion Experienced (RFC 3168).
+    pub marked_pkts: u64,
+    /// ICMP Source Quench messages the router sent about packets at this link (RFC 792).
+    pub quench_pkts: u64,
 }
 
 pub struct Link {
@@ -97,33 +116,54 @@ impl Link {
         self.last_change = now;
     }
 
-    /// A packet arrives at the link's input.
-    pub fn arrive(&mut self, now: SimTime, id: PktId, pkt: &Packet) -> Arrival {
+    /// A packet arrives at the link's input. The queue may set its CE mark.
+    pub fn arrive(&mut self, now: SimTime, id: PktId, pkt: &mut Packet) -> Admission {
+        let quench_on_drop = self.disc.source_quench().then_some(QuenchCode::Dropped);
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
                 self.counters.dropped_pkts += 1;
-                return Arrival::Dropped(DropCause::Loss);
+                // As in seed 004 §5.3, where ns-2's error model discards at the router's queue.
+                return self.admission(Arrival::Dropped(DropCause::Loss), false, quench_on_drop);
             }
         }
-        if self.in_service.is_none() {
+        let link_idle = self.in_service.is_none();
+        let ect = matches!(pkt.header, Header::TcpData { ect: true, .. });
+        let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
+        let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: pkt.size, ect, link_idle }) {
+            Admit::Enqueue => (false, None),
+            Admit::EnqueueMarked => (true, None),
+            Admit::EnqueueQuenched => (false, Some(QuenchCode::CongestionExperienced)),
+            Admit::DropFull => {
+                self.counters.dropped_pkts += 1;
+                return self.admission(Arrival::Dropped(DropCause::Queue), false, quench_on_drop);
+            }
+            Admit::DropEarly => {
+                self.counters.dropped_pkts += 1;
+                self.counters.early_dropped_pkts += 1;
+                return self.admission(Arrival::Dropped(DropCause::Early), false, quench_on_drop);
+            }
+        };
+        if marked {
+            pkt.ce = true;
+            self.counters.marked_pkts += 1;
+        }
+        let arrival = if link_idle {
             debug_assert!(self.buffer.is_empty());
             self.in_service = Some(id);
-            return Arrival::Transmitting { done_at: now + self.rate.tx_time(pkt.size) };
-        }
-        let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
-        match self.disc.admit(now, occ, pkt.size) {
-            Admit::Enqueue => {
-                self.account(now);
-                self.buffer.push_back((id, pkt.size));
-                self.buffer_bytes += pkt.size as u64;
-                self.max_queue = self.max_queue.max(self.buffer.len() as u64);
-                Arrival::Queued
-            }
-            Admit::Drop => {
-                self.counters.dropped_pkts += 1;
-                Arrival::Dropped(DropCause::Queue)
-            }
-        }
+            Arrival::Transmitting { done_at: now + self.rate.tx_time(pkt.size) }
+        } else {
+            self.account(now);
+            self.buffer.push_back((id, pkt.size));
+            self.buffer_bytes += pkt.size as u64;
+            self.max_queue = self.max_queue.max(self.buffer.len() as u64);
+            Arrival::Queued
+        };
+        self.admission(arrival, marked, quench)
+    }
+
+    fn admission(&mut self, arrival: Arrival, marked: bool, quench: Option<QuenchCode>) -> Admission {
+        self.counters.quench_pkts += quench.is_some() as u64;
+        Admission { arrival, marked, quench }
     }
 
     /// The packet in service finished serialisation at `now`. It enters the pipe; returns
@@ -143,6 +183,7 @@ impl Link {
             self.in_service = Some(next);
             Some(now + self.rate.tx_time(size))
         } else {
+            self.disc.on_idle(now);
             None
         };
         (schedule_arrival, next_done)
@@ -182,7 +223,8 @@ impl Link {
 mod tests {
     use super::*;
     use crate::net::packet::{FlowId, Header};
-    use crate::net::queue::{DropTail, QueueLimit};
+    use crate::net::queue::{DropTail, QueueLimit, Red, RedConfig};
+    use crate::rng::{Rng, StreamKind};
 
     fn pkt() -> Packet {
         Packet {
@@ -197,7 +239,7 @@ mod tests {
     }
 
     fn link(limit: u64) -> Link {
-        let disc = QueueDisc::DropTail(DropTail { limit: QueueLimit::Packets(limit) });
+        let disc = QueueDisc::DropTail(DropTail::new(QueueLimit::Packets(limit)));
         Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::from_millis(5), disc, None)
     }
 
@@ -206,8 +248,8 @@ mod tests {
         let mut l = link(10);
         let t0 = SimTime::ZERO;
         // 1250 B at 10 Mbit/s = 1 ms.
-        assert_eq!(l.arrive(t0, PktId(0), &pkt()), Arrival::Transmitting { done_at: SimTime::from_millis(1) });
-        assert_eq!(l.arrive(t0, PktId(1), &pkt()), Arrival::Queued);
+        assert_eq!(l.arrive(t0, PktId(0), &mut pkt()).arrival, Arrival::Transmitting { done_at: SimTime::from_millis(1) });
+        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
         let (arr, next) = l.finish_transmission(SimTime::from_millis(1), |_| 1250);
         assert_eq!(arr, Some(SimTime::from_millis(6)));
         assert_eq!(next, Some(SimTime::from_millis(2)));
@@ -223,13 +265,54 @@ mod tests {
     fn full_buffer_drops_and_occupancy_integrates() {
         let mut l = link(1);
         let t0 = SimTime::ZERO;
-        l.arrive(t0, PktId(0), &pkt());
-        assert_eq!(l.arrive(t0, PktId(1), &pkt()), Arrival::Queued);
-        assert_eq!(l.arrive(t0, PktId(2), &pkt()), Arrival::Dropped(DropCause::Queue));
+        l.arrive(t0, PktId(0), &mut pkt());
+        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
+        assert_eq!(l.arrive(t0, PktId(2), &mut pkt()).arrival, Arrival::Dropped(DropCause::Queue));
         l.finish_transmission(SimTime::from_millis(1), |_| 1250);
         let c = l.counters(SimTime::from_millis(2));
         assert_eq!(c.dropped_pkts, 1);
         // One packet waited 1 ms.
         assert_eq!(c.queue_pkt_ns, 1_000_000);
+    }
+
+    #[test]
+    fn a_quenching_queue_reports_code_zero_for_drops_and_no_message_for_admitted_packets() {
+        let mut d = DropTail::new(QueueLimit::Packets(1));
+        d.source_quench = true;
+        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::DropTail(d), None);
+        let t0 = SimTime::ZERO;
+        assert_eq!(l.arrive(t0, PktId(0), &mut pkt()).quench, None);
+        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).quench, None);
+        let full = l.arrive(t0, PktId(2), &mut pkt());
+        assert_eq!((full.arrival, full.quench), (Arrival::Dropped(DropCause::Queue), Some(QuenchCode::Dropped)));
+        assert_eq!(l.counters(t0).quench_pkts, 1);
+    }
+
+    #[test]
+    fn red_with_ecn_marks_the_packet_in_place_instead_of_dropping_it() {
+        // w_q = 1, thresholds 0..1 and max_p = 1: a packet that finds another waiting sees
+        // avg ≥ max_th and is acted on for sure; ECT packets are marked, never dropped, while the
+        // buffer has room.
+        let cfg = RedConfig { min_th: 0.0, max_th: 1.0, max_p: 1.0, wq: 1.0, ecn: true, ..RedConfig::default() };
+        let red = Red::new(cfg, QueueLimit::Packets(100), Rate::mbps(10), Rng::stream(1, StreamKind::Queue, 0));
+        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::Red(Box::new(red)), None);
+        let mut ect = pkt();
+        ect.header = Header::TcpData { seq: 0, len: 1210, retransmit: false, ect: true, cwr: false };
+        let t0 = SimTime::ZERO;
+        let mut p = ect;
+        assert!(!l.arrive(t0, PktId(0), &mut p).marked, "avg 0: the first packet passes");
+        let mut p = ect;
+        assert!(!l.arrive(t0, PktId(1), &mut p).marked, "the buffer was still empty");
+        let mut marked = 0;
+        for i in 2..10 {
+            let mut p = ect;
+            let a = l.arrive(t0, PktId(i), &mut p);
+            assert_eq!(a.arrival, Arrival::Queued);
+            assert_eq!(a.marked, p.ce);
+            marked += a.marked as u64;
+        }
+        assert_eq!(marked, 8);
+        assert_eq!(l.counters(t0).marked_pkts, 8);
+        assert_eq!(l.counters(t0).dropped_pkts, 0);
     }
 }

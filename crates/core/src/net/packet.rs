@@ -79,6 +79,8 @@ pub enum Header {
         retransmit: bool,
         /// ECN-capable transport codepoint set (RFC 3168).
         ect: bool,
+        /// Congestion Window Reduced: the sender answered an ECN-Echo (RFC 3168 §6.1.2).
+        cwr: bool,
     },
     /// A pure TCP acknowledgement.
     TcpAck {
@@ -90,6 +92,17 @@ pub enum Header {
     },
     /// A UDP datagram.
     Udp { seq: u64, len: u32 },
+    /// ICMP Source Quench from a router to the source of a packet it dropped or chose to drop
+    /// (RFC 792; see [`crate::net::icmp`]).
+    IcmpSourceQuench {
+        code: crate::net::icmp::QuenchCode,
+        /// The quoted packet's sequence number (an ACK's cumulative ACK number).
+        seq: u64,
+        /// The quoted packet carried data (sender to receiver) rather than an ACK.
+        of_data: bool,
+        /// When the quoted copy was sent (stands for its IP identification).
+        quoted_sent_at: SimTime,
+    },
 }
 
 impl Header {
@@ -101,7 +114,7 @@ impl Header {
     pub fn payload(&self) -> u32 {
         match *self {
             Header::TcpData { len, .. } | Header::Udp { len, .. } => len,
-            Header::TcpAck { .. } => 0,
+            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => 0,
         }
     }
 }

@@ -28,6 +28,16 @@ pub struct FlowCounters {
     /// Sum and count of delays in the current sample interval.
     pub interval_delay_ns: u128,
     pub interval_delay_count: u64,
+    /// Data packets a queue marked Congestion Experienced (RFC 3168).
+    pub ce_marked_pkts: u64,
+    /// ICMP Source Quench messages routers sent about this flow's packets, and their bytes.
+    pub sq_sent_pkts: u64,
+    pub sq_sent_bytes: u64,
+    /// Source Quench messages that reached an endpoint of this flow / were lost on the way.
+    pub sq_received_pkts: u64,
+    pub sq_dropped_pkts: u64,
+    /// Sum of the times from a router's decision to its Source Quench reaching the source, ns.
+    pub sq_delay_ns: u128,
 }
 
 /// The subset of counters snapshotted at warm-up and at each sample.

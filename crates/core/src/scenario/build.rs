@@ -10,7 +10,7 @@ use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::packet::{FlowId, LinkId, NodeId, TCP_IP_HEADER};
-use crate::net::queue::{DropTail, QueueDisc, QueueLimit};
+use crate::net::queue::QueueLimit;
 use crate::net::routing::{Edge, Routes};
 use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
@@ -60,6 +60,8 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
 /// Network under construction.
 #[derive(Default)]
 struct Net {
+    /// The scenario's seed (queues with randomness draw from per-link streams).
+    seed: u64,
     names: Vec<String>,
     links: Vec<Link>,
     edges: Vec<Edge>,
@@ -73,14 +75,9 @@ impl Net {
     fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
-        self.links.push(Link::new(name, from, to, rate, delay, queue_disc(queue), loss));
+        let disc = queue.build(rate, self.seed, id.0);
+        self.links.push(Link::new(name, from, to, rate, delay, disc, loss));
         self.edges.push(Edge { id, from, to, delay });
-    }
-}
-
-fn queue_disc(q: &QueueSpec) -> QueueDisc {
-    match q {
-        QueueSpec::Droptail { limit } => QueueDisc::DropTail(DropTail { limit: limit.0 }),
     }
 }
 
@@ -104,7 +101,6 @@ pub struct DumbbellDefaults {
 }
 
 pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
-    use super::units::Limit;
     let bneck = d.bottleneck_rate.0;
     // Access links much faster than the bottleneck, so that the bottleneck is where queues form.
     let access_rate = d.access_rate.map(|r| r.0).unwrap_or(Rate(bneck.0.saturating_mul(10).max(1_000_000_000)));
@@ -113,12 +109,12 @@ pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
     // of thumb), at least 10 packets.
     let rtt = d.bottleneck_delay.0.saturating_mul(2) + access_delay.saturating_mul(4);
     let bdp_pkts = (bneck.bytes_in(rtt) / TYPICAL_PACKET).max(10);
-    let queue = d.queue.clone().unwrap_or(QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(bdp_pkts)) });
-    let bneck_limit = match &queue {
-        QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(n)) } => *n,
-        QueueSpec::Droptail { limit: Limit(QueueLimit::Bytes(b)) } => b / TYPICAL_PACKET,
+    let queue = d.queue.clone().unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp_pkts)));
+    let bneck_limit = match queue.limit() {
+        QueueLimit::Packets(n) => n,
+        QueueLimit::Bytes(b) => b / TYPICAL_PACKET,
     };
-    let access_queue = d.access_queue.clone().unwrap_or(QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(bneck_limit.max(1000))) });
+    let access_queue = d.access_queue.clone().unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bneck_limit.max(1000))));
     DumbbellDefaults { access_rate, access_delay, queue, access_queue }
 }
 
@@ -150,7 +146,7 @@ impl Scenario {
                 plans.push(FlowPlan { group: g, start, access_delay });
             }
         }
-        let mut net = Net::default();
+        let mut net = Net { seed: self.seed, ..Net::default() };
         let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
             Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
             Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
@@ -191,6 +187,8 @@ impl Scenario {
                         recovery: t.recovery,
                         delayed_ack: t.delayed_ack.then(DelayedAck::default),
                         rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
+                        ecn: t.ecn,
+                        source_quench: t.source_quench,
                         ..TcpConfig::default()
                     };
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, plan.start))));

@@ -6,6 +6,7 @@
 //! with their path as prefix, and cross-field rules are checked.
 
 pub mod build;
+pub mod queue;
 pub mod units;
 
 use crate::cc::CcConfig;
@@ -15,7 +16,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-use units::{Bytes, Dur, Limit, RateQ, Spread};
+pub use queue::QueueSpec;
+use queue::parse_queue;
+use units::{Bytes, Dur, RateQ, Spread};
 
 /// An invalid scenario: which field, and what is wrong with it (one line).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +116,8 @@ struct RawFlowGroup {
     rwnd: Option<Bytes>,
     src: Option<String>,
     dst: Option<String>,
+    ecn: Option<bool>,
+    source_quench: Option<bool>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,18 +194,6 @@ pub struct GraphLink {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
-pub enum QueueSpec {
-    Droptail { limit: Limit },
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DropTailParams {
-    limit: Limit,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LossSpec {
     Bernoulli { p: f64 },
     Periodic { every: u64 },
@@ -264,6 +257,10 @@ pub struct TcpOptions {
     /// Bytes; `None` = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<Bytes>,
+    /// ECN-capable (RFC 3168): ECT on data, reduce once per window on ECN-Echo.
+    pub ecn: bool,
+    /// SQM-Response to ICMP Source Quench (seed 004 §3.3).
+    pub source_quench: bool,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -390,17 +387,6 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioError> {
-    let (kind, rest) = kind_of(v, path, &["droptail"])?;
-    match kind.as_str() {
-        "droptail" => {
-            let p: DropTailParams = parse_at(&rest, path)?;
-            Ok(QueueSpec::Droptail { limit: p.limit })
-        }
-        _ => unreachable!("kind_of checked the kind"),
-    }
-}
-
 fn parse_loss(v: &Value, path: &str) -> Result<LossSpec, ScenarioError> {
     let (kind, rest) = kind_of(v, path, &["bernoulli", "periodic", "drop_list"])?;
     match kind.as_str() {
@@ -460,7 +446,7 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
 fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, ScenarioError> {
     let queue = match m.remove("queue") {
         Some(q) => parse_queue(&q, "topology.queue")?,
-        None => QueueSpec::Droptail { limit: Limit(QueueLimit::Packets(100)) },
+        None => QueueSpec::droptail(QueueLimit::Packets(100)),
     };
     let nodes: Vec<String> = match m.remove("nodes") {
         Some(n) => parse_at(&n, "topology.nodes")?,
@@ -555,7 +541,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
     let tcp = match protocol {
         Protocol::Tcp => Some(parse_tcp_options(&g, path, &app, mss)?),
         Protocol::Udp => {
-            let tcp_only: [(&str, bool); 7] = [
+            let tcp_only: [(&str, bool); 9] = [
                 ("cc", g.cc.is_some()),
                 ("cc_params", g.cc_params.is_some()),
                 ("recovery", g.recovery.is_some()),
@@ -563,6 +549,8 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
                 ("initial_ssthresh", g.initial_ssthresh.is_some()),
                 ("min_rto", g.min_rto.is_some()),
                 ("delayed_ack", g.delayed_ack.is_some() || g.rwnd.is_some()),
+                ("ecn", g.ecn.is_some()),
+                ("source_quench", g.source_quench.is_some()),
             ];
             if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
                 return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"udp\""));
@@ -631,6 +619,8 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
         delayed_ack: g.delayed_ack.unwrap_or(false),
         rwnd: g.rwnd,
+        ecn: g.ecn.unwrap_or(false),
+        source_quench: g.source_quench.unwrap_or(false),
     })
 }
 
@@ -735,5 +725,16 @@ mod tests {
         "#;
         let e = err(g);
         assert!(e.starts_with("flows[0].dst: unknown node \"C\""), "{e}");
+    }
+
+    #[test]
+    fn ecn_and_source_quench_are_tcp_flow_options() {
+        let s = Scenario::from_toml(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\necn = true\nsource_quench = true")).unwrap();
+        let n = s.normalised();
+        assert_eq!((n["flows"][0]["ecn"].as_bool(), n["flows"][0]["source_quench"].as_bool()), (Some(true), Some(true)));
+        let udp = BASE.replace("cc = \"reno\"", "protocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }\necn = true");
+        assert_eq!(err(&udp), "flows[0].ecn: is a TCP option: this group has protocol = \"udp\"");
+        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"red\", limit = \"100pkt\", max_p = 0 }\n[[flows]]"));
+        assert!(e.starts_with("topology.queue.max_p: 0 is not a probability"), "{e}");
     }
 }

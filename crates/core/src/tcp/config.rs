@@ -78,6 +78,11 @@ pub struct TcpConfig {
     /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss. Default 3
     /// (RFC 5681 §3.2, RFC 6675 `DupThresh`).
     pub dupthresh: u32,
+    /// ECN-capable connection (RFC 3168): ECT on new data, ECN-Echo until CWR, one window
+    /// reduction per window of data. Default false (the seed papers' TCPs predate it).
+    pub ecn: bool,
+    /// SQM-Response to ICMP Source Quench (seed 004 §3.3–3.4). Default false.
+    pub source_quench: bool,
 }
 
 impl Default for TcpConfig {
@@ -93,6 +98,8 @@ impl Default for TcpConfig {
             delayed_ack: None,
             rwnd: u64::MAX,
             dupthresh: 3,
+            ecn: false,
+            source_quench: false,
         }
     }
 }

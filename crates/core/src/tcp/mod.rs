@@ -23,6 +23,8 @@
 //! | `recovery.rs`   | the Open / Recovery / Loss state machine, per variant  | RFC 5681, 6582, 6675 |
 //! | `sender.rs`     | transmission, ACK processing, timers, CC glue          | RFC 5681, 6298       |
 //! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
+//! | `ecn.rs`        | ECT, ECN-Echo response once per window, CWR            | RFC 3168 §6.1        |
+//! | `sqm.rs`        | SQM-Response to ICMP Source Quench                     | seed 004 §3.3–3.4    |
 //!
 //! The connection starts established at the sender's `start` time; a `File` application's
 //! completion time is when its last segment is cumulatively acknowledged.
@@ -35,8 +37,8 @@
 //! - NextSeg rules 3 and 4 (RFC 6675 §4) are not implemented, and a lost retransmission is only
 //!   detected by the retransmission timer (no RACK, no lost-retransmit detection). Without PRR,
 //!   RFC 6675's pipe rule can release two segments per ACK when every other segment was lost.
-//! - ECN: the receiver echoes CE as ECE on the ACK covering the marked segment; the sender sends
-//!   not-ECT and ignores ECE (no RFC 3168 response yet).
+//! - ECN (`ecn = true`) and SQM-Response (`source_quench = true`) are off by default; their
+//!   own deviations are listed in `ecn.rs` and `sqm.rs`.
 //! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
 //! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
 //! - The receiver has no quick-ACK mode and never reneges on SACKed data.
@@ -44,12 +46,14 @@
 //!   choice); RFC 5681 suggests at most one SMSS per ACK.
 
 pub mod config;
+mod ecn;
 mod ranges;
 pub mod receiver;
 mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+mod sqm;
 
 #[cfg(test)]
 mod testutil;

@@ -12,8 +12,10 @@
 //! with the payload bytes it holds, so a hole filled delivers the island behind it in O(1).
 //!
 //! Deviations: no receive-buffer limit (the sender's `rwnd` models it); no quick-ACK mode at
-//! connection start (Linux acknowledges the first segments at once); ECN: the ACK that covers a
-//! CE-marked segment carries ECE, without RFC 3168's "until CWR" persistence.
+//! connection start (Linux acknowledges the first segments at once, and again on CE).
+//!
+//! ECN (RFC 3168 §6.1.3, when the connection is ECN-capable): after a CE-marked segment every
+//! ACK carries ECE until a segment with CWR arrives; CE on that segment starts a new echo.
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::SeqRanges;
@@ -35,8 +37,10 @@ pub struct TcpReceiver {
     unacked: u32,
     /// When the delayed ACK must go out, if one is pending.
     delack_at: Option<SimTime>,
-    /// A CE-marked segment arrived since the last ACK.
-    ce_pending: bool,
+    /// The connection is ECN-capable (RFC 3168).
+    ecn: bool,
+    /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
+    ece: bool,
     /// SACK blocks of the last ACK, most recent first (RFC 2018 §4 repeats them).
     reported: SackBlocks,
     /// ACKs built and not yet taken by `poll_transmit`.
@@ -53,7 +57,8 @@ impl TcpReceiver {
             delayed_ack: cfg.delayed_ack.clone(),
             unacked: 0,
             delack_at: None,
-            ce_pending: false,
+            ecn: cfg.ecn,
+            ece: false,
             reported: SackBlocks::default(),
             outbox: VecDeque::with_capacity(4),
         }
@@ -105,7 +110,7 @@ impl TcpReceiver {
         self.reported = sack;
         self.unacked = 0;
         self.delack_at = None;
-        let ece = std::mem::take(&mut self.ce_pending);
+        let ece = self.ece;
         self.outbox.push_back(Packet {
             flow: self.addr.flow,
             src: self.addr.local,
@@ -152,8 +157,11 @@ impl TcpReceiver {
 
 impl Transport for TcpReceiver {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
-        if let Header::TcpData { seq, len, .. } = pkt.header {
-            self.ce_pending |= pkt.ce;
+        if let Header::TcpData { seq, len, cwr, .. } = pkt.header {
+            if self.ecn {
+                // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR segment re-arms.
+                self.ece = (self.ece && !cwr) || pkt.ce;
+            }
             self.on_segment(now, seq, len);
         }
     }
@@ -195,7 +203,7 @@ mod tests {
             size: len + TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData { seq, len, retransmit: false, ect: false },
+            header: Header::TcpData { seq, len, retransmit: false, ect: false, cwr: false },
         }
     }
 
@@ -325,13 +333,19 @@ mod tests {
     }
 
     #[test]
-    fn congestion_experienced_is_echoed_on_the_next_ack() {
-        let mut r = immediate();
+    fn congestion_experienced_is_echoed_until_cwr_when_ecn_is_on() {
+        let cfg = TcpConfig { delayed_ack: None, ecn: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         let mut p = data(0, 1000);
         p.ce = true;
         r.handle_packet(t, &p);
         assert_eq!(drain(&mut r, t), vec![(1, vec![], true)]);
-        assert_eq!(recv(&mut r, t, 1), vec![(2, vec![], false)]);
+        // RFC 3168 §6.1.3: every later ACK echoes too, until a segment with CWR arrives.
+        assert_eq!(recv(&mut r, t, 1), vec![(2, vec![], true)]);
+        // Without ECN negotiated, CE is not echoed.
+        let mut plain = immediate();
+        plain.handle_packet(t, &p);
+        assert_eq!(drain(&mut plain, t), vec![(1, vec![], false)]);
     }
 }

@@ -8,6 +8,11 @@
 //! Recovery → Open       SND.UNA ≥ high_water (reno: any ACK that advances SND.UNA)
 //! Loss     → Open       SND.UNA ≥ high_water
 //! any      → Loss       retransmission timeout
+//! Open     → Cwr        ECN-Echo (ecn.rs, RFC 3168)      Cwr → Open at SND.UNA ≥ high_water
+//! Open/Cwr → SourceQuench   ICMP Source Quench (sqm.rs, seed 004)   → Open when SND.UNA >
+//!                       icmp_recover
+//! Cwr, SourceQuench → Recovery   loss detected as from Open, without cutting ssthresh again
+//!                       (sourcequench: only for a hole no quench reported)
 //! ```
 //!
 //! `high_water` is SND.MAX when the episode began (RFC 6582 `recover` and RFC 6675
@@ -66,6 +71,17 @@ pub(super) enum CaState {
         /// and keeps ssthresh (RFC 5681 §3.1).
         entry_una: u64,
     },
+    /// The window was cut for an ECN-Echo (RFC 3168; Linux CA_CWR): no growth, no retransmission.
+    Cwr {
+        /// SND.MAX at the cut: the state ends when SND.UNA reaches it.
+        high_water: u64,
+    },
+    /// SQM-Response to an ICMP Source Quench (seed 004 §3.3): cwnd += 1/cwnd per ACK.
+    SourceQuench {
+        /// The highest segment reported by a quench in this episode (resent for code 0); the
+        /// episode ends when it is acknowledged.
+        icmp_recover: u64,
+    },
 }
 
 /// Loss-recovery phase, for probes and tests.
@@ -76,6 +92,10 @@ pub enum Phase {
     Recovery,
     /// Recovering from a timeout (or tahoe's fast retransmit) in slow start.
     Loss,
+    /// One window after an ECN-Echo reduction.
+    Cwr,
+    /// SQM-Response to an ICMP Source Quench.
+    SourceQuench,
 }
 
 impl CaState {
@@ -84,13 +104,20 @@ impl CaState {
             CaState::Open => Phase::Open,
             CaState::Recovery { .. } => Phase::Recovery,
             CaState::Loss { .. } => Phase::Loss,
+            CaState::Cwr { .. } => Phase::Cwr,
+            CaState::SourceQuench { .. } => Phase::SourceQuench,
         }
     }
 
-    /// The congestion controller may grow the window (everywhere but fast recovery, where the
-    /// recovery scheme owns cwnd).
+    /// The congestion controller may grow the window: not in fast recovery or SQM-Response,
+    /// where the recovery scheme owns cwnd, nor in Cwr (Linux `tcp_in_cwnd_reduction`).
     pub(super) fn allows_growth(self) -> bool {
-        !matches!(self, CaState::Recovery { .. })
+        matches!(self, CaState::Open | CaState::Loss { .. })
+    }
+
+    /// Duplicate ACKs may start fast recovery in this state.
+    fn detects_loss(self) -> bool {
+        matches!(self, CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. })
     }
 }
 
@@ -112,6 +139,8 @@ impl TcpSender {
                         self.leave_loss();
                     }
                 }
+                CaState::Cwr { high_water } => self.on_ack_in_cwr(high_water),
+                CaState::SourceQuench { icmp_recover } => self.on_ack_in_source_quench(icmp_recover),
             }
         } else if self.is_dupack(new_sack_info) {
             self.dupacks += 1;
@@ -121,7 +150,8 @@ impl TcpSender {
                 self.st.cwnd += 1.0;
             }
         }
-        if self.state == CaState::Open && self.loss_detected() && self.may_enter_recovery() {
+        let unreported = !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
+        if self.state.detects_loss() && self.loss_detected() && self.may_enter_recovery() && unreported {
             self.enter_recovery(now);
         }
         restart_rto
@@ -146,11 +176,15 @@ impl TcpSender {
         }
     }
 
-    /// Fast retransmit: Open → Recovery (tahoe: → Loss).
+    /// Fast retransmit: Open → Recovery (tahoe: → Loss). From Cwr or SourceQuench the window
+    /// was already cut in this round trip and ssthresh stays (RFC 3168 §6.1.2).
     fn enter_recovery(&mut self, now: SimTime) {
-        let flight_size = self.sb.packets_out();
-        let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
-        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        if self.state == CaState::Open {
+            let flight_size = self.sb.packets_out();
+            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
+            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        }
+        self.note_window_reduction();
         self.fast_recoveries += 1;
         let high_water = self.sb.high_tx();
         self.recover = Some(high_water);
@@ -241,6 +275,8 @@ impl TcpSender {
             CaState::Recovery { .. } => true,
             // RFC 5681 §3.1: SND.UNA was already retransmitted in this episode: hold ssthresh.
             CaState::Loss { entry_una, .. } => entry_una == self.sb.una(),
+            // ECN or SQM cut ssthresh within this round trip (Linux `tcp_enter_loss` in CA_CWR).
+            CaState::Cwr { .. } | CaState::SourceQuench { .. } => true,
         };
         if !same_event {
             let ev = CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: self.sb.packets_out() };
@@ -251,6 +287,7 @@ impl TcpSender {
         let high_water = self.sb.high_tx();
         self.recover = Some(high_water);
         self.enter_loss(high_water);
+        self.note_window_reduction();
         self.timers.rto = Some(now + self.rtt.rto());
         self.st.in_flight = self.sb.pipe();
     }

@@ -37,6 +37,7 @@ const SACKED: u8 = 1 << 0; // [SACKED_ACKED] the receiver holds it
 const LOST: u8 = 1 << 1; // [LOST] deemed lost: not counted in pipe unless retransmitted
 const RETRANS: u8 = 1 << 2; // [SACKED_RETRANS] retransmitted and that copy still outstanding
 const EVER_RETRANS: u8 = 1 << 3; // [EVER_RETRANS] sent more than once: no RTT sample (Karn)
+const QUENCHED: u8 = 1 << 4; // an ICMP Source Quench reported this segment dropped (SQM-Response)
 
 #[derive(Clone, Copy, Debug)]
 struct Seg {
@@ -133,6 +134,10 @@ impl Scoreboard {
     /// True if `seq` is outstanding and SACKed.
     pub fn is_sacked(&self, seq: u64) -> bool {
         (self.una..self.high_tx()).contains(&seq) && self.seg(seq).flags & SACKED != 0
+    }
+    /// True if `seq` is outstanding and a Source Quench reported a copy of it dropped.
+    pub fn is_quenched(&self, seq: u64) -> bool {
+        (self.una..self.high_tx()).contains(&seq) && self.seg(seq).flags & QUENCHED != 0
     }
     /// When the latest copy of outstanding segment `seq` was sent.
     pub fn sent_at(&self, seq: u64) -> SimTime {
@@ -265,6 +270,29 @@ impl Scoreboard {
         self.lost_out += 1;
         self.lost_end = self.lost_end.max(seq + 1);
         self.retx_hint = self.retx_hint.min(seq);
+        true
+    }
+
+    /// An ICMP Source Quench reports that the copy of `seq` sent at `copy_sent_at` was dropped:
+    /// flag it lost (if that copy was a retransmission, the retransmission is no longer in
+    /// flight) so NextSeg rule 1 resends it. Returns false if there is nothing to resend: the
+    /// segment is acknowledged or SACKed, or a later copy is already on its way.
+    pub fn quench(&mut self, seq: u64, copy_sent_at: SimTime) -> bool {
+        if !(self.una..self.high_tx()).contains(&seq) {
+            return false;
+        }
+        let s = *self.seg(seq);
+        if s.flags & SACKED != 0 || s.sent_at != copy_sent_at {
+            return false;
+        }
+        if s.flags & RETRANS != 0 {
+            self.seg_mut(seq).flags &= !RETRANS;
+            self.retrans_out -= 1;
+            self.retx_hint = self.retx_hint.min(seq);
+        } else {
+            self.flag_lost(seq);
+        }
+        self.seg_mut(seq).flags |= QUENCHED;
         true
     }
 
@@ -468,5 +496,27 @@ mod tests {
         }
         assert_eq!(sb.lost_out(), 1);
         assert_eq!(sb.mark_next, 997);
+    }
+
+    #[test]
+    fn a_quench_flags_the_dropped_copy_lost_once_and_ignores_stale_reports() {
+        let mut sb = sent(10);
+        assert!(sb.quench(4, t(4)));
+        assert!(sb.is_lost(4) && sb.is_quenched(4));
+        assert_eq!((sb.lost_out(), sb.pipe(), sb.next_retransmission()), (1, 9, Some(4)));
+        sb.on_retransmitted(4, t(20));
+        assert_eq!(sb.pipe(), 10);
+        // A report about the first copy, now that a second one is in flight, changes nothing.
+        assert!(!sb.quench(4, t(4)));
+        assert_eq!(sb.pipe(), 10);
+        // The retransmission itself was dropped: it must go again.
+        assert!(sb.quench(4, t(20)));
+        assert_eq!((sb.retrans_out(), sb.pipe(), sb.next_retransmission()), (0, 9, Some(4)));
+        // Acknowledged or SACKed segments are not resent.
+        sack(&mut sb, 6, 7);
+        assert!(!sb.quench(6, t(6)));
+        sb.ack_cumulative(2);
+        assert!(!sb.quench(1, t(1)));
+        assert!(!sb.is_quenched(5));
     }
 }

@@ -18,7 +18,9 @@
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
 use super::config::{Recovery, TcpConfig};
+use super::ecn::EcnState;
 use super::recovery::{CaState, Phase};
+use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use crate::app::AppSource;
@@ -90,6 +92,8 @@ pub struct TcpSender {
     next_send: SimTime,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
+    pub(super) ecn: EcnState,
+    pub(super) sqm: SqmState,
 }
 
 impl TcpSender {
@@ -117,6 +121,8 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             timeouts: 0,
             fast_recoveries: 0,
+            ecn: EcnState::default(),
+            sqm: SqmState::default(),
         }
     }
 
@@ -242,7 +248,14 @@ impl TcpSender {
             size: len + TCP_IP_HEADER,
             sent_at: now,
             ce: false,
-            header: Header::TcpData { seq, len, retransmit, ect: false },
+            // RFC 3168 §6.1.5: retransmissions are not ECT; CWR goes on the first new segment.
+            header: Header::TcpData {
+                seq,
+                len,
+                retransmit,
+                ect: self.cfg.ecn && !retransmit,
+                cwr: !retransmit && self.ecn.take_cwr(),
+            },
         }
     }
 
@@ -263,7 +276,7 @@ impl TcpSender {
         self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
-    fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks) {
+    fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks, ece: bool) {
         let prev_una = self.sb.una();
         let could_grow = self.state.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
@@ -285,13 +298,18 @@ impl TcpSender {
             self.cc.inner_mut().on_rtt_sample(&mut self.st, now, r);
         }
         let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
+        if ece {
+            self.on_ecn_echo(now, ack);
+        }
         if self.sb.packets_out() == 0 {
             self.timers.rto = None; // RFC 6298 §5.2
         } else if ack > prev_una && restart_rto {
             self.timers.rto = Some(now + self.rtt.rto()); // RFC 6298 §5.3
         }
         let acked = cum.delivered + sacked.segments;
-        if ack > prev_una && could_grow && self.state.allows_growth() && self.is_cwnd_limited() {
+        // RFC 3168 §6.1.2: no growth in response to an ECN-Echo.
+        let echo = ece && self.cfg.ecn;
+        if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
             self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
@@ -303,15 +321,22 @@ impl TcpSender {
 
 impl Transport for TcpSender {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
-        let Header::TcpAck { ack, sack, .. } = pkt.header else { return };
         if !self.started || self.completed_at.is_some() {
             return;
         }
-        // An ACK below SND.UNA is stale; one above SND.MAX acknowledges nothing we sent.
-        if ack < self.sb.una() || ack > self.sb.high_tx() {
-            return;
+        match pkt.header {
+            Header::TcpAck { ack, sack, ece } => {
+                // An ACK below SND.UNA is stale; one above SND.MAX acknowledges nothing we sent.
+                if ack < self.sb.una() || ack > self.sb.high_tx() {
+                    return;
+                }
+                self.on_ack(now, ack, &sack, ece);
+            }
+            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at } => {
+                self.on_source_quench(now, code, seq, quoted_sent_at);
+            }
+            _ => {}
         }
-        self.on_ack(now, ack, &sack);
     }
 
     fn handle_timeout(&mut self, now: SimTime) {
@@ -369,6 +394,8 @@ impl Transport for TcpSender {
             completed_at: self.completed_at,
             timeouts: self.timeouts,
             fast_recoveries: self.fast_recoveries,
+            ecn_reductions: self.ecn.reductions,
+            sq_reductions: self.sqm.reductions,
         }
     }
 }
@@ -401,7 +428,7 @@ mod tests {
     fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
         let mut out = Vec::new();
         while let Some(p) = s.poll_transmit(now) {
-            let Header::TcpData { seq, len, retransmit, ect } = p.header else { panic!("{p:?}") };
+            let Header::TcpData { seq, len, retransmit, ect, .. } = p.header else { panic!("{p:?}") };
             assert_eq!((p.size, p.sent_at, p.src, p.dst, ect), (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false));
             out.push((seq, retransmit));
         }
