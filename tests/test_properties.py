@@ -61,8 +61,8 @@ def test_goodput_under_random_loss_follows_the_response_function(recovery: str, 
     )
     goodput = r.flows.loc[0, "goodput_bps"]
     mss = 1460
-    # RTO: min_rto 200 ms dominates srtt + 4 rttvar on this quiet path.
-    padhye = padhye_throughput_bps(mss, rtt, p, rto_s=0.2)
+    # RTO (Linux rule): SRTT + max(4 RTTVAR, min_rto) = 100 + 200 ms on this quiet path.
+    padhye = padhye_throughput_bps(mss, rtt, p, rto_s=0.3)
     mathis = mathis_throughput_bps(mss, rtt, p)
     predicted = padhye if p >= 0.01 else mathis
     assert abs(goodput / predicted - 1) <= 0.20, (goodput, predicted, mathis, padhye)
@@ -88,10 +88,18 @@ def test_two_reno_flows_with_the_same_rtt_share_fairly() -> None:
 
 
 def test_the_flow_with_twice_the_rtt_gets_clearly_less() -> None:
-    r = ccarena.run(two_flows(("40ms", "80ms")))
-    short, long_ = r.flows["goodput_bps"]
-    ratio = long_ / short
-    assert 0.2 <= ratio <= 0.8, ratio
+    # Reno's share falls with RTT (fewer increases per second), and on a drop-tail queue the
+    # long-RTT flow also meets more loss events (a phase effect), so single runs scatter
+    # (0.20-0.27 here): average the ratio over three seeds. Buffer: one BDP at the long RTT.
+    ratios = []
+    for seed in (1, 2, 3):
+        s = two_flows(("40ms", "80ms"))
+        s["seed"] = seed
+        s["topology"]["queue"]["limit"] = "67pkt"
+        short, long_ = ccarena.run(s).flows["goodput_bps"]
+        ratios.append(long_ / short)
+    ratio = float(np.mean(ratios))
+    assert 0.2 <= ratio <= 0.8, ratios
 
 
 # --- Loss recovery: three drops in one window -------------------------------------------------

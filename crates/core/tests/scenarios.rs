@@ -85,3 +85,34 @@ fn cbr_over_udp_gets_its_rate_through_an_idle_link() {
     let expected = 0.007 + 1000.0 * 8.0 / 1e9 * 2.0 + 1000.0 * 8.0 / 10e6;
     assert!((d - expected).abs() < 1e-6, "{d} vs {expected}");
 }
+
+#[test]
+fn a_loss_at_the_start_of_a_burst_is_repaired_without_a_timeout() {
+    // RTT 300 ms, window ~100 segments sent as one 12 ms burst per round trip. Segment 2999 is
+    // the first of a burst: the timer armed when it left would expire about one RTO after it,
+    // before the fast retransmission (one RTT later) can be acknowledged. Re-arming the timer
+    // when the oldest segment is retransmitted (Linux tcp_xmit_retransmit_queue, ns-2
+    // reset_rtx_timer) avoids that spurious timeout, whichever RTO rule is used.
+    for rule in ["linux", "rfc6298"] {
+        let r = run(&format!(
+            r#"
+            duration = "20s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck_rate = "100Mbps"
+            bottleneck_delay = "100ms"
+            queue = {{ kind = "droptail", limit = "5000pkt" }}
+            loss = {{ kind = "drop_list", flow = 0, packets = [3000] }}
+            [[flows]]
+            cc = "reno"
+            recovery = "sack"
+            rtt = "300ms"
+            initial_ssthresh = 64
+            rto = "{rule}"
+            app = {{ kind = "file", size = "6MB" }}
+            "#
+        ));
+        assert_eq!(r.flows.u64s("dropped_pkts")[0], 1, "{rule}");
+        assert_eq!((r.flows.u64s("fast_recoveries")[0], r.flows.u64s("timeouts")[0]), (1, 0), "{rule}");
+    }
+}

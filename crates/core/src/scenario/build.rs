@@ -184,6 +184,7 @@ impl Scenario {
                         initial_cwnd: t.initial_cwnd,
                         initial_ssthresh: t.initial_ssthresh.unwrap_or(f64::INFINITY),
                         min_rto: t.min_rto.0,
+                        rto_rule: t.rto,
                         recovery: t.recovery,
                         delayed_ack: t.delayed_ack.then(DelayedAck::default),
                         rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),

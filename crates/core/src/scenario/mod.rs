@@ -11,7 +11,7 @@ pub mod units;
 
 use crate::cc::CcConfig;
 use crate::net::queue::QueueLimit;
-use crate::tcp::Recovery;
+use crate::tcp::{Recovery, RtoRule};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -112,6 +112,7 @@ struct RawFlowGroup {
     initial_cwnd: Option<f64>,
     initial_ssthresh: Option<f64>,
     min_rto: Option<Dur>,
+    rto: Option<RtoRule>,
     delayed_ack: Option<bool>,
     rwnd: Option<Bytes>,
     src: Option<String>,
@@ -253,6 +254,8 @@ pub struct TcpOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub initial_ssthresh: Option<f64>,
     pub min_rto: Dur,
+    /// How the retransmission timeout follows SRTT and RTTVAR.
+    pub rto: RtoRule,
     pub delayed_ack: bool,
     /// Bytes; `None` = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -541,13 +544,14 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
     let tcp = match protocol {
         Protocol::Tcp => Some(parse_tcp_options(&g, path, &app, mss)?),
         Protocol::Udp => {
-            let tcp_only: [(&str, bool); 9] = [
+            let tcp_only: [(&str, bool); 10] = [
                 ("cc", g.cc.is_some()),
                 ("cc_params", g.cc_params.is_some()),
                 ("recovery", g.recovery.is_some()),
                 ("initial_cwnd", g.initial_cwnd.is_some()),
                 ("initial_ssthresh", g.initial_ssthresh.is_some()),
                 ("min_rto", g.min_rto.is_some()),
+                ("rto", g.rto.is_some()),
                 ("delayed_ack", g.delayed_ack.is_some() || g.rwnd.is_some()),
                 ("ecn", g.ecn.is_some()),
                 ("source_quench", g.source_quench.is_some()),
@@ -617,6 +621,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         initial_cwnd,
         initial_ssthresh: g.initial_ssthresh,
         min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
+        rto: g.rto.unwrap_or(RtoRule::Linux),
         delayed_ack: g.delayed_ack.unwrap_or(false),
         rwnd: g.rwnd,
         ecn: g.ecn.unwrap_or(false),

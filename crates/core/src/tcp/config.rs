@@ -34,6 +34,20 @@ impl Recovery {
     }
 }
 
+/// How the retransmission timeout is computed from SRTT and RTTVAR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RtoRule {
+    /// Linux (`tcp_rtt_estimator`, `tcp_set_rto`): the variation term is floored at `min_rto`,
+    /// `RTO = SRTT + max(4·RTTVAR, min_rto)`, so the timeout stays at least `min_rto` above the
+    /// RTT even when delays never vary (as in a simulator without jitter).
+    Linux,
+    /// RFC 6298 §2: `RTO = max(SRTT + max(G, 4·RTTVAR), min_rto)`. With a constant-delay path
+    /// RTTVAR decays to zero and, once SRTT exceeds `min_rto`, the timeout sits just above SRTT:
+    /// a retransmission's ACK then often arrives after it (a spurious timeout).
+    Rfc6298,
+}
+
 /// Delayed acknowledgements (RFC 5681 §4.2; RFC 1122 §4.2.3.2).
 #[derive(Clone, Debug, PartialEq)]
 pub struct DelayedAck {
@@ -64,6 +78,8 @@ pub struct TcpConfig {
     /// Lower bound of the retransmission timeout. Default 200 ms, Linux `TCP_RTO_MIN` (RFC 6298
     /// §2.4 asks for 1 s; every deployed stack uses less).
     pub min_rto: SimDuration,
+    /// How SRTT and RTTVAR make the timeout. Default Linux's rule (see [`RtoRule`]).
+    pub rto_rule: RtoRule,
     /// Retransmission timeout before the first RTT sample. Default 1 s (RFC 6298 §2.1).
     pub initial_rto: SimDuration,
     /// Upper bound of the (backed-off) retransmission timeout. Default 60 s (RFC 6298 §2.5: "a
@@ -92,6 +108,7 @@ impl Default for TcpConfig {
             initial_cwnd: 10.0,
             initial_ssthresh: f64::INFINITY,
             min_rto: SimDuration::from_millis(200),
+            rto_rule: RtoRule::Linux,
             initial_rto: SimDuration::from_secs(1),
             max_rto: SimDuration::from_secs(60),
             recovery: Recovery::Sack,

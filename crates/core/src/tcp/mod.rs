@@ -58,7 +58,7 @@ mod sqm;
 #[cfg(test)]
 mod testutil;
 
-pub use config::{DelayedAck, Recovery, TcpConfig};
+pub use config::{DelayedAck, Recovery, RtoRule, TcpConfig};
 pub use receiver::TcpReceiver;
 pub use recovery::Phase;
 pub use sender::TcpSender;

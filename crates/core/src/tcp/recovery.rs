@@ -389,7 +389,7 @@ mod tests {
         // Reno: leaves recovery on the partial ACK for 43, halves again for 43, and has too few
         // duplicate ACKs left for 46: a timeout (the case RFC 6582 was written for).
         assert_eq!((rn.fast_recoveries, rn.timeouts), (2, 1));
-        assert_eq!(rn.completed_at, Some(ms(600)));
+        assert_eq!(rn.completed_at, Some(ms(640)));
         assert!(rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200));
     }
 
@@ -502,10 +502,10 @@ mod tests {
         assert_eq!(s.pipe(), 3);
         // Nothing comes back: a timeout marks the unSACKed segments lost again, keeps the
         // SACKed ones, and slow start resends from SND.UNA.
-        // The timer still runs from the first transmission (1 s before any sample): an ACK
-        // that acknowledges no new data does not restart it (RFC 6298 §5.3).
+        // Retransmitting SND.UNA re-armed the timer (Linux `tcp_xmit_retransmit_queue`): the
+        // SACKed segments gave a 100 ms sample, so RTO = 100 + max(4·50, 200) ms from t = 100 ms.
         let rto = s.poll_timeout().unwrap();
-        assert_eq!(rto, SimTime::from_secs(1));
+        assert_eq!(rto, ms(400));
         s.handle_timeout(rto);
         assert_eq!((s.phase(), s.cc_state().cwnd, s.pipe()), (Phase::Loss, 1.0, 0));
         assert_eq!(drain(&mut s, rto), vec![(0, true)]);

@@ -4,7 +4,8 @@
 //! first sample R:       SRTT = R            RTTVAR = R / 2                       (§2.2)
 //! later samples R':     RTTVAR = 3/4 RTTVAR + 1/4 |SRTT − R'|                    (§2.3, β = 1/4)
 //!                       SRTT   = 7/8 SRTT   + 1/8 R'                             (§2.3, α = 1/8)
-//! RTO = clamp(SRTT + max(G, K·RTTVAR), min_rto, max_rto)   K = 4                  (§2.3–2.5)
+//! RTO (rfc6298)  = clamp(SRTT + max(G, K·RTTVAR), min_rto, max_rto)   K = 4       (§2.3–2.5)
+//! RTO (linux)    = min(SRTT + max(K·RTTVAR, min_rto), max_rto)          (tcp_set_rto)
 //! on expiry:            RTO = min(2·RTO, max_rto)                                (§5.5)
 //! ```
 //!
@@ -13,11 +14,13 @@
 //! give a sample (Karn's algorithm) is the scoreboard's business: this estimator takes what it is
 //! given.
 //!
-//! Deviations: `min_rto` defaults to Linux's 200 ms rather than RFC 6298 §2.4's 1 s. Linux's
-//! own estimator (`tcp_rtt_estimator`) differs in detail (mdev tracking, RTTVAR floored at
-//! `min_rto`); this is the RFC's.
+//! The default rule is Linux's: its estimator floors the variation term (`mdev_max`, K·RTTVAR in
+//! RFC terms) at `min_rto` (200 ms), so the timeout never comes closer than `min_rto` to SRTT.
+//! Without jitter RTTVAR decays to zero, and the RFC rule with a 200 ms floor then fires
+//! spuriously on paths whose RTT exceeds 200 ms. Deviations from Linux: its per-round maximum of
+//! mdev (`mdev_max` decays only once per RTT) is not modelled; the RFC's gains are used.
 
-use super::config::TcpConfig;
+use super::config::{RtoRule, TcpConfig};
 use crate::time::SimDuration;
 
 /// Clock granularity G (RFC 6298 §2). Our clock ticks in nanoseconds, so G is a choice, not a
@@ -43,6 +46,7 @@ pub struct RttEstimator {
     min_rtt: Option<SimDuration>,
     /// Consecutive timeouts since the last sample. I.e. the RTO is the base value times 2^backoff.
     backoff: u32,
+    rule: RtoRule,
     min_rto: SimDuration,
     initial_rto: SimDuration,
     max_rto: SimDuration,
@@ -55,6 +59,7 @@ impl RttEstimator {
             rttvar: SimDuration::ZERO,
             min_rtt: None,
             backoff: 0,
+            rule: cfg.rto_rule,
             min_rto: cfg.min_rto,
             initial_rto: cfg.initial_rto,
             max_rto: cfg.max_rto,
@@ -92,11 +97,12 @@ impl RttEstimator {
         doubled.min(self.max_rto)
     }
 
-    /// The timeout before backoff: RFC 6298 §2.1 (no sample) or §2.2–2.3, clamped (§2.4–2.5).
+    /// The timeout before backoff: RFC 6298 §2.1 (no sample), else the configured rule, clamped.
     pub fn base_rto(&self) -> SimDuration {
-        let raw = match self.srtt {
-            None => self.initial_rto,
-            Some(srtt) => srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K)),
+        let raw = match (self.srtt, self.rule) {
+            (None, _) => self.initial_rto,
+            (Some(srtt), RtoRule::Rfc6298) => srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K)),
+            (Some(srtt), RtoRule::Linux) => srtt + self.min_rto.max(self.rttvar.saturating_mul(K)),
         };
         raw.max(self.min_rto).min(self.max_rto)
     }
@@ -157,9 +163,13 @@ mod tests {
         assert_eq!(e.min_rtt(), Some(ms(100)));
     }
 
+    fn rfc6298() -> RttEstimator {
+        RttEstimator::new(&TcpConfig { rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() })
+    }
+
     #[test]
-    fn min_rto_floors_the_timeout_on_short_paths() {
-        let mut e = estimator();
+    fn rfc6298_min_rto_floors_the_timeout_on_short_paths() {
+        let mut e = rfc6298();
         for _ in 0..50 {
             e.on_sample(ms(10));
         }
@@ -170,8 +180,35 @@ mod tests {
     }
 
     #[test]
+    fn rfc6298_timeout_hugs_a_constant_rtt_above_min_rto() {
+        let mut e = rfc6298();
+        for _ in 0..80 {
+            e.on_sample(ms(300));
+        }
+        assert_eq!(e.rto(), ms(301));
+    }
+
+    #[test]
+    fn linux_rule_keeps_min_rto_between_srtt_and_the_timeout() {
+        let mut e = estimator();
+        for _ in 0..80 {
+            e.on_sample(ms(10));
+        }
+        assert_eq!(e.rto(), ms(210));
+        for _ in 0..400 {
+            e.on_sample(ms(300));
+        }
+        // SRTT converges to 300 ms within the integer EWMA's truncation (a few ns).
+        assert!(e.rto().as_nanos().abs_diff(ms(500).as_nanos()) < 1_000, "{}", e.rto());
+        // A large variation dominates the floor: first sample, RTTVAR = 150 ms → 300 + 600.
+        let mut e = estimator();
+        e.on_sample(ms(300));
+        assert_eq!(e.rto(), ms(900));
+    }
+
+    #[test]
     fn granularity_bounds_the_variance_term_from_below() {
-        let cfg = TcpConfig { min_rto: SimDuration::ZERO, ..TcpConfig::default() };
+        let cfg = TcpConfig { min_rto: SimDuration::ZERO, rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() };
         let mut e = RttEstimator::new(&cfg);
         for _ in 0..80 {
             e.on_sample(ms(10));

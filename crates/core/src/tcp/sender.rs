@@ -229,8 +229,11 @@ impl TcpSender {
             self.sb.on_sent_new(now);
         }
         self.burst_sent = true;
-        if self.timers.rto.is_none() {
-            // RFC 6298 §5.1: start the timer when data is sent and it is not running.
+        if self.timers.rto.is_none() || (retransmit && seq == self.sb.una()) {
+            // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
+            // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
+            // otherwise a loss at the start of a burst times out one RTT after the original
+            // transmission, before the fast retransmission could possibly be acknowledged.
             self.timers.rto = Some(now + self.rtt.rto());
         }
         self.st.in_flight = self.sb.pipe();
@@ -542,20 +545,20 @@ mod tests {
     #[test]
     fn tail_loss_is_repaired_by_one_timeout_and_karn_keeps_the_backoff() {
         // RTT 40 ms. Segments 10..19 leave at 40 ms; 19 is lost. The ACK of 18 (at 80 ms)
-        // restarts the timer: RTO = max(200 ms, 40 ms + max(G, 4 RTTVAR)) = 200 ms, so it fires
-        // at 280 ms; the retransmission is acked at 320 ms.
+        // restarts the timer: RTO = 40 ms + max(4·RTTVAR, min_rto) = 240 ms (Linux rule), so it
+        // fires at 320 ms; the retransmission is acked at 360 ms.
         let mut p = Pair::new(TcpConfig::default(), file(20), SimDuration::from_millis(20))
             .dropping_first_transmission_of(&[19]);
-        assert_eq!(p.run_to_completion(ms(5_000)), ms(320));
+        assert_eq!(p.run_to_completion(ms(5_000)), ms(360));
         let pr = p.sender.probe();
         assert_eq!((pr.timeouts, pr.fast_recoveries), (1, 0));
         assert_eq!(p.retransmissions(), vec![19]);
         let at_rto = p.trace.iter().find(|s| s.phase == Phase::Loss).unwrap();
         // One segment outstanding: ssthresh = max(FlightSize / 2, 2) = 2 (RFC 5681 eq. 4).
-        assert_eq!((at_rto.at, at_rto.cwnd, at_rto.ssthresh), (ms(280), 1.0, 2.0));
+        assert_eq!((at_rto.at, at_rto.cwnd, at_rto.ssthresh), (ms(320), 1.0, 2.0));
         // Karn: the ACK of the retransmission gave no sample, so the doubled RTO stands.
         assert_eq!(pr.srtt, Some(SimDuration::from_millis(40)));
-        assert_eq!(p.sender.rto(), SimDuration::from_millis(400));
+        assert_eq!(p.sender.rto(), SimDuration::from_millis(480));
     }
 
     #[test]
@@ -612,8 +615,9 @@ mod tests {
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..2));
         s.handle_packet(ms(30), &ack(1));
         assert_eq!(s.probe().completed_at, None);
-        // SRTT 30 ms, RTTVAR 15 ms: RTO = max(200 ms, 90 ms), restarted by this ACK.
-        assert_eq!(s.poll_timeout(), Some(ms(30 + 200)));
+        // SRTT 30 ms, RTTVAR 15 ms: RTO = SRTT + max(4·RTTVAR, min_rto) = 30 + 200 ms (Linux
+        // rule), restarted by this ACK.
+        assert_eq!(s.poll_timeout(), Some(ms(30 + 230)));
         s.handle_packet(ms(31), &ack(2));
         assert_eq!(s.probe().completed_at, Some(ms(31)));
         assert_eq!(s.poll_timeout(), None);
