@@ -199,6 +199,8 @@ struct Epoch {
     cwnd_epoch: f64,
     /// Reno-friendly estimate W_est, segments.
     w_est: f64,
+    /// K = ∛((origin − cwnd_epoch)/C), seconds: fixed for the epoch, so computed once.
+    k: f64,
 }
 
 /// The curve one RTT ahead of now.
@@ -283,7 +285,7 @@ impl Cubic {
     fn curve(&self, e: &Epoch, now: SimTime, target_rtt: SimDuration, min_rtt: SimDuration) -> CurvePoint {
         let c = self.cfg.c;
         let ahead = now.saturating_since(e.start).as_secs_f64() + target_rtt.as_secs_f64();
-        let k = ((e.origin - e.cwnd_epoch).max(0.0) / c).cbrt();
+        let k = e.k;
         let w = |x: f64| c * (x - k).powi(3) + e.origin;
         // Linux ≤ 2.6.25: beyond the plateau, at most max_increment segments per 100 ms of RTT_min.
         let convex_cap = (self.cfg.max_increment > 0.0 && ahead >= k)
@@ -294,10 +296,11 @@ impl Cubic {
     fn congestion_avoidance(&mut self, st: &mut CcState, now: SimTime, acked: f64) {
         let cwnd = st.cwnd;
         let w_max = self.w_max;
+        let c = self.cfg.c;
         let mut e = *self.epoch.get_or_insert_with(|| {
             // Linux: if last_max_cwnd <= cwnd, K = 0 and the origin is cwnd.
             let origin = w_max.map_or(cwnd, |w| w.max(cwnd));
-            Epoch { start: now, origin, cwnd_epoch: cwnd, w_est: cwnd }
+            Epoch { start: now, origin, cwnd_epoch: cwnd, w_est: cwnd, k: ((origin - cwnd) / c).max(0.0).cbrt() }
         });
         let (srtt, min_rtt) = (st.srtt.or(st.min_rtt), st.min_rtt.or(st.srtt));
         let target_rtt = match self.cfg.target_rtt {
