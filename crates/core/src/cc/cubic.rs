@@ -195,11 +195,10 @@ struct Epoch {
     start: SimTime,
     /// The curve's plateau W_max for this epoch (Linux `bic_origin_point`), segments.
     origin: f64,
-    /// cwnd when the epoch began, segments.
-    cwnd_epoch: f64,
     /// Reno-friendly estimate W_est, segments.
     w_est: f64,
-    /// K = ∛((origin − cwnd_epoch)/C), seconds: fixed for the epoch, so computed once.
+    /// K = ∛((origin − cwnd_epoch)/C), seconds, with cwnd_epoch the window when the epoch
+    /// began: fixed for the epoch, so computed once.
     k: f64,
 }
 
@@ -300,7 +299,7 @@ impl Cubic {
         let mut e = *self.epoch.get_or_insert_with(|| {
             // Linux: if last_max_cwnd <= cwnd, K = 0 and the origin is cwnd.
             let origin = w_max.map_or(cwnd, |w| w.max(cwnd));
-            Epoch { start: now, origin, cwnd_epoch: cwnd, w_est: cwnd, k: ((origin - cwnd) / c).max(0.0).cbrt() }
+            Epoch { start: now, origin, w_est: cwnd, k: ((origin - cwnd) / c).max(0.0).cbrt() }
         });
         let (srtt, min_rtt) = (st.srtt.or(st.min_rtt), st.min_rtt.or(st.srtt));
         let target_rtt = match self.cfg.target_rtt {
