@@ -31,33 +31,26 @@
 //! - Linux computes in integers (`(W_max − cwnd)/B` is floored); here in floating point.
 //! - Linux's delayed-ACK ratio compensation is unnecessary: the transport counts segments, not ACKs.
 
-use super::param_checks::{above_one, non_negative, positive, unit_open};
-use super::{slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct BicConfig {
     /// Multiplicative decrease factor β (Linux `beta = 819`/1024).
-    #[serde(deserialize_with = "unit_open")]
     pub beta: f64,
     /// Fast convergence (paper §III; Linux `fast_convergence = 1`).
     pub fast_convergence: bool,
     /// S_max, the largest step per RTT, segments (Linux `max_increment = 16`).
-    #[serde(deserialize_with = "positive")]
     pub max_increment: f64,
     /// B, the binary-search divisor: each RTT moves 1/B of the way to W_max (Linux `BICTCP_B = 4`;
     /// the paper's midpoint is B = 2).
-    #[serde(deserialize_with = "above_one")]
     pub b: f64,
     /// RTTs from W_max − B to W_max; the minimum step is B/smooth_part (Linux `smooth_part = 20`).
-    #[serde(deserialize_with = "positive")]
     pub smooth_part: f64,
     /// At or below this window BIC behaves as Reno, segments (paper and Linux `low_window = 14`).
-    #[serde(deserialize_with = "non_negative")]
     pub low_window: f64,
     /// Least growth per RTT, as a fraction of cwnd, while no W_max is known (Linux: `cnt` ≤ 20).
-    #[serde(deserialize_with = "non_negative")]
     pub no_wmax_growth: f64,
 }
 
@@ -75,7 +68,17 @@ impl Default for BicConfig {
     }
 }
 
-impl CcParams for BicConfig {}
+impl CcParams for BicConfig {
+    fn validate(&self) -> Result<(), String> {
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
+        check_param("max_increment", self.max_increment, self.max_increment > 0.0, "a number > 0")?;
+        check_param("b", self.b, self.b > 1.0, "a number > 1")?;
+        check_param("smooth_part", self.smooth_part, self.smooth_part > 0.0, "a number > 0")?;
+        check_param("low_window", self.low_window, self.low_window >= 0.0, "a number >= 0")?;
+        check_param("no_wmax_growth", self.no_wmax_growth, self.no_wmax_growth >= 0.0, "a number >= 0")?;
+        Ok(())
+    }
+}
 
 /// The step of the current round trip.
 #[derive(Clone, Copy, Debug)]

@@ -43,8 +43,7 @@
 //! - Application-limited periods: as Linux (`CA_EVENT_TX_START`), the epoch is shifted by the idle
 //!   time when a segment is sent with nothing outstanding; shorter app-limited spells count.
 
-use super::param_checks::{non_negative, positive, unit_open};
-use super::{slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -75,10 +74,8 @@ pub enum NoWmaxRule {
 #[serde(deny_unknown_fields, default)]
 pub struct CubicConfig {
     /// C, segments/s³: aggressiveness of the curve (RFC 9438 §5.1: 0.4).
-    #[serde(deserialize_with = "positive")]
     pub c: f64,
     /// β_cubic, multiplicative decrease factor (RFC 9438 §4.6: 0.7).
-    #[serde(deserialize_with = "unit_open")]
     pub beta: f64,
     /// Fast convergence (RFC 9438 §4.7: SHOULD; Linux `fast_convergence = 1`).
     pub fast_convergence: bool,
@@ -90,12 +87,10 @@ pub struct CubicConfig {
     pub target_rtt: TargetRtt,
     /// Convex-region cap, segments per 100 ms of minimum RTT (Linux ≤ 2.6.25 `max_increment`
     /// = 16); 0 = no cap (RFC 9438, Linux ≥ 2.6.26).
-    #[serde(deserialize_with = "non_negative")]
     pub max_increment: f64,
     /// Growth while no W_max is known: `"curve"` (RFC 9438), `"floor"` (Linux 6.x), `"fixed"` (Linux 2.6.22).
     pub no_wmax_rule: NoWmaxRule,
     /// Fraction of cwnd per RTT used by `no_wmax_rule` `"floor"`/`"fixed"` (Linux 6.x: 1/20; 2.6.22: 1/50).
-    #[serde(deserialize_with = "non_negative")]
     pub no_wmax_growth: f64,
     /// HyStart (Linux `hystart = 1`; RFC 9438 §4.10 allows it as the predecessor of HyStart++).
     pub hystart: bool,
@@ -104,16 +99,12 @@ pub struct CubicConfig {
     /// HyStart delay-increase detector (Linux `hystart_detect` bit 2).
     pub hystart_delay: bool,
     /// HyStart acts only when cwnd ≥ this, segments (Linux `hystart_low_window = 16`).
-    #[serde(deserialize_with = "non_negative")]
     pub hystart_low_window: f64,
     /// Largest ACK spacing that continues a train, ms (Linux `hystart_ack_delta_us = 2000`).
-    #[serde(deserialize_with = "non_negative")]
     pub hystart_ack_delta_ms: f64,
     /// Lower clamp of the delay threshold RTT_min/8, ms (Linux `HYSTART_DELAY_MIN` = 4 ms).
-    #[serde(deserialize_with = "non_negative")]
     pub hystart_delay_min_ms: f64,
     /// Upper clamp of the delay threshold, ms (Linux `HYSTART_DELAY_MAX` = 16 ms).
-    #[serde(deserialize_with = "non_negative")]
     pub hystart_delay_max_ms: f64,
     /// RTT samples per round before the delay detector may fire (Linux `HYSTART_MIN_SAMPLES` = 8).
     pub hystart_min_samples: u32,
@@ -145,6 +136,18 @@ impl Default for CubicConfig {
 }
 
 impl CcParams for CubicConfig {
+    fn validate(&self) -> Result<(), String> {
+        check_param("c", self.c, self.c > 0.0, "a number > 0")?;
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
+        check_param("max_increment", self.max_increment, self.max_increment >= 0.0, "a number >= 0")?;
+        check_param("no_wmax_growth", self.no_wmax_growth, self.no_wmax_growth >= 0.0, "a number >= 0")?;
+        check_param("hystart_low_window", self.hystart_low_window, self.hystart_low_window >= 0.0, "a number >= 0")?;
+        check_param("hystart_ack_delta_ms", self.hystart_ack_delta_ms, self.hystart_ack_delta_ms >= 0.0, "a number >= 0")?;
+        check_param("hystart_delay_min_ms", self.hystart_delay_min_ms, self.hystart_delay_min_ms >= 0.0, "a number >= 0")?;
+        check_param("hystart_delay_max_ms", self.hystart_delay_max_ms, self.hystart_delay_max_ms >= 0.0, "a number >= 0")?;
+        Ok(())
+    }
+
     const PRESETS: &'static [(&'static str, &'static str)] = &[
         ("rfc9438", "RFC 9438 (2023) with HyStart as in Linux 6.x: beta 0.7, C 0.4; the plain name"),
         ("linux-6", "Linux 6.x tcp_cubic.c: beta 717/1024, C 410/1024, target by min RTT, >= 5%/RTT growth without W_max, no alpha switch"),

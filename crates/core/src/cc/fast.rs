@@ -343,10 +343,10 @@ mod tests {
     fn out_of_range_parameters_are_rejected_naming_the_parameter() {
         let p = serde_json::json!({"gamma": 1.5});
         let e = crate::cc::CcConfig::from_name("fast", Some(&p)).unwrap_err();
-        assert_eq!(e, "gamma: got 1.5, expected a step in (0, 1]");
+        assert_eq!(e, "gamma: 1.5 is out of range: expected a step in (0, 1]");
         let p = serde_json::json!({"update_every_rtts": 0});
         let e = crate::cc::CcConfig::from_name("fast", Some(&p)).unwrap_err();
-        assert!(e.starts_with("update_every_rtts: got 0"), "{e}");
+        assert!(e.starts_with("update_every_rtts: 0 is out of range"), "{e}");
         let p = serde_json::json!({"alpha": 20, "update_every_rtts": 2});
         assert!(crate::cc::CcConfig::from_name("fast", Some(&p)).is_ok());
     }

@@ -13,7 +13,6 @@ pub mod fast;
 pub mod highspeed;
 pub mod htcp;
 pub mod libra;
-mod param_checks;
 pub mod reno;
 mod round_rtt;
 pub mod scalable;
@@ -143,13 +142,13 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
     }
 }
 
-/// For `CcParams::validate`: an error naming the parameter, its value and what is allowed,
-/// unless `ok` (write conditions so that NaN fails them).
+/// For `CcParams::validate`: unless `ok` (and the value finite), the one-line error
+/// `name: value is out of range: expected allowed`. Write `ok` so that NaN fails it.
 pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<(), String> {
-    if ok {
+    if ok && value.is_finite() {
         Ok(())
     } else {
-        Err(format!("{name}: got {value}, expected {allowed}"))
+        Err(format!("{name}: {value} is out of range: expected {allowed}"))
     }
 }
 

@@ -230,7 +230,7 @@ mod tests {
     fn beta_below_alpha_is_rejected() {
         let p = serde_json::json!({"alpha": 3, "beta": 2});
         let e = crate::cc::CcConfig::from_name("vegas", Some(&p)).unwrap_err();
-        assert_eq!(e, "beta: got 2, expected a number of segments >= alpha");
+        assert_eq!(e, "beta: 2 is out of range: expected a number of segments >= alpha");
     }
 
     #[test]
