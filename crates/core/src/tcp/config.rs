@@ -78,6 +78,9 @@ pub struct TcpConfig {
     /// Duplicate ACKs (or SACKed segments above a hole) that signal a loss. Default 3
     /// (RFC 5681 §3.2, RFC 6675 `DupThresh`).
     pub dupthresh: u32,
+    /// Restart the window after an idle period longer than the RTO (see `idle.rs`). Default on,
+    /// Linux `net.ipv4.tcp_slow_start_after_idle = 1` (RFC 5681 §4.1, RFC 2861).
+    pub slow_start_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -93,6 +96,7 @@ impl Default for TcpConfig {
             delayed_ack: None,
             rwnd: u64::MAX,
             dupthresh: 3,
+            slow_start_after_idle: true,
         }
     }
 }

@@ -38,12 +38,15 @@
 //! - ECN: the receiver echoes CE as ECE on the ACK covering the marked segment; the sender sends
 //!   not-ECT and ignores ECE (no RFC 3168 response yet).
 //! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
+//! - After an idle period longer than the RTO the window restarts as Linux's does (`idle.rs`);
+//!   the congestion controller is not told.
 //! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
 //! - The receiver has no quick-ACK mode and never reneges on SACKed data.
 //! - Slow start adds the full count of acknowledged segments per ACK, as Linux does (the CC's
 //!   choice); RFC 5681 suggests at most one SMSS per ACK.
 
 pub mod config;
+pub mod idle;
 mod ranges;
 pub mod receiver;
 mod recovery;
