@@ -309,6 +309,8 @@ fn bad_traffic_and_topology_keys_name_their_field() {
         (format!("{DUMBBELL}protocol = \"udp\"\napp = {{ kind = \"ftp\" }}\n"), "flows[0].app: udp flows need"),
         (PARKING.replace("path = \"hop:3\"", "path = \"hop:4\""), "flows[3].path: \"hop:4\" is not a path"),
         (PARKING.replace("hop_rate = \"10Mbps\"", "hop_rate = [\"10Mbps\", \"5Mbps\"]"), "topology.hop_rate: has 2 values for 3 hops"),
+        (PARKING.replace("hop_rate = \"10Mbps\"", "hop_rate = [\"10Mbps\", \"5Mbs\", \"10Mbps\"]"), "topology.hop_rate[1]: \"5Mbs\" has an unknown unit"),
+        (PARKING.replace("hop_delay = \"10ms\"", "hop_delay = 10"), "topology.hop_delay: invalid type: integer `10`, expected a duration with a unit"),
         (PARKING.replace("[[flows]]", "[[background]]\nload = 0.2\npath = \"hops:2-1\"\n[[flows]]"), "background[0].path: \"hops:2-1\" is not a path"),
         ("duration = \"1s\"\n[topology]\nkind = \"lan_ring\"\nring_delay = \"25ms\"\nlans = 5\n[[flows]]\n".into(), "topology.lans: 5 is not allowed"),
         ("duration = \"1s\"\n[topology]\nkind = \"lan_ring\"\nring_delay = \"25ms\"\n[[flows]]\nlan = 7\n".into(), "flows[0].lan: LAN 7 does not exist: expected 1..4"),

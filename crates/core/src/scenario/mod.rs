@@ -586,7 +586,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         None => AppSpec::Bulk,
     };
     if is_graph && g.rtt.is_some() {
-        return Err(ScenarioError::new(format!("{path}.rtt"), "is only for dumbbell topologies: on a graph the path's links set the RTT"));
+        return Err(ScenarioError::new(format!("{path}.rtt"), "is not available on a graph: the path's links set the RTT (dumbbell, parking_lot and lan_ring flows have their own host links)"));
     }
     if !is_graph {
         for (key, v) in [("src", &g.src), ("dst", &g.dst)] {

@@ -24,6 +24,7 @@ use crate::scenario::build::Net;
 use crate::scenario::units::{Dur, Limit, RateQ};
 use crate::scenario::{parse_at, parse_queue, QueueSpec, ScenarioError, Topology};
 use crate::time::{Rate, SimDuration};
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -41,30 +42,28 @@ pub struct ParkingLot {
     pub access_queue: QueueSpec,
 }
 
-/// One value for every hop, or a list with one value per hop.
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum PerHop<T> {
-    One(T),
-    Each(Vec<T>),
-}
-
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
     hops: u32,
-    hop_rate: PerHop<RateQ>,
-    hop_delay: PerHop<Dur>,
+    /// One value for every hop, or a list with one value per hop (read by `per_hop`).
+    hop_rate: Value,
+    hop_delay: Value,
     access_rate: Option<RateQ>,
     access_delay: Option<Dur>,
 }
 
-fn per_hop<T: Clone>(v: PerHop<T>, hops: u32, key: &str) -> Result<Vec<T>, ScenarioError> {
-    match v {
-        PerHop::One(x) => Ok(vec![x; hops as usize]),
-        PerHop::Each(xs) if xs.len() == hops as usize => Ok(xs),
-        PerHop::Each(xs) => Err(ScenarioError::new(format!("topology.{key}"), format!("has {} values for {hops} hops: give one value or one per hop", xs.len()))),
+/// Reads a per-hop key: one value for every hop, or a list with one value per hop.
+fn per_hop<T: Clone + DeserializeOwned>(v: &Value, hops: u32, key: &str) -> Result<Vec<T>, ScenarioError> {
+    let path = format!("topology.{key}");
+    let xs: Vec<T> = match v {
+        Value::Array(_) => parse_at(v, &path)?,
+        _ => vec![parse_at(v, &path)?; hops as usize],
+    };
+    if xs.len() != hops as usize {
+        return Err(ScenarioError::new(path, format!("has {} values for {hops} hops: give one value or one per hop", xs.len())));
     }
+    Ok(xs)
 }
 
 /// Full-size packet on the wire, for sizing default buffers (as the dumbbell does).
@@ -75,18 +74,12 @@ impl ParkingLot {
     pub(crate) fn parse(mut m: Map<String, Value>) -> Result<Topology, ScenarioError> {
         let queue = m.remove("queue").map(|q| parse_queue(&q, "topology.queue")).transpose()?;
         let access_queue = m.remove("access_queue").map(|q| parse_queue(&q, "topology.access_queue")).transpose()?;
-        let raw: Raw = parse_at(&Value::Object(m), "topology").map_err(|e| {
-            if e.message.contains("untagged") {
-                ScenarioError::new(e.path, "expected one value or a list with one value per hop")
-            } else {
-                e
-            }
-        })?;
+        let raw: Raw = parse_at(&Value::Object(m), "topology")?;
         if !(1..=1000).contains(&raw.hops) {
             return Err(ScenarioError::new("topology.hops", format!("{} is out of range: expected 1..1000", raw.hops)));
         }
-        let hop_rate = per_hop(raw.hop_rate, raw.hops, "hop_rate")?;
-        let hop_delay = per_hop(raw.hop_delay, raw.hops, "hop_delay")?;
+        let hop_rate: Vec<RateQ> = per_hop(&raw.hop_rate, raw.hops, "hop_rate")?;
+        let hop_delay: Vec<Dur> = per_hop(&raw.hop_delay, raw.hops, "hop_delay")?;
         let fastest = hop_rate.iter().map(|r| r.0 .0).max().unwrap_or(1);
         let slowest = hop_rate.iter().map(|r| r.0 .0).min().unwrap_or(1);
         let access_rate = raw.access_rate.unwrap_or(RateQ(Rate(fastest.saturating_mul(10).max(1_000_000_000))));
