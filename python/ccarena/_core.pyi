@@ -7,7 +7,7 @@ happens in Rust with the GIL released, and results come back as plain columns (d
 from typing import Any, Callable
 
 # PyO3 lists everything the module adds in __all__.
-__all__ = ["__version__", "ScenarioError", "validate", "run", "algorithms"]
+__all__ = ["__version__", "ScenarioError", "validate", "run", "algorithms", "topology"]
 
 __version__: str
 
@@ -36,3 +36,9 @@ def algorithms() -> list[dict[str, Any]]:
     """Every congestion control available, as dicts with keys ``protocol``, ``name``,
     ``description``, ``params`` (parameter name -> default value) and ``presets`` (list of
     (preset name, source) pairs, selectable as ``cc = "name@preset"``)."""
+
+def topology(scenario_json: str) -> dict[str, Any]:
+    """The network a scenario given as JSON text builds: a dict with ``name``, ``kind`` (the
+    topology kind), ``nodes`` (list of ``{"name", "role"}``, role ``"router"``, ``"host"`` or
+    ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
+    direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ScenarioError."""

@@ -121,6 +121,23 @@ def flow_table(flows: Any, completion: bool | None = None) -> Table:
     return headers, rows, right
 
 
+def background_table(groups: Any) -> Table:
+    """One row per background group of ``RunResult.background()``."""
+    headers = ["group", "sources", "offered (wire)", "goodput", "drops", "retx"]
+    rows = [
+        [
+            str(rec["group"]),
+            count(rec.get("flows")),
+            rate(rec.get("throughput_bps")),
+            rate(rec.get("goodput_bps")),
+            count(rec.get("dropped_pkts")),
+            count(rec.get("retransmitted_pkts")),
+        ]
+        for rec in groups.to_dict("records")
+    ]
+    return headers, rows, [False] + [True] * (len(headers) - 1)
+
+
 def link_table(links: Any, limit: int | None = None) -> tuple[Table, int]:
     """Links sorted by utilisation (most used first), at most ``limit`` of them; also returns how
     many were left out."""

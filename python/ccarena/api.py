@@ -22,7 +22,7 @@ from ccarena import scenario as _scenario
 from ccarena._core import ScenarioError
 from ccarena.scenario import ScenarioSource
 
-__all__ = ["run", "validate", "prepare", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
+__all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
 
 JainOver = Literal["flow", "group"]
 
@@ -46,6 +46,8 @@ FLOW_SUMMARY_KEYS = (
 )
 #: Keys of each link in the JSON summary.
 LINK_SUMMARY_KEYS = ("name", "utilisation", "dropped_pkts", "mean_queue_pkts")
+#: Keys of each background group in the JSON summary (present only with ``[[background]]``).
+BACKGROUND_SUMMARY_KEYS = ("group", "protocol", "app", "flows", "throughput_bps", "goodput_bps", "dropped_pkts", "retransmitted_pkts")
 
 
 class Algorithm(NamedTuple):
@@ -85,6 +87,14 @@ def validate(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict
     every flow group expanded). Raises :class:`ScenarioError` with the path of the bad field."""
     doc = prepare(scenario, overrides=overrides)
     return _core.validate(_scenario.to_json(doc))
+
+
+def topology(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict[str, Any]:
+    """The network a scenario builds, as data: ``{"name", "kind", "nodes": [{"name", "role"}],
+    "links": [{"name", "src", "dst", "rate_bps", "delay_s", "queue"}], "flows": [{"id", "group",
+    "role", "src", "dst"}]}``, links listed per direction. Raises :class:`ScenarioError`."""
+    doc = prepare(scenario, overrides=overrides)
+    return _core.topology(_scenario.to_json(doc))
 
 
 def run(
@@ -180,11 +190,46 @@ class RunResult:
     def name(self) -> str:
         return str(self.meta.get("name", ""))
 
-    def jain(self, over: JainOver = "flow") -> float:
-        """Jain's index over the goodput of each flow, or (``over="group"``) of each group's total.
+    @property
+    def main_flows(self) -> pd.DataFrame:
+        """The scenario's ``[[flows]]`` (``role == "main"``): what Jain's index, the summary's
+        ``flows`` and the tables cover. ``flows`` also holds the ``[[background]]`` sources."""
+        if "role" not in self.flows:
+            return self.flows
+        return self.flows[self.flows["role"] != "background"]
 
-        Flows without a measured window (started at the very end, goodput NaN) are left out."""
-        measured = self.flows[self.flows["goodput_bps"].notna()]
+    def background(self) -> pd.DataFrame:
+        """One row per background group (e.g. ``background:web``): its number of sources, the
+        aggregate ``throughput_bps`` (wire bytes sent: the offered load) and ``goodput_bps``, both
+        over the whole measured window ``duration − warmup`` (sources start at different times,
+        so their own rates do not add up), and its drops and retransmissions. Empty without
+        ``[[background]]``."""
+        cols = list(BACKGROUND_SUMMARY_KEYS)
+        if "role" not in self.flows:
+            return pd.DataFrame(columns=cols)
+        bg = self.flows[self.flows["role"] == "background"]
+        if bg.empty:
+            return pd.DataFrame(columns=cols)
+        out = bg.groupby("group", sort=False).agg(
+            protocol=("protocol", "first"),
+            app=("app", "first"),
+            flows=("id", "size"),
+            sent=("meas_sent_bytes", "sum"),
+            good=("meas_goodput_bytes", "sum"),
+            dropped_pkts=("dropped_pkts", "sum"),
+            retransmitted_pkts=("retransmitted_pkts", "sum"),
+        ).reset_index()
+        window = float(self.meta["duration_s"]) - float(self.meta.get("warmup_s", 0.0))
+        out["throughput_bps"] = metrics.throughput_bps(out["sent"].to_numpy(dtype=float), window)
+        out["goodput_bps"] = metrics.goodput_bps(out["good"].to_numpy(dtype=float), window)
+        return out[cols]
+
+    def jain(self, over: JainOver = "flow") -> float:
+        """Jain's index over the goodput of each main flow, or (``over="group"``) of each group's
+        total. Background sources are left out, as are flows without a measured window (started
+        at the very end, goodput NaN)."""
+        flows = self.main_flows
+        measured = flows[flows["goodput_bps"].notna()]
         if over == "flow":
             return metrics.jain_index(measured["goodput_bps"].to_numpy(dtype=float))
         if over == "group":
@@ -197,12 +242,12 @@ class RunResult:
         links, jain, engine. NaN values are ``None``. Link ``dropped_pkts`` covers the whole run,
         like the flows' counters."""
         flows = [
-            {k: _jsonable(rec.get(k)) for k in FLOW_SUMMARY_KEYS} for rec in self.flows.to_dict("records")
+            {k: _jsonable(rec.get(k)) for k in FLOW_SUMMARY_KEYS} for rec in self.main_flows.to_dict("records")
         ]
         links = [
             {k: _jsonable(rec.get(k)) for k in LINK_SUMMARY_KEYS} for rec in self.links.to_dict("records")
         ]
-        return {
+        out: dict[str, Any] = {
             "name": _jsonable(self.meta.get("name")),
             "seed": _jsonable(self.meta.get("seed")),
             "duration_s": _jsonable(float(self.meta["duration_s"])),
@@ -211,6 +256,12 @@ class RunResult:
             "jain": _jsonable(self.jain(jain_over)),
             "engine": {"events": _jsonable(self.engine.get("events")), "wall_s": _jsonable(self.engine.get("wall_s"))},
         }
+        bg = self.background()
+        if not bg.empty:
+            out["background"] = [
+                {k: _jsonable(rec.get(k)) for k in BACKGROUND_SUMMARY_KEYS} for rec in bg.to_dict("records")
+            ]
+        return out
 
     def to_json(self, jain_over: JainOver = "flow", indent: int | None = 2) -> str:
         """The summary as JSON text (strict JSON: no NaN)."""
@@ -240,11 +291,12 @@ class RunResult:
     def __repr__(self) -> str:
         head = (
             f"RunResult({self.name!r}, seed={self.meta.get('seed')}, "
-            f"duration={float(self.meta['duration_s']):g}s, {len(self.flows)} flows, "
+            f"duration={float(self.meta['duration_s']):g}s, {len(self.main_flows)} flows"
+            f"{f' (+{len(self.flows) - len(self.main_flows)} background)' if len(self.flows) > len(self.main_flows) else ''}, "
             f"{len(self.links)} links, {self.engine.get('events', 0)} events in "
             f"{float(self.engine.get('wall_s', 0.0)):.2f}s wall)"
         )
-        headers, rows, right = _format.flow_table(self.flows)
+        headers, rows, right = _format.flow_table(self.main_flows)
         more = ""
         if len(rows) > 10:
             more = f"\n... {len(rows) - 10} more flows"

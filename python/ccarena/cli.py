@@ -182,9 +182,12 @@ def _report_text(result: RunResult, jain_over: JainOverName) -> str:
         f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
         "",
         "Flows (rates over each flow's measured window)",
-        _format.text_table(*_format.flow_table(result.flows)),
+        _format.text_table(*_format.flow_table(result.main_flows)),
         "",
     ]
+    background = result.background()
+    if not background.empty:
+        lines += ["Background traffic (sums over each group's sources)", _format.text_table(*_format.background_table(background)), ""]
     (headers, rows, right), left_out = _format.link_table(result.links, limit=4)
     lines += ["Links (most utilised first)", _format.text_table(headers, rows, right)]
     if left_out:
@@ -205,6 +208,29 @@ def validate(file: ScenarioFile, set_: SetOption = None) -> None:
     n = sum(int(group.get("count", 1)) for group in doc.get("flows", []))
     duration = doc.get("duration", normalised.get("duration", "?"))
     typer.echo(f"ok: {name} ({n} flow{'s' if n != 1 else ''}, {duration})")
+
+
+@app.command()
+def topology(
+    file: ScenarioFile,
+    png: Annotated[
+        Path | None,
+        typer.Option("--png", help="Draw the network (nodes, links with rate and delay) into this PNG file.", dir_okay=False, show_default=False),
+    ] = None,
+    set_: SetOption = None,
+) -> None:
+    """Show the network a scenario builds: its links as a table, or a drawing with --png.
+
+    Example: ccarena topology scenarios/seed003-parking-lot.toml --png parking-lot.png"""
+    from ccarena import api
+    from ccarena import topology as topo
+
+    desc = api.topology(file, overrides=set_ or ())
+    if png is None:
+        typer.echo(topo.text_summary(desc))
+        return
+    topo.draw(desc, png)
+    typer.echo(f"wrote {png}")
 
 
 @app.command()

@@ -120,6 +120,8 @@ pub struct FlowEnds {
     pub sender: EpId,
     pub receiver: EpId,
     pub start: SimTime,
+    /// Record this flow's per-interval series (background sources only keep totals).
+    pub sampled: bool,
 }
 
 /// An endpoint's timer slot: the deadline armed in the queue, and its generation.
@@ -431,6 +433,9 @@ impl World {
         let t = self.now.as_secs_f64();
         let dt = self.now.saturating_since(self.prev_sample).as_nanos().max(1) as f64;
         for f in 0..self.flows.len() {
+            if !self.flows[f].sampled {
+                continue;
+            }
             let snap = self.counters[f].snapshot(self.goodput_bytes(f));
             let prev = std::mem::replace(&mut self.last_flow_snapshot[f], snap);
             let probe = self.endpoints[self.flows[f].sender.0 as usize].probe();

@@ -33,7 +33,7 @@ fn splitmix64(state: &mut u64) -> u64 {
 }
 
 /// A xoshiro256** generator.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rng {
     s: [u64; 4],
 }

@@ -32,7 +32,7 @@ impl std::fmt::Display for RunError {
 
 /// Runs `scenario`; `progress(fraction)` is called now and then and may return `false` to stop.
 pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
-    let Built { parts, flows, node_names } = scenario.build()?;
+    let Built { parts, flows, node_names, .. } = scenario.build()?;
     let wall = Instant::now();
     let mut world = World::new(parts);
     if world.run(progress) == RunOutcome::Interrupted {
@@ -65,6 +65,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("cc_params", strs(&|m| m.cc_params.clone()));
     flows.push("recovery", strs(&|m| m.recovery.clone()));
     flows.push("app", strs(&|m| m.app.to_string()));
+    flows.push("role", strs(&|m| m.role.to_string()));
     flows.push("src", strs(&|m| m.src.clone()));
     flows.push("dst", strs(&|m| m.dst.clone()));
     flows.push("start_s", Column::F64(metas.iter().map(|m| secs(m.start)).collect()));

@@ -121,6 +121,17 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
     }
 }
 
+/// The network a scenario builds (nodes, link directions, flows), for drawings.
+#[pyfunction]
+fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
+    let s = parse(scenario_json)?;
+    match catch_unwind(AssertUnwindSafe(|| ccarena_core::topology::describe(&s))) {
+        Ok(Ok(v)) => json_to_py(py, &v),
+        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
+        Err(p) => Err(PyRuntimeError::new_err(format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p)))),
+    }
+}
+
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let rows = PyList::empty(py);
@@ -143,5 +154,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(topology, m)?)?;
     Ok(())
 }

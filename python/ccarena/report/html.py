@@ -60,7 +60,7 @@ def _engine_note(results: dict[str, RunResult]) -> str:
 
 
 def _single_tables(res: RunResult) -> str:
-    headers, rows, right = _format.flow_table(res.flows)
+    headers, rows, right = _format.flow_table(res.main_flows)
     (lheaders, lrows, lright), left_out = _format.link_table(res.links, limit=_LINKS_SHOWN)
     more = f'<p class="sub">{left_out} less used link directions not shown (see summary.json).</p>' if left_out else ""
     return (
@@ -72,7 +72,7 @@ def _single_tables(res: RunResult) -> str:
 
 def _variant_tables(results: dict[str, RunResult]) -> str:
     """One table of flows and one of the bottleneck with a row per variant, side by side."""
-    completion = any(_format.has_completion(r.flows) for r in results.values())
+    completion = any(_format.has_completion(r.main_flows) for r in results.values())
     flow_rows: list[list[str]] = []
     link_rows: list[list[str]] = []
     headers: list[str] = []
@@ -80,7 +80,7 @@ def _variant_tables(results: dict[str, RunResult]) -> str:
     lheaders: list[str] = []
     lright: list[bool] = []
     for variant, res in results.items():
-        headers, rows, right = _format.flow_table(res.flows, completion=completion)
+        headers, rows, right = _format.flow_table(res.main_flows, completion=completion)
         flow_rows += [[variant, *row] for row in rows]
         name = res.bottleneck()
         (lheaders, lrows, lright), _ = _format.link_table(res.links[res.links["name"] == name])

@@ -3,7 +3,14 @@
 //! An application hands the transport a sequence of messages numbered from 0. For TCP each
 //! message becomes one segment (sequence number = message number); for UDP one datagram.
 //! `Bulk` always has more, `File` has `ceil(size / mss)` (the last one shorter), `Cbr` produces
-//! one message of `packet_size` every `packet_size / rate`.
+//! one message of `packet_size` every `packet_size / rate`. `Web` and `Ftp` are closed loops:
+//! they learn of acknowledgements through [`AppSource::on_acked`] (called by the TCP sender when
+//! SND.UNA advances) and produce their next page or file some time after the previous one was
+//! fully acknowledged.
+
+pub mod dist;
+pub mod ftp;
+pub mod web;
 
 use crate::time::{Rate, SimDuration, SimTime};
 
@@ -15,6 +22,10 @@ pub enum AppSource {
     File { bytes: u64, mss: u32 },
     /// Constant bit rate: `packet_size` payload bytes every `interval`, starting at `start`.
     Cbr { start: SimTime, interval: SimDuration, packet_size: u32 },
+    /// Web browsing (SURGE pages and think times), TCP only.
+    Web(Box<web::WebApp>),
+    /// Repeated file transfers with idle gaps, TCP only.
+    Ftp(Box<ftp::FtpApp>),
 }
 
 impl AppSource {
@@ -34,6 +45,8 @@ impl AppSource {
                     (now - start).as_nanos() / interval.as_nanos().max(1) + 1
                 }
             }
+            AppSource::Web(ref w) => w.available(now),
+            AppSource::Ftp(ref f) => f.available(now),
         }
     }
 
@@ -49,6 +62,8 @@ impl AppSource {
     pub fn ready_at(&self, n: u64) -> Option<SimTime> {
         match *self {
             AppSource::Cbr { start, interval, .. } => Some(start + interval.saturating_mul(n)),
+            AppSource::Web(ref w) => w.ready_at(n),
+            AppSource::Ftp(ref f) => f.ready_at(n),
             _ => None,
         }
     }
@@ -66,6 +81,18 @@ impl AppSource {
                 }
             }
             AppSource::Cbr { packet_size, .. } => packet_size,
+            AppSource::Web(ref w) => w.len(n),
+            AppSource::Ftp(ref f) => f.len(n),
+        }
+    }
+
+    /// The transport's cumulative acknowledgement reached message `una` at `now` (closed-loop
+    /// applications start their next page or file from it).
+    pub fn on_acked(&mut self, now: SimTime, una: u64) {
+        match self {
+            AppSource::Web(w) => w.on_acked(now, una),
+            AppSource::Ftp(f) => f.on_acked(now, una),
+            _ => {}
         }
     }
 }

@@ -4,7 +4,10 @@
 //! Per-flow random draws (start time, RTT within a `uniform` spread) come from the flow's own
 //! stream, so adding a flow never changes another flow's draws.
 
+use super::background;
 use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError, Topology};
+use crate::app::ftp::FtpApp;
+use crate::app::web::WebApp;
 use crate::app::AppSource;
 use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
 use crate::net::link::Link;
@@ -16,6 +19,7 @@ use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
 use crate::tcp::{DelayedAck, TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::topology::HopRange;
 use crate::transport::Addr;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -28,6 +32,8 @@ pub struct FlowMeta {
     pub cc_params: String,
     pub recovery: String,
     pub app: &'static str,
+    /// `"main"` for the scenario's `[[flows]]`, `"background"` for `[[background]]` sources.
+    pub role: &'static str,
     pub src: String,
     pub dst: String,
     pub start: SimTime,
@@ -40,14 +46,29 @@ pub struct Built {
     pub parts: WorldParts,
     pub flows: Vec<FlowMeta>,
     pub node_names: Vec<String>,
+    /// Per node: `"router"`, `"host"` or `"node"` (graph nodes), for drawings.
+    pub node_roles: Vec<&'static str>,
 }
 
 /// One flow of an expanded group.
 struct FlowPlan<'a> {
     group: &'a FlowGroup,
     start: SimTime,
-    /// Dumbbell only: the one-way delay of each of the flow's two access links.
+    /// The one-way delay of each of the flow's two access links, when `rtt` sets it.
     access_delay: Option<SimDuration>,
+    /// Index of the flow within its group.
+    index: u32,
+}
+
+/// A flow ready for its endpoints: main or background.
+struct Instance<'a> {
+    group: &'a FlowGroup,
+    start: SimTime,
+    src: NodeId,
+    dst: NodeId,
+    role: &'static str,
+    /// Where errors about this flow point.
+    path: String,
 }
 
 fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
@@ -59,20 +80,41 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
 
 /// Network under construction.
 #[derive(Default)]
-struct Net {
+pub(crate) struct Net {
     /// The scenario's seed (queues with randomness draw from per-link streams).
-    seed: u64,
-    names: Vec<String>,
-    links: Vec<Link>,
-    edges: Vec<Edge>,
+    pub(crate) seed: u64,
+    pub(crate) names: Vec<String>,
+    pub(crate) roles: Vec<&'static str>,
+    pub(crate) links: Vec<Link>,
+    pub(crate) edges: Vec<Edge>,
 }
 
 impl Net {
-    fn node(&mut self, name: String) -> NodeId {
+    fn add(&mut self, name: String, role: &'static str) -> NodeId {
         self.names.push(name);
+        self.roles.push(role);
         NodeId(self.names.len() as u32 - 1)
     }
-    fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
+    /// A node of a graph topology.
+    pub(crate) fn node(&mut self, name: String) -> NodeId {
+        self.add(name, "node")
+    }
+    pub(crate) fn router(&mut self, name: String) -> NodeId {
+        self.add(name, "router")
+    }
+    pub(crate) fn host(&mut self, name: String) -> NodeId {
+        self.add(name, "host")
+    }
+    /// The node named `name` (a linear search: used a few times per build).
+    pub(crate) fn find(&self, name: &str) -> Option<NodeId> {
+        self.names.iter().position(|n| n == name).map(|i| NodeId(i as u32))
+    }
+    /// Both directions between `a` and `b`, each with its own queue, named "A->B".
+    pub(crate) fn duplex(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: SimDuration, queue: &QueueSpec) {
+        self.link(None, (a, b), rate, delay, queue, None);
+        self.link(None, (b, a), rate, delay, queue, None);
+    }
+    pub(crate) fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
         let disc = queue.build(rate, self.seed, id.0);
@@ -119,48 +161,74 @@ pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
 }
 
 impl Scenario {
-    /// Builds the world. Fails only on topology problems found while wiring (unreachable
-    /// destinations, RTTs shorter than the bottleneck's own delay).
-    pub fn build(&self) -> Result<Built, ScenarioError> {
+    /// Draws each main flow's start and, when `rtt` is given, its access delay.
+    fn plan_flows(&self) -> Result<Vec<FlowPlan<'_>>, ScenarioError> {
         let mut plans = Vec::new();
         for (gi, g) in self.flows.iter().enumerate() {
-            for _ in 0..g.count {
+            for index in 0..g.count {
                 let id = plans.len() as u64;
                 let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
                 let start = SimTime::ZERO + draw(g.start, &mut rng);
-                let access_delay = match (&self.topology, g.rtt) {
-                    (Topology::Dumbbell(d), Some(rtt)) => {
+                let access_delay = match (crate::topology::core_delay(&self.topology, g), g.rtt) {
+                    (Some(core), Some(rtt)) => {
                         let rtt = draw(rtt, &mut rng);
-                        let bneck = d.bottleneck_delay.0;
-                        if rtt < bneck.saturating_mul(2) {
+                        if rtt < core.saturating_mul(2) {
                             return Err(ScenarioError::new(
                                 format!("flows[{gi}].rtt"),
-                                format!("{rtt} is shorter than twice the bottleneck delay ({}): no access delay can make it", bneck.saturating_mul(2)),
+                                format!("{rtt} is shorter than twice the path's own delay ({}): no access delay can make it", core.saturating_mul(2)),
                             ));
                         }
-                        // rtt = 2 · (2 · access + bottleneck)
-                        Some(SimDuration::from_nanos((rtt.as_nanos() / 2 - bneck.as_nanos()) / 2))
+                        // rtt = 2 · (2 · access + core)
+                        Some(SimDuration::from_nanos((rtt.as_nanos() / 2 - core.as_nanos()) / 2))
                     }
                     _ => None,
                 };
-                plans.push(FlowPlan { group: g, start, access_delay });
+                plans.push(FlowPlan { group: g, start, access_delay, index });
             }
         }
+        Ok(plans)
+    }
+
+    /// Builds the world. Fails only on topology problems found while wiring (unreachable
+    /// destinations, RTTs shorter than the path's own delay, too many background sources).
+    pub fn build(&self) -> Result<Built, ScenarioError> {
+        let plans = self.plan_flows()?;
         let mut net = Net { seed: self.seed, ..Net::default() };
         let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
             Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
             Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
+            Topology::ParkingLot(p) => {
+                let at: Vec<_> = plans
+                    .iter()
+                    .map(|f| (f.group.path.as_deref().map_or(HopRange { first: 1, last: p.hops }, |s| HopRange::parse(s, p.hops).expect("validated path")), f.access_delay))
+                    .collect();
+                p.build(&at, &mut net)
+            }
+            Topology::LanRing(r) => {
+                let at: Vec<_> = plans.iter().map(|f| (f.group.lan.unwrap_or(f.index % r.lans + 1), f.access_delay)).collect();
+                r.build(&at, &mut net)
+            }
         };
+        let segments = background::attach(&self.background, &self.topology, &mut net);
         let routes = Routes::compute(net.names.len(), &net.edges);
+        let group_path = |g: &FlowGroup| format!("flows[{}]", self.flows.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0));
+        let mut instances: Vec<Instance> = plans
+            .iter()
+            .zip(&endpoints_at)
+            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, src, dst, role: "main", path: group_path(p.group) })
+            .collect();
+        let bg = background::expand(self, &segments, &routes, &net, instances.len())?;
+        instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
         let mut endpoints = Vec::new();
         let mut flows = Vec::new();
         let mut metas = Vec::new();
-        for (i, (plan, &(src, dst))) in plans.iter().zip(&endpoints_at).enumerate() {
+        for (i, inst) in instances.iter().enumerate() {
+            let (src, dst) = (inst.src, inst.dst);
             let path = routes.path(src, dst, &net.edges);
             let back = routes.path(dst, src, &net.edges);
             let (Some(path), Some(back)) = (path, back) else {
                 return Err(ScenarioError::new(
-                    format!("flows[{}]", self.flows.iter().position(|g| std::ptr::eq(g, plan.group)).unwrap_or(0)),
+                    &inst.path,
                     format!("no route between {} and {} in both directions", net.names[src.0 as usize], net.names[dst.0 as usize]),
                 ));
             };
@@ -168,12 +236,15 @@ impl Scenario {
             let flow = FlowId(i as u32);
             let fwd = Addr { flow, local: src, remote: dst };
             let rev = Addr { flow, local: dst, remote: src };
-            let g = plan.group;
+            let g = inst.group;
             let mss = g.mss.0 as u32;
+            let app_rng = || Rng::stream(self.seed, StreamKind::App, i as u64);
             let app = match &g.app {
                 AppSpec::Bulk => AppSource::Bulk { mss },
                 AppSpec::File { size } => AppSource::File { bytes: size.0, mss },
-                AppSpec::Cbr { rate, packet_size } => AppSource::cbr(plan.start, rate.0, packet_size.0 as u32),
+                AppSpec::Cbr { rate, packet_size } => AppSource::cbr(inst.start, rate.0, packet_size.0 as u32),
+                AppSpec::Web(w) => AppSource::Web(Box::new(WebApp::new(w.model(), mss, app_rng(), inst.start))),
+                AppSpec::Ftp(f) => AppSource::Ftp(Box::new(FtpApp::new(f.model(), mss, app_rng(), inst.start))),
             };
             let sender = EpId(endpoints.len() as u32);
             let receiver = EpId(endpoints.len() as u32 + 1);
@@ -192,7 +263,7 @@ impl Scenario {
                         source_quench: t.source_quench,
                         ..TcpConfig::default()
                     };
-                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, plan.start))));
+                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, inst.start))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
                 }
                 _ => {
@@ -200,21 +271,19 @@ impl Scenario {
                     endpoints.push(Endpoint::UdpReceiver(UdpReceiver::new()));
                 }
             }
-            flows.push(FlowEnds { sender, receiver, start: plan.start });
+            // Background sources are many: they get totals but no per-interval samples.
+            flows.push(FlowEnds { sender, receiver, start: inst.start, sampled: inst.role == "main" });
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
                 cc: g.tcp.as_ref().map_or(String::new(), |t| t.cc.clone()),
                 cc_params: g.tcp.as_ref().map_or("{}".into(), |t| t.cc_params.to_string()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
-                app: match g.app {
-                    AppSpec::Bulk => "bulk",
-                    AppSpec::File { .. } => "file",
-                    AppSpec::Cbr { .. } => "cbr",
-                },
+                app: g.app.kind(),
+                role: inst.role,
                 src: net.names[src.0 as usize].clone(),
                 dst: net.names[dst.0 as usize].clone(),
-                start: plan.start,
+                start: inst.start,
                 rtt_base,
             });
         }
@@ -228,7 +297,7 @@ impl Scenario {
             warmup: SimTime::ZERO + self.warmup.0,
             sample_interval: self.sample_interval.0,
         };
-        Ok(Built { parts, flows: metas, node_names: net.names })
+        Ok(Built { parts, flows: metas, node_names: net.names, node_roles: net.roles })
     }
 }
 
@@ -236,16 +305,16 @@ impl Scenario {
 /// each on its own access links.
 fn build_dumbbell(d: &Dumbbell, plans: &[FlowPlan], seed: u64, net: &mut Net) -> Vec<(NodeId, NodeId)> {
     let defaults = dumbbell_defaults(d);
-    let left = net.node("left".into());
-    let right = net.node("right".into());
+    let left = net.router("left".into());
+    let right = net.router("right".into());
     let (rate, delay) = (d.bottleneck_rate.0, d.bottleneck_delay.0);
     let loss = d.loss.as_ref().map(|l| loss_model(l, seed, 0));
     net.link(Some("bottleneck".into()), (left, right), rate, delay, &defaults.queue, loss);
     net.link(Some("bottleneck_rev".into()), (right, left), rate, delay, &defaults.queue, None);
     let mut ends = Vec::new();
     for (i, p) in plans.iter().enumerate() {
-        let s = net.node(format!("src{i}"));
-        let r = net.node(format!("dst{i}"));
+        let s = net.host(format!("src{i}"));
+        let r = net.host(format!("dst{i}"));
         let a = p.access_delay.unwrap_or(defaults.access_delay);
         let q = &defaults.access_queue;
         net.link(None, (s, left), defaults.access_rate, a, q, None);

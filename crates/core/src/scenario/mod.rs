@@ -5,6 +5,8 @@
 //! then the tagged parts (`topology`, `queue`, `loss`, `app`, `cc_params`) are read one by one
 //! with their path as prefix, and cross-field rules are checked.
 
+pub mod app_spec;
+pub mod background;
 pub mod build;
 pub mod queue;
 pub mod units;
@@ -12,6 +14,9 @@ pub mod units;
 use crate::cc::CcConfig;
 use crate::net::queue::QueueLimit;
 use crate::tcp::{Recovery, RtoRule};
+use crate::topology::{LanRing, ParkingLot};
+use app_spec::{FtpParams, WebParams};
+use background::Background;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -56,7 +61,7 @@ fn join(prefix: &str, rest: &str) -> String {
 }
 
 /// Deserialises `v` as `T`, reporting errors at `prefix` + the path inside `v`.
-fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
+pub(crate) fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = join(prefix, &e.path().to_string());
         ScenarioError::new(path, e.inner().to_string())
@@ -64,7 +69,7 @@ fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioE
 }
 
 /// Reads the `kind` of a tagged table and the table without it.
-fn kind_of(v: &Value, path: &str, allowed: &[&str]) -> Result<(String, Value), ScenarioError> {
+pub(crate) fn kind_of(v: &Value, path: &str, allowed: &[&str]) -> Result<(String, Value), ScenarioError> {
     let Value::Object(m) = v else {
         return Err(ScenarioError::new(path, format!("expected a table with a `kind` ({})", allowed.join(" | "))));
     };
@@ -94,9 +99,10 @@ struct RawScenario {
     warmup: Option<Dur>,
     topology: Value,
     flows: Vec<RawFlowGroup>,
+    background: Option<Vec<Value>>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 struct RawFlowGroup {
     name: Option<String>,
@@ -119,6 +125,8 @@ struct RawFlowGroup {
     dst: Option<String>,
     ecn: Option<bool>,
     source_quench: Option<bool>,
+    path: Option<String>,
+    lan: Option<u32>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -149,6 +157,8 @@ pub struct Scenario {
     pub warmup: Dur,
     pub topology: Topology,
     pub flows: Vec<FlowGroup>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub background: Vec<Background>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -156,6 +166,8 @@ pub struct Scenario {
 pub enum Topology {
     Dumbbell(Dumbbell),
     Graph(Graph),
+    ParkingLot(ParkingLot),
+    LanRing(LanRing),
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -224,6 +236,21 @@ pub enum AppSpec {
     Bulk,
     File { size: Bytes },
     Cbr { rate: RateQ, packet_size: Bytes },
+    Web(WebParams),
+    Ftp(FtpParams),
+}
+
+impl AppSpec {
+    /// The `kind` as written in scenarios.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AppSpec::Bulk => "bulk",
+            AppSpec::File { .. } => "file",
+            AppSpec::Cbr { .. } => "cbr",
+            AppSpec::Web(_) => "web",
+            AppSpec::Ftp(_) => "ftp",
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -283,6 +310,12 @@ pub struct FlowGroup {
     pub src: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dst: Option<String>,
+    /// Parking lot: the hops the group crosses (`"all"`, `"hop:N"`, `"hops:A-B"`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// LAN ring: the senders' LAN (1-based); `None` spreads them round-robin.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lan: Option<u32>,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -333,6 +366,7 @@ impl Scenario {
             .enumerate()
             .map(|(i, g)| parse_group(g, &format!("flows[{i}]"), is_graph))
             .collect::<Result<Vec<_>, _>>()?;
+        let background = background::parse(raw.background.as_deref().unwrap_or(&[]), &topology)?;
         let s = Scenario {
             name: raw.name.unwrap_or_else(|| "unnamed".into()),
             duration,
@@ -341,6 +375,7 @@ impl Scenario {
             warmup,
             topology,
             flows,
+            background,
         };
         s.check_cross_references()?;
         Ok(s)
@@ -361,7 +396,11 @@ impl Scenario {
         let losses: Vec<(String, &LossSpec)> = match &self.topology {
             Topology::Dumbbell(d) => d.loss.iter().map(|l| ("topology.loss".to_string(), l)).collect(),
             Topology::Graph(g) => g.links.iter().enumerate().filter_map(|(i, l)| l.loss.as_ref().map(|x| (format!("topology.links[{i}].loss"), x))).collect(),
+            Topology::ParkingLot(_) | Topology::LanRing(_) => Vec::new(),
         };
+        for (i, f) in self.flows.iter().enumerate() {
+            crate::topology::check_placement(&self.topology, f, &format!("flows[{i}]"))?;
+        }
         for (path, loss) in losses {
             if let LossSpec::DropList { flow, .. } = loss {
                 if *flow >= n {
@@ -422,7 +461,7 @@ fn parse_loss(v: &Value, path: &str) -> Result<LossSpec, ScenarioError> {
 
 fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
     let path = "topology";
-    let (kind, rest) = kind_of(v, path, &["dumbbell", "graph"])?;
+    let (kind, rest) = kind_of(v, path, &["dumbbell", "graph", "parking_lot", "lan_ring"])?;
     let Value::Object(mut m) = rest else { unreachable!("kind_of returns a table") };
     match kind.as_str() {
         "dumbbell" => {
@@ -442,6 +481,8 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
             Ok(Topology::Dumbbell(d))
         }
         "graph" => parse_graph(m),
+        "parking_lot" => ParkingLot::parse(m),
+        "lan_ring" => LanRing::parse(m),
         _ => unreachable!("kind_of checked the kind"),
     }
 }
@@ -493,7 +534,7 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
 }
 
 fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
-    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr"])?;
+    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr", "web", "ftp"])?;
     match kind.as_str() {
         "bulk" => {
             let _: NoParams = parse_at(&rest, path)?;
@@ -513,6 +554,8 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
             }
             Ok(AppSpec::Cbr { rate: p.rate, packet_size: p.packet_size })
         }
+        "web" => Ok(AppSpec::Web(WebParams::parse(&rest, path)?)),
+        "ftp" => Ok(AppSpec::Ftp(FtpParams::parse(&rest, path)?)),
         _ => unreachable!("kind_of checked the kind"),
     }
 }
@@ -532,7 +575,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         None => AppSpec::Bulk,
     };
     if is_graph && g.rtt.is_some() {
-        return Err(ScenarioError::new(format!("{path}.rtt"), "is only for dumbbell topologies: on a graph the path's links set the RTT"));
+        return Err(ScenarioError::new(format!("{path}.rtt"), "is not available on a graph: the path's links set the RTT (dumbbell, parking_lot and lan_ring flows have their own host links)"));
     }
     if !is_graph {
         for (key, v) in [("src", &g.src), ("dst", &g.dst)] {
@@ -580,6 +623,8 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         app,
         src: g.src,
         dst: g.dst,
+        path: g.path,
+        lan: g.lan,
     })
 }
 

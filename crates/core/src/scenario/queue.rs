@@ -119,7 +119,7 @@ impl QueueSpec {
     }
 }
 
-pub(super) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioError> {
+pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioError> {
     let (kind, rest) = kind_of(v, path, &["droptail", "red"])?;
     match kind.as_str() {
         "droptail" => {

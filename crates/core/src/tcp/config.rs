@@ -99,6 +99,9 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// SQM-Response to ICMP Source Quench (seed 004 §3.3–3.4). Default false.
     pub source_quench: bool,
+    /// Restart the window after an idle period longer than the RTO (see `idle.rs`). Default on,
+    /// Linux `net.ipv4.tcp_slow_start_after_idle = 1` (RFC 5681 §4.1, RFC 2861).
+    pub slow_start_after_idle: bool,
 }
 
 impl Default for TcpConfig {
@@ -117,6 +120,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             ecn: false,
             source_quench: false,
+            slow_start_after_idle: true,
         }
     }
 }

@@ -40,6 +40,8 @@
 //! - ECN (`ecn = true`) and SQM-Response (`source_quench = true`) are off by default; their
 //!   own deviations are listed in `ecn.rs` and `sqm.rs`.
 //! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
+//! - After an idle period longer than the RTO the window restarts as Linux's does (`idle.rs`);
+//!   the congestion controller is not told.
 //! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
 //! - The receiver has no quick-ACK mode and never reneges on SACKed data.
 //! - Slow start adds the full count of acknowledged segments per ACK, as Linux does (the CC's
@@ -47,6 +49,7 @@
 
 pub mod config;
 mod ecn;
+pub mod idle;
 mod ranges;
 pub mod receiver;
 mod recovery;

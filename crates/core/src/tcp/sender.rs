@@ -94,6 +94,8 @@ pub struct TcpSender {
     pub(super) fast_recoveries: u64,
     pub(super) ecn: EcnState,
     pub(super) sqm: SqmState,
+    /// When data last left (for the restart after idle).
+    last_data_sent: Option<SimTime>,
 }
 
 impl TcpSender {
@@ -123,6 +125,7 @@ impl TcpSender {
             fast_recoveries: 0,
             ecn: EcnState::default(),
             sqm: SqmState::default(),
+            last_data_sent: None,
         }
     }
 
@@ -223,6 +226,10 @@ impl TcpSender {
     }
 
     fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+        if let Some(last) = self.last_data_sent.filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0) {
+            super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
+        }
+        self.last_data_sent = Some(now);
         if retransmit {
             self.sb.on_retransmitted(seq, now);
         } else {
@@ -316,6 +323,10 @@ impl TcpSender {
             self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
+        if self.sb.una() > prev_una {
+            // Closed-loop applications (web, ftp) time their next message from this.
+            self.app.on_acked(now, self.sb.una());
+        }
         if self.app.total().is_some_and(|total| ack >= total) {
             self.complete(now);
         }
