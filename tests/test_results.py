@@ -159,3 +159,11 @@ def test_cwnd_by_algorithm_draws_one_line_per_algorithm(tmp_path: Path) -> None:
     assert (tmp_path / "cwnd.png").is_file()
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert len(labels) == 2 and labels[0].startswith("reno") and labels[1].startswith("newreno")
+
+
+def test_cwnd_grid_draws_one_panel_per_run(raw: dict[str, Any], tmp_path: Path) -> None:
+    runs = {f"run{i}": RunResult(raw) for i in range(5)}
+    fig = plots.plot_cwnd_grid(runs, tmp_path / "grid.png")
+    assert (tmp_path / "grid.png").is_file()
+    visible = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title(loc="left") for ax in visible] == list(runs)

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
-__all__ = ["plot_goodput", "plot_cwnd", "plot_queue", "goodput_series", "cwnd_by_algorithm"]
+__all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_queue", "goodput_series", "cwnd_by_algorithm"]
 
 _MAX_LEGEND = 24
 
@@ -139,6 +139,40 @@ def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | No
     return _finish(fig, ax, path)
 
 
+#: Above this many overlaid runs, the report draws the window as a grid of small panels.
+GRID_ABOVE = 4
+
+
+def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = None, *, ncols: int = 2) -> Figure:
+    """One panel per run (e.g. per algorithm), all with the same axes, so that window dynamics
+    can be compared shape by shape: small multiples instead of an overlay of many lines."""
+    runs = list(results.items())
+    nrows = math.ceil(len(runs) / ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(10, 1.9 * nrows + 0.6), sharex=True, sharey=True, squeeze=False)
+    for ax, (label, r) in zip(axes.flat, runs):
+        for fid, g in r.flow_series.groupby("flow", sort=True):
+            cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
+            if not np.all(np.isnan(cwnd)):
+                ax.step(g["t_s"], cwnd, where="post", lw=1.0)
+        ax.set_title(label, fontsize="medium", loc="left")
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+        ax.set_xlim(left=0)
+    for ax in axes.flat[len(runs):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel("cwnd (segments)")
+    for ax in axes[-1, :]:
+        ax.set_xlabel("time (s)")
+    fig.suptitle(f"Congestion window — {_title(runs)}")
+    fig.tight_layout()
+    if path is not None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path)
+        plt.close(fig)
+    return fig
+
+
 def cwnd_by_algorithm(
     scenario: Any,
     algorithms: Sequence[str] | None = None,
@@ -161,7 +195,7 @@ def cwnd_by_algorithm(
 
     names = list(algorithms) if algorithms is not None else [a.name for a in available() if a.protocol == "tcp"]
     results = {name: run(scenario, overrides=[*overrides, f"{key}={name}"]) for name in names}
-    return plot_cwnd(results, path)
+    return plot_cwnd_grid(results, path) if len(results) > GRID_ABOVE else plot_cwnd(results, path)
 
 
 def plot_queue(

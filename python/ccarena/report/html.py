@@ -109,7 +109,10 @@ def render_section(run: DemoRun, out_dir: Path) -> str:
     overlay: RunResult | dict[str, RunResult]
     overlay = run.results if len(run.results) > 1 else next(iter(run.results.values()))
     plots.plot_goodput(overlay, sub / "goodput.png")
-    plots.plot_cwnd(overlay, sub / "cwnd.png")
+    if len(run.results) > plots.GRID_ABOVE:
+        plots.plot_cwnd_grid(run.results, sub / "cwnd.png")
+    else:
+        plots.plot_cwnd(overlay, sub / "cwnd.png")
     plots.plot_queue(overlay, sub / "queue.png")
     for variant, res in run.results.items():
         res.to_parquet(sub / variant if variant else sub)
