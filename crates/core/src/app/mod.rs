@@ -3,9 +3,14 @@
 //! An application hands the transport a sequence of messages numbered from 0. For TCP each
 //! message becomes one segment (sequence number = message number); for UDP one datagram.
 //! `Bulk` always has more, `File` has `ceil(size / mss)` (the last one shorter), `Cbr` produces
-//! one message of `packet_size` every `packet_size / rate`.
+//! one message of `packet_size` every `packet_size / rate`, `OnOff` alternates exponential
+//! talkspurts at a constant rate with exponential silences (VoIP, [`onoff`]).
 
+pub mod onoff;
+
+use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
+pub use onoff::OnOffSource;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppSource {
@@ -15,11 +20,27 @@ pub enum AppSource {
     File { bytes: u64, mss: u32 },
     /// Constant bit rate: `packet_size` payload bytes every `interval`, starting at `start`.
     Cbr { start: SimTime, interval: SimDuration, packet_size: u32 },
+    /// Exponential on/off (VoIP): `packet_size` messages at a constant rate during talkspurts.
+    OnOff(OnOffSource),
 }
 
 impl AppSource {
     pub fn cbr(start: SimTime, rate: Rate, packet_size: u32) -> AppSource {
         AppSource::Cbr { start, interval: rate.tx_time(packet_size), packet_size }
+    }
+
+    /// Exponential on/off traffic from `start`, drawing from the application's stream `rng`.
+    pub fn on_off(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> AppSource {
+        AppSource::OnOff(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng))
+    }
+
+    /// Payload bytes of a typical (full) message: the segment size `s` of rate-based transports.
+    pub fn nominal_size(&self) -> u32 {
+        match *self {
+            AppSource::Bulk { mss } | AppSource::File { mss, .. } => mss,
+            AppSource::Cbr { packet_size, .. } => packet_size,
+            AppSource::OnOff(ref o) => o.packet_size,
+        }
     }
 
     /// Messages the application has produced by `now` (cumulative); `u64::MAX` for bulk.
@@ -34,6 +55,7 @@ impl AppSource {
                     (now - start).as_nanos() / interval.as_nanos().max(1) + 1
                 }
             }
+            AppSource::OnOff(ref o) => o.available(now),
         }
     }
 
@@ -49,6 +71,7 @@ impl AppSource {
     pub fn ready_at(&self, n: u64) -> Option<SimTime> {
         match *self {
             AppSource::Cbr { start, interval, .. } => Some(start + interval.saturating_mul(n)),
+            AppSource::OnOff(ref o) => Some(o.ready_at(n)),
             _ => None,
         }
     }
@@ -66,6 +89,7 @@ impl AppSource {
                 }
             }
             AppSource::Cbr { packet_size, .. } => packet_size,
+            AppSource::OnOff(ref o) => o.packet_size,
         }
     }
 }

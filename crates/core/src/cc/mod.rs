@@ -126,7 +126,7 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
-fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
+pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
     let base = match preset {
         None => P::default(),
         Some(name) => P::preset(name).ok_or_else(|| {

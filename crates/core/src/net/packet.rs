@@ -4,6 +4,7 @@
 //! travels through queues and links as a [`PktId`] until it is delivered or dropped, when its
 //! slot is recycled. Nothing on this path allocates: SACK blocks are an inline array.
 
+use crate::dccp::DccpHeader;
 use crate::time::SimTime;
 
 /// Dense identifier of a node.
@@ -90,18 +91,40 @@ pub enum Header {
     },
     /// A UDP datagram.
     Udp { seq: u64, len: u32 },
+    /// A DCCP packet of either direction (RFC 4340; see [`crate::dccp::header`]).
+    Dccp(DccpHeader),
 }
 
 impl Header {
     /// True for packets that carry application data (what flow statistics count).
     pub fn is_data(&self) -> bool {
-        matches!(self, Header::TcpData { .. } | Header::Udp { .. })
+        match self {
+            Header::TcpData { .. } | Header::Udp { .. } => true,
+            Header::TcpAck { .. } => false,
+            Header::Dccp(h) => h.kind.is_data(),
+        }
+    }
+    /// True for packets travelling from the flow's sender to its receiver (data, and DCCP's
+    /// client-side control packets); false for acknowledgements and other replies.
+    pub fn to_receiver(&self) -> bool {
+        match self {
+            Header::TcpData { .. } | Header::Udp { .. } => true,
+            Header::TcpAck { .. } => false,
+            Header::Dccp(h) => h.from_client,
+        }
     }
     /// Application payload bytes.
     pub fn payload(&self) -> u32 {
         match *self {
             Header::TcpData { len, .. } | Header::Udp { len, .. } => len,
             Header::TcpAck { .. } => 0,
+            Header::Dccp(h) => {
+                if h.kind.is_data() {
+                    h.len
+                } else {
+                    0
+                }
+            }
         }
     }
 }

@@ -6,6 +6,8 @@
 
 use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError, Topology};
 use crate::app::AppSource;
+use crate::dccp::sender::DccpConfig;
+use crate::dccp::{DccpReceiver, DccpSender};
 use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
@@ -178,6 +180,9 @@ impl Scenario {
                 AppSpec::Bulk => AppSource::Bulk { mss },
                 AppSpec::File { size } => AppSource::File { bytes: size.0, mss },
                 AppSpec::Cbr { rate, packet_size } => AppSource::cbr(plan.start, rate.0, packet_size.0 as u32),
+                AppSpec::OnOff { on_mean, off_mean, rate, packet_size } => {
+                    AppSource::on_off(plan.start, on_mean.0, off_mean.0, rate.0, packet_size.0 as u32, Rng::stream(self.seed, StreamKind::App, i as u64))
+                }
             };
             let sender = EpId(endpoints.len() as u32);
             let receiver = EpId(endpoints.len() as u32 + 1);
@@ -196,6 +201,13 @@ impl Scenario {
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, plan.start))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
                 }
+                (Protocol::Dccp, _) => {
+                    let d = g.dccp.as_ref().expect("validated: dccp groups have DCCP options");
+                    let cfg = DccpConfig { ccid: d.ccid.clone(), max_queue_delay: d.max_queue_delay.map(|q| q.0) };
+                    let s = app.nominal_size();
+                    endpoints.push(Endpoint::DccpSender(Box::new(DccpSender::new(fwd, &cfg, app, plan.start))));
+                    endpoints.push(Endpoint::DccpReceiver(Box::new(DccpReceiver::new(rev, &cfg, s))));
+                }
                 _ => {
                     endpoints.push(Endpoint::UdpSender(UdpSender::new(fwd, app)));
                     endpoints.push(Endpoint::UdpReceiver(UdpReceiver::new()));
@@ -205,13 +217,14 @@ impl Scenario {
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
-                cc: g.tcp.as_ref().map_or(String::new(), |t| t.cc.clone()),
-                cc_params: g.tcp.as_ref().map_or("{}".into(), |t| t.cc_params.to_string()),
+                cc: g.tcp.as_ref().map(|t| t.cc.clone()).or_else(|| g.dccp.as_ref().map(|d| d.cc.clone())).unwrap_or_default(),
+                cc_params: g.tcp.as_ref().map(|t| t.cc_params.to_string()).or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string())).unwrap_or_else(|| "{}".into()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
                 app: match g.app {
                     AppSpec::Bulk => "bulk",
                     AppSpec::File { .. } => "file",
                     AppSpec::Cbr { .. } => "cbr",
+                    AppSpec::OnOff { .. } => "onoff",
                 },
                 src: net.names[src.0 as usize].clone(),
                 dst: net.names[dst.0 as usize].clone(),
