@@ -97,6 +97,7 @@ impl FastTfrcConfig {
             t_mbi_s: self.t_mbi_s,
             rtt_filter_q: self.rtt_filter_q,
             initial_nofeedback_s: self.initial_nofeedback_s,
+            profile: super::ccid3::TfrcProfile::Rfc5348,
         }
     }
 

@@ -193,6 +193,13 @@ impl AnyCcidRx {
             AnyCcidRx::Tfrc(c) => c.as_ref(),
         }
     }
+    /// CCID 2 receiver state (Ack Vector), for measurements.
+    pub fn ccid2(&self) -> Option<&ccid2::Ccid2Rx> {
+        match self {
+            AnyCcidRx::Ccid2(r) => Some(r),
+            AnyCcidRx::Tfrc(_) => None,
+        }
+    }
     /// TFRC receiver state (loss events, p), for measurements.
     pub fn tfrc(&self) -> Option<&ccid3::receiver::TfrcRx> {
         match self {

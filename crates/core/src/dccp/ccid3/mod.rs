@@ -14,6 +14,19 @@ pub mod sender;
 use crate::cc::CcParams;
 use serde::{Deserialize, Serialize};
 
+/// Which TFRC specification the sender follows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TfrcProfile {
+    /// RFC 5348 (2008, updates RFC 4342): X_recv_set, data-limited intervals, an idle sender
+    /// keeps about its initial rate.
+    Rfc5348,
+    /// RFC 3448 (2003), which RFC 4342 and the ns-2 and Linux 2.6 implementations of the seed
+    /// papers followed: the limit is 2·X_recv of the last feedback, slow start floors at s/R, and
+    /// the nofeedback timer halves X_recv (or sets it to X_calc/4) on every expiry, idle or not.
+    Rfc3448,
+}
+
 /// Parameters of TFRC (both halves read the parts that concern them).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -28,11 +41,13 @@ pub struct Ccid3Config {
     pub rtt_filter_q: f64,
     /// Nofeedback timer before the first feedback, seconds. RFC 5348 §4.2: 2 s.
     pub initial_nofeedback_s: f64,
+    /// The sender's specification: `"rfc5348"` (current) or `"rfc3448"` (what the seeds ran).
+    pub profile: TfrcProfile,
 }
 
 impl Default for Ccid3Config {
     fn default() -> Self {
-        Ccid3Config { loss_history: 8, ndupack: 3, t_mbi_s: 64.0, rtt_filter_q: 0.9, initial_nofeedback_s: 2.0 }
+        Ccid3Config { loss_history: 8, ndupack: 3, t_mbi_s: 64.0, rtt_filter_q: 0.9, initial_nofeedback_s: 2.0, profile: TfrcProfile::Rfc5348 }
     }
 }
 

@@ -18,6 +18,10 @@
 //!   p = 0: X = max(X/2, s/t_mbi);  X_Bps > 2·X_recv: limits(X_recv);  else limits(X_Bps/2)
 //!   limits(l): l = max(l, s/t_mbi); X_recv_set = {l/2}; recompute X as on feedback
 //! FAST-TFRC replaces the two X updates by seed 002's eqs. (5) and (7) (see fast_tfrc.rs)
+//! profile rfc3448 (RFC 3448 §4.3–4.4, as Linux 2.6 and ns-2 of the seed papers):
+//!   recv_limit = 2·X_recv of the last feedback;  slow start X = max(min(2X, 2·X_recv), s/R)
+//!   nofeedback: no feedback yet: X = max(X/2, s/t_mbi); else X_recv = p = 0 or X_calc > 2·X_recv
+//!               ? max(X_recv/2, s/(2·t_mbi)) : X_calc/4, then recompute X
 //! ```
 //!
 //! "Data-limited" (RFC 5348 §8.2.1) is approximated: an interval covered by a feedback packet
@@ -28,7 +32,7 @@
 //! application's packet size, fixed for the connection (RFC 4342 §5.3 allows measuring it).
 
 use super::equation::tcp_throughput;
-use super::Ccid3Config;
+use super::{Ccid3Config, TfrcProfile};
 use crate::dccp::fast_tfrc::{rate_after_loss, rate_without_loss, FastRules, LossBranch};
 use crate::dccp::header::TfrcFeedback;
 use crate::dccp::{CcidTx, DccpOptions, Feedback, SendDecision, SentPacket};
@@ -183,7 +187,11 @@ impl TfrcTx {
         if self.p > 0.0 {
             self.x = self.x_calc.min(recv_limit).max(self.t_mbi_rate());
         } else if now.saturating_since(self.tld).as_secs_f64() >= self.r {
-            self.x = (2.0 * self.x).min(recv_limit).max(self.initial_rate());
+            let floor = match self.cfg.profile {
+                TfrcProfile::Rfc5348 => self.initial_rate(),
+                TfrcProfile::Rfc3448 => self.s / self.r,
+            };
+            self.x = (2.0 * self.x).min(recv_limit).max(floor);
             self.tld = now;
         }
     }
@@ -218,7 +226,9 @@ impl TfrcTx {
         self.x_recv = fb.x_recv;
         self.x_calc = if self.p > 0.0 { tcp_throughput(self.s, self.r, self.p) } else { 0.0 };
         let data_limited = self.last_blocked.is_none_or(|b| self.prev_covered.is_some_and(|c| b < c));
-        let recv_limit = if data_limited {
+        let recv_limit = if self.cfg.profile == TfrcProfile::Rfc3448 {
+            2.0 * fb.x_recv
+        } else if data_limited {
             if new_loss {
                 for (x, _) in self.x_recv_set.iter_mut().flatten() {
                     *x /= 2.0;
@@ -257,8 +267,27 @@ impl TfrcTx {
         self.rearm_nofeedback(now);
     }
 
+    /// RFC 3448 §4.4 (as Linux 2.6 `ccid3_hc_tx_no_feedback_timer`).
+    fn on_nofeedback_rfc3448(&mut self, now: SimTime) {
+        if !self.have_feedback {
+            self.x = (self.x / 2.0).max(self.t_mbi_rate());
+        } else {
+            self.x_recv = if self.p == 0.0 || self.x_calc > 2.0 * self.x_recv {
+                (self.x_recv / 2.0).max(self.s / (2.0 * self.cfg.t_mbi_s))
+            } else {
+                self.x_calc / 4.0
+            };
+            self.tfrc_update(now, 2.0 * self.x_recv);
+        }
+        self.nofeedback_since_send = true;
+        self.rearm_nofeedback(now);
+    }
+
     /// RFC 5348 §4.4.
     fn on_nofeedback(&mut self, now: SimTime) {
+        if self.cfg.profile == TfrcProfile::Rfc3448 && self.variant == Variant::Standard {
+            return self.on_nofeedback_rfc3448(now);
+        }
         let x_recv = self.x_recv_max();
         let recover_rate = self.initial_rate();
         let low = (self.p > 0.0 && x_recv < recover_rate) || (self.p == 0.0 && self.x < 2.0 * recover_rate);
@@ -493,6 +522,25 @@ mod tests {
         tx.handle_timeout(tx.poll_timeout().unwrap());
         // … then X < 2 · initial rate and no data left since the timer was armed: X is kept.
         assert_eq!(tx.rate(), x);
+    }
+
+    #[test]
+    fn rfc3448_profile_halves_the_receive_rate_through_silences() {
+        let cfg = Ccid3Config { profile: TfrcProfile::Rfc3448, ..Ccid3Config::default() };
+        let mut tx = TfrcTx::new(cfg, Variant::Standard, 1000);
+        tx.on_established(SimTime::ZERO, SimDuration::from_millis(100));
+        data(&mut tx, ms(0), 2);
+        // Slow start limited by 2·X_recv of this feedback (no ∞ item): min(80 000, 2·30 000).
+        feedback(&mut tx, ms(100), 2, 30_000.0, 0.0);
+        assert!((tx.rate() - 60_000.0).abs() < 1e-6, "{}", tx.rate());
+        // Silence: each expiry halves X_recv; X follows 2·X_recv down to s/R = 10 000 B/s.
+        let mut rates = Vec::new();
+        for _ in 0..4 {
+            tx.handle_timeout(tx.poll_timeout().unwrap());
+            rates.push(tx.rate().round());
+        }
+        assert_eq!(rates, vec![30_000.0, 15_000.0, 10_000.0, 10_000.0]);
+        // The RFC 5348 sender, idle at a low rate, would have kept it (see an_idle_sender_…).
     }
 
     #[test]
