@@ -7,6 +7,7 @@
 //! armed with, and a popped timer whose generation is stale is ignored.
 
 use crate::net::icmp::{self, QuenchCode};
+use crate::dccp::{DccpReceiver, DccpSender};
 use crate::net::link::{Arrival, Link};
 use crate::net::packet::{FlowId, Header, LinkId, NodeId, Packet, PacketSlab, PktId};
 use crate::net::routing::Routes;
@@ -93,6 +94,8 @@ pub enum Endpoint {
     TcpReceiver(Box<TcpReceiver>),
     UdpSender(UdpSender),
     UdpReceiver(UdpReceiver),
+    DccpSender(Box<DccpSender>),
+    DccpReceiver(Box<DccpReceiver>),
 }
 
 impl Endpoint {
@@ -102,6 +105,8 @@ impl Endpoint {
             Endpoint::TcpReceiver(t) => t.as_mut(),
             Endpoint::UdpSender(t) => t,
             Endpoint::UdpReceiver(t) => t,
+            Endpoint::DccpSender(t) => t.as_mut(),
+            Endpoint::DccpReceiver(t) => t.as_mut(),
         }
     }
     pub fn probe(&self) -> Probe {
@@ -110,6 +115,8 @@ impl Endpoint {
             Endpoint::TcpReceiver(t) => t.probe(),
             Endpoint::UdpSender(t) => t.probe(),
             Endpoint::UdpReceiver(t) => t.probe(),
+            Endpoint::DccpSender(t) => t.probe(),
+            Endpoint::DccpReceiver(t) => t.probe(),
         }
     }
 }
@@ -359,6 +366,8 @@ impl World {
             c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
             // The quoted packet's source: the sender for data, the receiver for an ACK.
             if of_data { ends.sender } else { ends.receiver }
+        } else if pkt.header.to_receiver() {
+            ends.receiver // DCCP's client-side control packets (Request, Ack, Close)
         } else {
             ends.sender
         };
@@ -452,6 +461,7 @@ impl World {
             s.cwnd_pkts.push(probe.cwnd.unwrap_or(f64::NAN));
             s.ssthresh_pkts.push(probe.ssthresh.unwrap_or(f64::NAN));
             s.srtt_s.push(probe.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
+            s.rate_bps.push(probe.rate_bps.unwrap_or(f64::NAN));
             s.delay_mean_s.push(if c.interval_delay_count > 0 {
                 c.interval_delay_ns as f64 / c.interval_delay_count as f64 * 1e-9
             } else {
@@ -497,6 +507,16 @@ impl World {
 
     pub fn endpoint_probe(&self, ep: EpId) -> Probe {
         self.endpoints[ep.0 as usize].probe()
+    }
+
+    /// An endpoint, for measurements beyond the probe (tests, diagnostics).
+    pub fn endpoint(&self, ep: EpId) -> &Endpoint {
+        &self.endpoints[ep.0 as usize]
+    }
+
+    /// The two endpoints of flow `f`.
+    pub fn flow_ends(&self, f: FlowId) -> FlowEnds {
+        self.flows[f.0 as usize]
     }
 
     pub fn queue_len(&self) -> usize {

@@ -6,6 +6,7 @@
 
 pub mod app;
 pub mod cc;
+pub mod dccp;
 pub mod engine;
 pub mod net;
 pub mod record;

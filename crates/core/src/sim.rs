@@ -127,6 +127,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flow_series.push("ssthresh_pkts", Column::F64(s.ssthresh_pkts));
     flow_series.push("srtt_s", Column::F64(s.srtt_s));
     flow_series.push("delay_mean_s", Column::F64(s.delay_mean_s));
+    flow_series.push("rate_bps", Column::F64(s.rate_bps));
 
     let now = end;
     let meas_ns = (scenario.duration.0.as_nanos() - scenario.warmup.0.as_nanos()).max(1) as f64;

@@ -110,13 +110,13 @@ fn fmt_nanos(ns: u64, f: &mut fmt::Formatter<'_>) -> fmt::Result {
     } else if ns.is_multiple_of(1_000_000_000) {
         write!(f, "{}s", ns / 1_000_000_000)
     } else if ns >= 1_000_000_000 {
-        write!(f, "{}s", ns as f64 * 1e-9)
+        write!(f, "{}s", ns as f64 / 1e9)
     } else if ns.is_multiple_of(1_000_000) {
         write!(f, "{}ms", ns / 1_000_000)
     } else if ns >= 1_000_000 {
-        write!(f, "{}ms", ns as f64 * 1e-6)
+        write!(f, "{}ms", ns as f64 / 1e6)
     } else if ns >= 1_000 {
-        write!(f, "{}us", ns as f64 * 1e-3)
+        write!(f, "{}us", ns as f64 / 1e3)
     } else {
         write!(f, "{ns}ns")
     }

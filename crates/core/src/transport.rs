@@ -24,6 +24,8 @@ pub struct Probe {
     pub ssthresh: Option<f64>,
     /// Smoothed RTT.
     pub srtt: Option<SimDuration>,
+    /// Allowed sending rate, bits/s (rate-based senders: DCCP CCID 3, FAST-TFRC).
+    pub rate_bps: Option<f64>,
     /// Receiver: application payload bytes delivered in order so far.
     pub delivered_bytes: u64,
     /// Sender: when the application's last byte was acknowledged (finite apps only).

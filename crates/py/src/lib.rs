@@ -6,6 +6,7 @@
 //! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
 
 use ccarena_core::cc::tcp_algorithms;
+use ccarena_core::dccp::dccp_algorithms;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
@@ -135,9 +136,11 @@ fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let rows = PyList::empty(py);
-    for a in tcp_algorithms() {
+    let tcp = tcp_algorithms().into_iter().map(|a| ("tcp", a));
+    let dccp = dccp_algorithms().into_iter().map(|a| ("dccp", a));
+    for (protocol, a) in tcp.chain(dccp) {
         let d = PyDict::new(py);
-        d.set_item("protocol", "tcp")?;
+        d.set_item("protocol", protocol)?;
         d.set_item("name", a.name)?;
         d.set_item("description", a.description)?;
         d.set_item("params", json_to_py(py, &a.params)?)?;

@@ -57,6 +57,11 @@ pub struct FtpApp {
 
 impl FtpApp {
     /// A source whose first file is ready at `start`.
+    /// Payload bytes of a full segment.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
     pub fn new(model: FtpModel, mss: u32, rng: Rng, start: SimTime) -> FtpApp {
         let mut app = FtpApp { model, mss, rng, file_begin: 0, file_end: 0, last_len: 0, start_at: start, files: 0, bytes: 0 };
         app.draw_file(start);

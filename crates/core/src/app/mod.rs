@@ -3,16 +3,20 @@
 //! An application hands the transport a sequence of messages numbered from 0. For TCP each
 //! message becomes one segment (sequence number = message number); for UDP one datagram.
 //! `Bulk` always has more, `File` has `ceil(size / mss)` (the last one shorter), `Cbr` produces
-//! one message of `packet_size` every `packet_size / rate`. `Web` and `Ftp` are closed loops:
-//! they learn of acknowledgements through [`AppSource::on_acked`] (called by the TCP sender when
-//! SND.UNA advances) and produce their next page or file some time after the previous one was
-//! fully acknowledged.
+//! one message of `packet_size` every `packet_size / rate`, `OnOff` alternates exponential
+//! talkspurts at a constant rate with exponential silences (VoIP, [`onoff`]).
+//! `Web` and `Ftp` are closed loops: they learn of acknowledgements through
+//! [`AppSource::on_acked`] (called by the TCP sender when SND.UNA advances) and produce their
+//! next page or file some time after the previous one was fully acknowledged.
 
 pub mod dist;
 pub mod ftp;
+pub mod onoff;
 pub mod web;
 
+use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
+pub use onoff::OnOffSource;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum AppSource {
@@ -26,11 +30,29 @@ pub enum AppSource {
     Web(Box<web::WebApp>),
     /// Repeated file transfers with idle gaps, TCP only.
     Ftp(Box<ftp::FtpApp>),
+    /// Exponential on/off (VoIP): `packet_size` messages at a constant rate during talkspurts.
+    OnOff(OnOffSource),
 }
 
 impl AppSource {
     pub fn cbr(start: SimTime, rate: Rate, packet_size: u32) -> AppSource {
         AppSource::Cbr { start, interval: rate.tx_time(packet_size), packet_size }
+    }
+
+    /// Exponential on/off traffic from `start`, drawing from the application's stream `rng`.
+    pub fn on_off(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> AppSource {
+        AppSource::OnOff(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng))
+    }
+
+    /// Payload bytes of a typical (full) message: the segment size `s` of rate-based transports.
+    pub fn nominal_size(&self) -> u32 {
+        match *self {
+            AppSource::Bulk { mss } | AppSource::File { mss, .. } => mss,
+            AppSource::Cbr { packet_size, .. } => packet_size,
+            AppSource::OnOff(ref o) => o.packet_size,
+            AppSource::Web(ref w) => w.mss(),
+            AppSource::Ftp(ref f) => f.mss(),
+        }
     }
 
     /// Messages the application has produced by `now` (cumulative); `u64::MAX` for bulk.
@@ -47,6 +69,7 @@ impl AppSource {
             }
             AppSource::Web(ref w) => w.available(now),
             AppSource::Ftp(ref f) => f.available(now),
+            AppSource::OnOff(ref o) => o.available(now),
         }
     }
 
@@ -64,6 +87,7 @@ impl AppSource {
             AppSource::Cbr { start, interval, .. } => Some(start + interval.saturating_mul(n)),
             AppSource::Web(ref w) => w.ready_at(n),
             AppSource::Ftp(ref f) => f.ready_at(n),
+            AppSource::OnOff(ref o) => Some(o.ready_at(n)),
             _ => None,
         }
     }
@@ -83,6 +107,7 @@ impl AppSource {
             AppSource::Cbr { packet_size, .. } => packet_size,
             AppSource::Web(ref w) => w.len(n),
             AppSource::Ftp(ref f) => f.len(n),
+            AppSource::OnOff(ref o) => o.packet_size,
         }
     }
 

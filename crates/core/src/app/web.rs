@@ -176,6 +176,11 @@ pub struct WebApp {
 
 impl WebApp {
     /// A user whose first request reaches the server at `start`.
+    /// Payload bytes of a full segment.
+    pub fn mss(&self) -> u32 {
+        self.mss
+    }
+
     pub fn new(model: WebModel, mss: u32, rng: Rng, start: SimTime) -> WebApp {
         let mut app = WebApp {
             model,

@@ -153,7 +153,7 @@ pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<()
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
-fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
+pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
     let base = match preset {
         None => P::default(),
         Some(name) => P::preset(name).ok_or_else(|| {

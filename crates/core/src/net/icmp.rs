@@ -41,7 +41,8 @@ pub fn source_quench(now: SimTime, at: NodeId, orig: &Packet, code: QuenchCode) 
     let (seq, of_data) = match orig.header {
         Header::TcpData { seq, .. } | Header::Udp { seq, .. } => (seq, true),
         Header::TcpAck { ack, .. } => (ack, false),
-        Header::IcmpSourceQuench { .. } => return None,
+        // No quench about ICMP, nor about DCCP: RFC 4340 defines no reaction to Source Quench.
+        Header::IcmpSourceQuench { .. } | Header::Dccp(_) => return None,
     };
     Some(Packet {
         flow: orig.flow,

@@ -4,6 +4,7 @@
 //! travels through queues and links as a [`PktId`] until it is delivered or dropped, when its
 //! slot is recycled. Nothing on this path allocates: SACK blocks are an inline array.
 
+use crate::dccp::DccpHeader;
 use crate::time::SimTime;
 
 /// Dense identifier of a node.
@@ -103,18 +104,40 @@ pub enum Header {
         /// When the quoted copy was sent (stands for its IP identification).
         quoted_sent_at: SimTime,
     },
+    /// A DCCP packet of either direction (RFC 4340; see [`crate::dccp::header`]).
+    Dccp(DccpHeader),
 }
 
 impl Header {
     /// True for packets that carry application data (what flow statistics count).
     pub fn is_data(&self) -> bool {
-        matches!(self, Header::TcpData { .. } | Header::Udp { .. })
+        match self {
+            Header::TcpData { .. } | Header::Udp { .. } => true,
+            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => false,
+            Header::Dccp(h) => h.kind.is_data(),
+        }
+    }
+    /// True for packets travelling from the flow's sender to its receiver (data, and DCCP's
+    /// client-side control packets); false for acknowledgements and other replies.
+    pub fn to_receiver(&self) -> bool {
+        match self {
+            Header::TcpData { .. } | Header::Udp { .. } => true,
+            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => false,
+            Header::Dccp(h) => h.from_client,
+        }
     }
     /// Application payload bytes.
     pub fn payload(&self) -> u32 {
         match *self {
             Header::TcpData { len, .. } | Header::Udp { len, .. } => len,
             Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => 0,
+            Header::Dccp(h) => {
+                if h.kind.is_data() {
+                    h.len
+                } else {
+                    0
+                }
+            }
         }
     }
 }

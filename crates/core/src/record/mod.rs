@@ -79,6 +79,8 @@ pub struct FlowSeries {
     pub ssthresh_pkts: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub delay_mean_s: Vec<f64>,
+    /// Allowed sending rate of rate-based senders, bits/s (NaN for window-based ones).
+    pub rate_bps: Vec<f64>,
 }
 
 /// Per-link time series.
@@ -99,7 +101,7 @@ impl FlowSeries {
         for v in [&mut self.sent_pkts, &mut self.sent_bytes, &mut self.retransmitted_pkts, &mut self.delivered_pkts, &mut self.dropped_pkts, &mut self.goodput_bytes] {
             v.reserve(n);
         }
-        for v in [&mut self.t_s, &mut self.cwnd_pkts, &mut self.ssthresh_pkts, &mut self.srtt_s, &mut self.delay_mean_s] {
+        for v in [&mut self.t_s, &mut self.cwnd_pkts, &mut self.ssthresh_pkts, &mut self.srtt_s, &mut self.delay_mean_s, &mut self.rate_bps] {
             v.reserve(n);
         }
         self.flow.reserve(n);

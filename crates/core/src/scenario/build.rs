@@ -9,6 +9,8 @@ use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, 
 use crate::app::ftp::FtpApp;
 use crate::app::web::WebApp;
 use crate::app::AppSource;
+use crate::dccp::sender::DccpConfig;
+use crate::dccp::{DccpReceiver, DccpSender};
 use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
@@ -245,6 +247,9 @@ impl Scenario {
                 AppSpec::Cbr { rate, packet_size } => AppSource::cbr(inst.start, rate.0, packet_size.0 as u32),
                 AppSpec::Web(w) => AppSource::Web(Box::new(WebApp::new(w.model(), mss, app_rng(), inst.start))),
                 AppSpec::Ftp(f) => AppSource::Ftp(Box::new(FtpApp::new(f.model(), mss, app_rng(), inst.start))),
+                AppSpec::OnOff { on_mean, off_mean, rate, packet_size } => {
+                    AppSource::on_off(inst.start, on_mean.0, off_mean.0, rate.0, packet_size.0 as u32, app_rng())
+                }
             };
             let sender = EpId(endpoints.len() as u32);
             let receiver = EpId(endpoints.len() as u32 + 1);
@@ -266,6 +271,13 @@ impl Scenario {
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, inst.start))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
                 }
+                (Protocol::Dccp, _) => {
+                    let d = g.dccp.as_ref().expect("validated: dccp groups have DCCP options");
+                    let cfg = DccpConfig { ccid: d.ccid.clone(), max_queue_delay: d.max_queue_delay.map(|q| q.0) };
+                    let s = app.nominal_size();
+                    endpoints.push(Endpoint::DccpSender(Box::new(DccpSender::new(fwd, &cfg, app, inst.start))));
+                    endpoints.push(Endpoint::DccpReceiver(Box::new(DccpReceiver::new(rev, &cfg, s))));
+                }
                 _ => {
                     endpoints.push(Endpoint::UdpSender(UdpSender::new(fwd, app)));
                     endpoints.push(Endpoint::UdpReceiver(UdpReceiver::new()));
@@ -276,8 +288,8 @@ impl Scenario {
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
-                cc: g.tcp.as_ref().map_or(String::new(), |t| t.cc.clone()),
-                cc_params: g.tcp.as_ref().map_or("{}".into(), |t| t.cc_params.to_string()),
+                cc: g.tcp.as_ref().map(|t| t.cc.clone()).or_else(|| g.dccp.as_ref().map(|d| d.cc.clone())).unwrap_or_default(),
+                cc_params: g.tcp.as_ref().map(|t| t.cc_params.to_string()).or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string())).unwrap_or_else(|| "{}".into()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
                 app: g.app.kind(),
                 role: inst.role,

@@ -12,6 +12,7 @@ pub mod queue;
 pub mod units;
 
 use crate::cc::CcConfig;
+use crate::dccp::CcidConfig;
 use crate::net::queue::QueueLimit;
 use crate::tcp::{Recovery, RtoRule};
 use crate::topology::{LanRing, ParkingLot};
@@ -121,6 +122,7 @@ struct RawFlowGroup {
     rto: Option<RtoRule>,
     delayed_ack: Option<bool>,
     rwnd: Option<Bytes>,
+    max_queue_delay: Option<Dur>,
     src: Option<String>,
     dst: Option<String>,
     ecn: Option<bool>,
@@ -137,6 +139,7 @@ struct RawFlowGroup {
 pub enum Protocol {
     Tcp,
     Udp,
+    Dccp,
 }
 
 impl Protocol {
@@ -144,6 +147,7 @@ impl Protocol {
         match self {
             Protocol::Tcp => "tcp",
             Protocol::Udp => "udp",
+            Protocol::Dccp => "dccp",
         }
     }
 }
@@ -238,6 +242,9 @@ pub enum AppSpec {
     Cbr { rate: RateQ, packet_size: Bytes },
     Web(WebParams),
     Ftp(FtpParams),
+    /// Exponential on/off (VoIP); defaults from seed 000 (ns-2 EXPOO as configured there).
+    #[serde(rename = "onoff")]
+    OnOff { on_mean: Dur, off_mean: Dur, rate: RateQ, packet_size: Bytes },
 }
 
 impl AppSpec {
@@ -249,8 +256,26 @@ impl AppSpec {
             AppSpec::Cbr { .. } => "cbr",
             AppSpec::Web(_) => "web",
             AppSpec::Ftp(_) => "ftp",
+            AppSpec::OnOff { .. } => "onoff",
         }
     }
+
+    /// Payload bytes of one message, for applications with a fixed message size.
+    fn packet_size(&self) -> Option<Bytes> {
+        match self {
+            AppSpec::Cbr { packet_size, .. } | AppSpec::OnOff { packet_size, .. } => Some(*packet_size),
+            AppSpec::Bulk | AppSpec::File { .. } | AppSpec::Web(_) | AppSpec::Ftp(_) => None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OnOffParams {
+    on_mean: Option<Dur>,
+    off_mean: Option<Dur>,
+    rate: Option<RateQ>,
+    packet_size: Option<Bytes>,
 }
 
 #[derive(Deserialize)]
@@ -293,6 +318,19 @@ pub struct TcpOptions {
     pub source_quench: bool,
 }
 
+/// DCCP options of a flow group (absent for other protocols).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DccpGroupOptions {
+    /// `ccid2`, `ccid3` or `fast_tfrc`.
+    pub cc: String,
+    pub cc_params: Value,
+    #[serde(skip)]
+    pub ccid: CcidConfig,
+    /// Application messages waiting longer than this in the send buffer are discarded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_queue_delay: Option<Dur>,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FlowGroup {
     pub name: String,
@@ -301,6 +339,9 @@ pub struct FlowGroup {
     /// TCP options, written inline in the group (as in the file).
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpOptions>,
+    /// DCCP options, written inline in the group.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub dccp: Option<DccpGroupOptions>,
     pub mss: Bytes,
     pub start: Spread,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -534,7 +575,7 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
 }
 
 fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
-    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr", "web", "ftp"])?;
+    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr", "onoff", "web", "ftp"])?;
     match kind.as_str() {
         "bulk" => {
             let _: NoParams = parse_at(&rest, path)?;
@@ -556,6 +597,25 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
         }
         "web" => Ok(AppSpec::Web(WebParams::parse(&rest, path)?)),
         "ftp" => Ok(AppSpec::Ftp(FtpParams::parse(&rest, path)?)),
+        "onoff" => {
+            let p: OnOffParams = parse_at(&rest, path)?;
+            let on_mean = p.on_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_004_000)));
+            let off_mean = p.off_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_587_000)));
+            let rate = p.rate.unwrap_or(RateQ(crate::time::Rate(80_000)));
+            let packet_size = p.packet_size.unwrap_or(Bytes(160));
+            if packet_size.0 == 0 || packet_size.0 > 65_000 {
+                return Err(ScenarioError::new(format!("{path}.packet_size"), format!("{}B is out of range: expected 1B..65000B", packet_size.0)));
+            }
+            for (key, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
+                if d.0.as_nanos() == 0 {
+                    return Err(ScenarioError::new(format!("{path}.{key}"), "must be longer than 0s"));
+                }
+            }
+            if rate.0 .0 == 0 {
+                return Err(ScenarioError::new(format!("{path}.rate"), "must be faster than 0bps"));
+            }
+            Ok(AppSpec::OnOff { on_mean, off_mean, rate, packet_size })
+        }
         _ => unreachable!("kind_of checked the kind"),
     }
 }
@@ -584,8 +644,16 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             }
         }
     }
+    if protocol != Protocol::Dccp && g.max_queue_delay.is_some() {
+        return Err(ScenarioError::new(format!("{path}.max_queue_delay"), format!("is a DCCP option: this group has protocol = \"{}\"", protocol.as_str())));
+    }
+    let mut dccp = None;
     let tcp = match protocol {
         Protocol::Tcp => Some(parse_tcp_options(&g, path, &app, mss)?),
+        Protocol::Dccp => {
+            dccp = Some(parse_dccp_options(&g, path, &app, mss)?);
+            None
+        }
         Protocol::Udp => {
             let tcp_only: [(&str, bool); 10] = [
                 ("cc", g.cc.is_some()),
@@ -602,21 +670,23 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
                 return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"udp\""));
             }
-            if !matches!(app, AppSpec::Cbr { .. }) {
-                return Err(ScenarioError::new(format!("{path}.app"), "udp flows need an app that paces itself: kind = \"cbr\""));
+            if !matches!(app, AppSpec::Cbr { .. } | AppSpec::OnOff { .. }) {
+                return Err(ScenarioError::new(format!("{path}.app"), "udp flows need an app that paces itself: kind = \"cbr\" or \"onoff\""));
             }
             None
         }
     };
-    let name = g.name.unwrap_or_else(|| match &tcp {
-        Some(t) => t.cc.clone(),
-        None => protocol.as_str().to_string(),
+    let name = g.name.unwrap_or_else(|| match (&tcp, &dccp) {
+        (Some(t), _) => t.cc.clone(),
+        (None, Some(d)) => d.cc.clone(),
+        (None, None) => protocol.as_str().to_string(),
     });
     Ok(FlowGroup {
         name,
         count,
         protocol,
         tcp,
+        dccp,
         mss,
         start: g.start.unwrap_or(Spread::Fixed(Dur(crate::time::SimDuration::ZERO))),
         rtt: g.rtt,
@@ -626,6 +696,45 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         path: g.path,
         lan: g.lan,
     })
+}
+
+fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
+    let tcp_only: [(&str, bool); 6] = [
+        ("recovery", g.recovery.is_some()),
+        ("initial_cwnd", g.initial_cwnd.is_some()),
+        ("initial_ssthresh", g.initial_ssthresh.is_some()),
+        ("min_rto", g.min_rto.is_some()),
+        ("delayed_ack", g.delayed_ack.is_some()),
+        ("rwnd", g.rwnd.is_some()),
+    ];
+    if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+        return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)"));
+    }
+    let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
+    // "field: what is wrong" becomes an error at cc_params.field.
+    let params_error = |msg: String| match msg.split_once(": ") {
+        Some((field, rest)) if !field.contains(char::is_whitespace) => ScenarioError::new(format!("{path}.cc_params.{field}"), rest),
+        _ => ScenarioError::new(format!("{path}.cc_params"), msg),
+    };
+    let ccid = CcidConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
+        if g.cc_params.is_some() && !msg.starts_with("unknown DCCP congestion control") {
+            params_error(msg)
+        } else {
+            ScenarioError::new(format!("{path}.cc"), msg)
+        }
+    })?;
+    ccid.validate().map_err(params_error)?;
+    if let Some(d) = g.max_queue_delay {
+        if d.0.as_nanos() == 0 {
+            return Err(ScenarioError::new(format!("{path}.max_queue_delay"), "must be longer than 0s (leave it out to never discard)"));
+        }
+    }
+    if let Some(packet_size) = app.packet_size() {
+        if packet_size.0 > mss.0 {
+            return Err(ScenarioError::new(format!("{path}.app.packet_size"), format!("{}B exceeds the mss {}B: a DCCP datagram must fit one packet", packet_size.0, mss.0)));
+        }
+    }
+    Ok(DccpGroupOptions { cc, cc_params: ccid.params_json(), ccid, max_queue_delay: g.max_queue_delay })
 }
 
 fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<TcpOptions, ScenarioError> {
@@ -653,7 +762,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
             return Err(ScenarioError::new(format!("{path}.rwnd"), format!("{}B is smaller than one segment ({}B)", r.0, mss.0)));
         }
     }
-    if let AppSpec::Cbr { packet_size, .. } = app {
+    if let Some(packet_size) = app.packet_size() {
         if packet_size.0 > mss.0 {
             return Err(ScenarioError::new(format!("{path}.app.packet_size"), format!("{}B exceeds the mss {}B: a TCP message must fit one segment", packet_size.0, mss.0)));
         }
@@ -759,6 +868,44 @@ mod tests {
     fn invalid_toml_reports_the_line() {
         let e = err("duration = \n");
         assert!(e.contains("line 1"), "{e}");
+    }
+
+    #[test]
+    fn dccp_groups_default_to_ccid2_and_round_trip() {
+        let text = BASE.replace("cc = \"reno\"", "protocol = \"dccp\"\nmax_queue_delay = \"150ms\"\napp = { kind = \"onoff\" }")
+            + "[[flows]]\nprotocol = \"dccp\"\ncc = \"fast_tfrc\"\ncc_params = { recv_multiplier = 1.5 }\n"
+            + "[[flows]]\nprotocol = \"udp\"\napp = { kind = \"onoff\", rate = \"64kbps\" }\n";
+        let s = Scenario::from_toml(&text).unwrap();
+        let n = s.normalised();
+        let f = &n["flows"][0];
+        assert_eq!((f["name"].as_str(), f["cc"].as_str(), f["max_queue_delay"].as_str()), (Some("ccid2"), Some("ccid2"), Some("150ms")));
+        assert_eq!(f["cc_params"]["ack_ratio"], 2);
+        assert_eq!(f["app"]["kind"], "onoff");
+        assert_eq!((f["app"]["on_mean"].as_str(), f["app"]["off_mean"].as_str()), (Some("1.004s"), Some("1.587s")));
+        assert_eq!(n["flows"][1]["cc_params"]["recv_multiplier"], 1.5);
+        assert!(n["flows"][0].get("recovery").is_none(), "no TCP options on a DCCP group");
+        assert_eq!(Scenario::from_value(&n).unwrap(), s);
+    }
+
+    #[test]
+    fn dccp_errors_name_the_field() {
+        let dccp = |extra: &str| err(&BASE.replace("cc = \"reno\"", &format!("protocol = \"dccp\"\n{extra}")));
+        let e = dccp("cc = \"ccid4\"");
+        assert!(e.starts_with("flows[0].cc: unknown DCCP congestion control \"ccid4\": expected one of ccid2, ccid3, fast_tfrc"), "{e}");
+        let e = dccp("cc_params = { ack_ratio = 0 }");
+        assert!(e.starts_with("flows[0].cc_params.ack_ratio: must be at least 1"), "{e}");
+        let e = dccp("cc = \"ccid3\"\ncc_params = { n = 8 }");
+        assert!(e.starts_with("flows[0].cc_params.n: unknown field `n`"), "{e}");
+        let e = dccp("recovery = \"sack\"");
+        assert!(e.starts_with("flows[0].recovery: is a TCP option: this group has protocol = \"dccp\""), "{e}");
+        let e = dccp("max_queue_delay = \"0s\"");
+        assert!(e.starts_with("flows[0].max_queue_delay: must be longer than 0s"), "{e}");
+        let e = dccp("app = { kind = \"onoff\", packet_size = \"2000B\" }");
+        assert!(e.starts_with("flows[0].app.packet_size: 2000B exceeds the mss 1460B"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\nmax_queue_delay = \"1s\""));
+        assert!(e.starts_with("flows[0].max_queue_delay: is a DCCP option: this group has protocol = \"tcp\""), "{e}");
+        let e = dccp("app = { kind = \"onoff\", on_time = \"1s\" }");
+        assert!(e.starts_with("flows[0].app.on_time: unknown field `on_time`"), "{e}");
     }
 
     #[test]

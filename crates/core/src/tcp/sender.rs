@@ -404,6 +404,7 @@ impl Transport for TcpSender {
             cwnd: Some(self.st.cwnd),
             ssthresh: self.st.ssthresh.is_finite().then_some(self.st.ssthresh),
             srtt: self.rtt.srtt(),
+            rate_bps: None,
             delivered_bytes: 0,
             completed_at: self.completed_at,
             timeouts: self.timeouts,
