@@ -92,7 +92,20 @@ def bundled(*parts: str) -> Traversable:
 
 
 #: The main job of `make demo`, in report order: bundled scenarios (``scenarios/NAME.toml``).
-DEMO = ("reno-pair", "reno-rtt", "recovery-compare", "random-loss", "cbr-vs-reno", "window-dynamics")
+DEMO = (
+    "reno-pair",
+    "reno-rtt",
+    "recovery-compare",
+    "random-loss",
+    "cbr-vs-reno",
+    "window-dynamics",
+    "ccid2-vs-cubic",
+    "ccid3-vs-ccid2",
+    "seed000-lan-ring",
+    "seed003-parking-lot",
+    "seed004-six-routers",
+    "web-background",
+)
 
 
 def demo_scenarios() -> list[DemoScenario]:
