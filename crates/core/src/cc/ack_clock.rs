@@ -9,6 +9,16 @@ use super::{AckSample, CcState, CongestionControl, CongestionEvent, CongestionKi
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// An ACK of `n` segments at time zero without an RTT sample (for window-rule unit tests).
+pub fn ack(n: u64) -> AckSample {
+    AckSample { now: SimTime::ZERO, acked: n, rtt: None }
+}
+
+/// A loss detected at time zero (the flight size is left to the algorithm's own state).
+pub fn loss() -> CongestionEvent {
+    CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 0 }
+}
+
 pub struct AckClock {
     pub st: CcState,
     pub now: SimTime,

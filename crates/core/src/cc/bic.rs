@@ -144,12 +144,9 @@ impl CongestionControl for Bic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         if self.round.is_none_or(|r| st.snd_una > r.end_seq) {
             let per_segment = self.increment_per_rtt(st.cwnd) / st.cwnd;

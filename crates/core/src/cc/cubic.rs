@@ -379,12 +379,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         self.congestion_avoidance(st, ack.now, acked as f64);
     }

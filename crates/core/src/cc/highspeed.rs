@@ -185,12 +185,9 @@ impl CongestionControl for HighSpeed {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         let w = st.cwnd.max(1.0);
         let (a, _) = self.cfg.response_at(w);
@@ -208,16 +205,8 @@ impl CongestionControl for HighSpeed {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CcConfig, CongestionKind};
-    use crate::time::SimTime;
-
-    fn ack(n: u64) -> AckSample {
-        AckSample { now: SimTime::ZERO, acked: n, rtt: None }
-    }
-
-    fn loss() -> CongestionEvent {
-        CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 0 }
-    }
+    use crate::cc::ack_clock::{ack, loss};
+    use crate::cc::CcConfig;
 
     fn rfc() -> HighSpeedConfig {
         HighSpeedConfig::preset("rfc3649").unwrap()

@@ -279,12 +279,9 @@ impl CongestionControl for Htcp {
             self.epoch_start = Some(ack.now);
         }
         self.measure_throughput(st, ack.now);
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         let alpha = self.alpha(ack.now);
         st.cwnd += alpha * acked as f64 / st.cwnd.max(1.0);

@@ -358,12 +358,9 @@ impl CongestionControl for Libra {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         match self.rtt {
             Some(t) => st.cwnd += acked as f64 * self.increment_per_rtt(st, t) / st.cwnd.max(1.0),

@@ -113,7 +113,8 @@ pub trait CongestionControl {
 }
 
 /// Reno slow start (RFC 5681 §3.1, Linux `tcp_slow_start`): one segment per acked segment, up to
-/// ssthresh. Returns the acked segments left over once ssthresh is reached.
+/// ssthresh. Returns the acked segments left over for congestion avoidance: all of them when
+/// cwnd is already at or above ssthresh, none while it stays below.
 pub fn slow_start(st: &mut CcState, acked: u64) -> u64 {
     let room = (st.ssthresh - st.cwnd).max(0.0);
     let used = (acked as f64).min(room);

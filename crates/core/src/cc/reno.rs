@@ -44,12 +44,9 @@ impl CongestionControl for Reno {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         let w = st.cwnd;
         cong_avoid_ai(st, w, acked);
@@ -63,12 +60,9 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::ack_clock::{ack};
     use crate::cc::CongestionKind;
     use crate::time::SimTime;
-
-    fn ack(n: u64) -> AckSample {
-        AckSample { now: SimTime::ZERO, acked: n, rtt: None }
-    }
 
     #[test]
     fn slow_start_doubles_per_window() {

@@ -96,12 +96,9 @@ impl CongestionControl for Scalable {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let mut acked = ack.acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-            if acked == 0 {
-                return;
-            }
+        let acked = slow_start(st, ack.acked);
+        if acked == 0 {
+            return;
         }
         if self.legacy(st.cwnd) {
             let w = st.cwnd;
@@ -120,16 +117,8 @@ impl CongestionControl for Scalable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::{CcConfig, CongestionKind};
-    use crate::time::SimTime;
-
-    fn ack(n: u64) -> AckSample {
-        AckSample { now: SimTime::ZERO, acked: n, rtt: None }
-    }
-
-    fn loss() -> CongestionEvent {
-        CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 0 }
-    }
+    use crate::cc::ack_clock::{ack, loss};
+    use crate::cc::CcConfig;
 
     /// Round trips to regain window `w` after one loss: each round acknowledges ⌊cwnd⌋ segments.
     fn rounds_to_recover(cfg: ScalableConfig, w: f64) -> u32 {
