@@ -82,11 +82,11 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::app::AppSource;
-    use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlocks, TCP_IP_HEADER};
+    use crate::net::packet::{FlowId, Header, NodeId, Packet};
     use crate::tcp::config::TcpConfig;
     use crate::tcp::receiver::TcpReceiver;
     use crate::tcp::sender::TcpSender;
-    use crate::tcp::testutil::{ms, reno_cc};
+    use crate::tcp::testutil::{ack_packet, ms, reno_cc};
     use crate::tcp::Phase;
     use crate::time::{SimDuration, SimTime};
     use crate::transport::{Addr, Transport};
@@ -98,15 +98,7 @@ mod tests {
     }
 
     fn ack(n: u64, ece: bool) -> Packet {
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(1),
-            dst: NodeId(0),
-            size: TCP_IP_HEADER,
-            sent_at: SimTime::ZERO,
-            ce: false,
-            header: Header::TcpAck { ack: n, sack: SackBlocks::default(), ece },
-        }
+        ack_packet(n, &[], ece)
     }
 
     /// (seq, retransmit, ect, cwr) of each segment sent at `now`.

@@ -297,9 +297,9 @@ impl TcpSender {
 mod tests {
     use super::*;
     use crate::app::AppSource;
-    use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlock, SackBlocks, TCP_IP_HEADER};
+    use crate::net::packet::{FlowId, NodeId, Packet};
     use crate::tcp::config::TcpConfig;
-    use crate::tcp::testutil::{file, ms, reno_cc, Pair, Snapshot};
+    use crate::tcp::testutil::{ack_packet, drain, file, ms, reno_cc, Pair, Snapshot};
     use crate::time::{Rate, SimDuration};
     use crate::transport::{Addr, Transport};
 
@@ -462,29 +462,10 @@ mod tests {
     }
 
     fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> Packet {
-        let mut sack = SackBlocks::default();
-        for &(start, end) in blocks {
-            sack.push(SackBlock { start, end });
-        }
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(1),
-            dst: NodeId(0),
-            size: TCP_IP_HEADER + sack.option_bytes(),
-            sent_at: SimTime::ZERO,
-            ce: false,
-            header: Header::TcpAck { ack, sack, ece: false },
-        }
+        ack_packet(ack, blocks, false)
     }
 
-    fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
-        let mut out = Vec::new();
-        while let Some(p) = s.poll_transmit(now) {
-            let Header::TcpData { seq, retransmit, .. } = p.header else { panic!() };
-            out.push((seq, retransmit));
-        }
-        out
-    }
+
 
     #[test]
     fn sack_detects_loss_from_one_ack_and_a_timeout_resends_only_unsacked_segments() {

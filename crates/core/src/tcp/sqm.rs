@@ -102,10 +102,10 @@ impl TcpSender {
 mod tests {
     use crate::app::AppSource;
     use crate::net::icmp::{self, QuenchCode};
-    use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlock, SackBlocks, TCP_IP_HEADER};
+    use crate::net::packet::{FlowId, Header, NodeId, Packet};
     use crate::tcp::config::{Recovery, TcpConfig};
     use crate::tcp::sender::TcpSender;
-    use crate::tcp::testutil::{ms, reno_cc};
+    use crate::tcp::testutil::{ack_packet, drain, ms, reno_cc};
     use crate::tcp::Phase;
     use crate::time::SimTime;
     use crate::transport::{Addr, Transport};
@@ -131,29 +131,10 @@ mod tests {
     }
 
     fn ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
-        let mut sack = SackBlocks::default();
-        for &(start, end) in blocks {
-            sack.push(SackBlock { start, end });
-        }
-        Packet {
-            flow: FlowId(0),
-            src: NodeId(1),
-            dst: NodeId(0),
-            size: TCP_IP_HEADER,
-            sent_at: SimTime::ZERO,
-            ce: false,
-            header: Header::TcpAck { ack: n, sack, ece: false },
-        }
+        ack_packet(n, blocks, false)
     }
 
-    fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
-        std::iter::from_fn(|| s.poll_transmit(now))
-            .map(|p| match p.header {
-                Header::TcpData { seq, retransmit, .. } => (seq, retransmit),
-                h => panic!("{h:?}"),
-            })
-            .collect()
-    }
+
 
     #[test]
     fn a_code_zero_quench_halves_the_window_and_resends_the_segment_before_any_duplicate_ack() {

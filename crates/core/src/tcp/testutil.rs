@@ -11,7 +11,7 @@ use super::sender::TcpSender;
 use crate::app::AppSource;
 use crate::cc::reno::{Reno, RenoConfig};
 use crate::cc::AnyCc;
-use crate::net::packet::{FlowId, Header, NodeId, Packet};
+use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlock, SackBlocks, TCP_IP_HEADER};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
 use std::collections::{BTreeSet, VecDeque};
@@ -52,6 +52,34 @@ pub struct Pair {
     to_sender: VecDeque<(SimTime, Packet)>,
     pub sent: Vec<Tx>,
     pub trace: Vec<Snapshot>,
+}
+
+/// An ACK of flow 0 from the receiver (node 1) to the sender (node 0): cumulative `ack`, SACK
+/// `blocks` (start, end exclusive) and the ECN-Echo bit.
+pub fn ack_packet(ack: u64, blocks: &[(u64, u64)], ece: bool) -> Packet {
+    let mut sack = SackBlocks::default();
+    for &(start, end) in blocks {
+        sack.push(SackBlock { start, end });
+    }
+    Packet {
+        flow: FlowId(0),
+        src: NodeId(1),
+        dst: NodeId(0),
+        size: TCP_IP_HEADER + sack.option_bytes(),
+        sent_at: SimTime::ZERO,
+        ce: false,
+        header: Header::TcpAck { ack, sack, ece },
+    }
+}
+
+/// Drains `poll_transmit` at `now`: (seq, retransmit) of each data segment sent.
+pub fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
+    let mut out = Vec::new();
+    while let Some(p) = s.poll_transmit(now) {
+        let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("not data: {p:?}") };
+        out.push((seq, retransmit));
+    }
+    out
 }
 
 pub fn reno_cc() -> AnyCc {
