@@ -263,6 +263,7 @@ impl Scenario {
                         rto_rule: t.rto,
                         recovery: t.recovery,
                         delayed_ack: t.delayed_ack.then(DelayedAck::default),
+                        slow_start_after_idle: t.slow_start_after_idle,
                         rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
                         ecn: t.ecn,
                         source_quench: t.source_quench,

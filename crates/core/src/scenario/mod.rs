@@ -121,6 +121,7 @@ struct RawFlowGroup {
     min_rto: Option<Dur>,
     rto: Option<RtoRule>,
     delayed_ack: Option<bool>,
+    slow_start_after_idle: Option<bool>,
     rwnd: Option<Bytes>,
     max_queue_delay: Option<Dur>,
     src: Option<String>,
@@ -309,6 +310,8 @@ pub struct TcpOptions {
     /// How the retransmission timeout follows SRTT and RTTVAR.
     pub rto: RtoRule,
     pub delayed_ack: bool,
+    /// Restart from the initial window after an idle period longer than the RTO.
+    pub slow_start_after_idle: bool,
     /// Bytes; `None` = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rwnd: Option<Bytes>,
@@ -655,19 +658,8 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             None
         }
         Protocol::Udp => {
-            let tcp_only: [(&str, bool); 10] = [
-                ("cc", g.cc.is_some()),
-                ("cc_params", g.cc_params.is_some()),
-                ("recovery", g.recovery.is_some()),
-                ("initial_cwnd", g.initial_cwnd.is_some()),
-                ("initial_ssthresh", g.initial_ssthresh.is_some()),
-                ("min_rto", g.min_rto.is_some()),
-                ("rto", g.rto.is_some()),
-                ("delayed_ack", g.delayed_ack.is_some() || g.rwnd.is_some()),
-                ("ecn", g.ecn.is_some()),
-                ("source_quench", g.source_quench.is_some()),
-            ];
-            if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+            let cc_keys = [("cc", g.cc.is_some()), ("cc_params", g.cc_params.is_some())];
+            if let Some((key, _)) = cc_keys.into_iter().chain(tcp_only_keys(&g)).find(|(_, set)| *set) {
                 return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"udp\""));
             }
             if !matches!(app, AppSpec::Cbr { .. } | AppSpec::OnOff { .. }) {
@@ -698,16 +690,24 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
     })
 }
 
-fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
-    let tcp_only: [(&str, bool); 6] = [
+/// The keys only TCP groups accept, each with whether this group sets it.
+fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 10] {
+    [
         ("recovery", g.recovery.is_some()),
         ("initial_cwnd", g.initial_cwnd.is_some()),
         ("initial_ssthresh", g.initial_ssthresh.is_some()),
         ("min_rto", g.min_rto.is_some()),
+        ("rto", g.rto.is_some()),
         ("delayed_ack", g.delayed_ack.is_some()),
         ("rwnd", g.rwnd.is_some()),
-    ];
-    if let Some((key, _)) = tcp_only.iter().find(|(_, set)| *set) {
+        ("ecn", g.ecn.is_some()),
+        ("source_quench", g.source_quench.is_some()),
+        ("slow_start_after_idle", g.slow_start_after_idle.is_some()),
+    ]
+}
+
+fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
+    if let Some((key, _)) = tcp_only_keys(g).into_iter().find(|(_, set)| *set) {
         return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)"));
     }
     let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
@@ -777,6 +777,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
         rto: g.rto.unwrap_or(RtoRule::Linux),
         delayed_ack: g.delayed_ack.unwrap_or(false),
+        slow_start_after_idle: g.slow_start_after_idle.unwrap_or(true),
         rwnd: g.rwnd,
         ecn: g.ecn.unwrap_or(false),
         source_quench: g.source_quench.unwrap_or(false),
@@ -856,6 +857,18 @@ mod tests {
         assert!(e.starts_with("flows[0].app: missing field `size`"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\ncc_params = { gamma = 1 }"));
         assert!(e.starts_with("flows[0].cc_params"), "{e}");
+    }
+
+    #[test]
+    fn tcp_only_keys_are_refused_on_udp_and_dccp_groups() {
+        for (protocol, app) in [("udp", "app = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }"), ("dccp", "")] {
+            for key in ["rto = \"linux\"", "slow_start_after_idle = false", "ecn = true", "rwnd = \"64KB\""] {
+                let text = BASE.replace("cc = \"reno\"", &format!("protocol = \"{protocol}\"\n{app}\n{key}"));
+                let e = err(&text);
+                let name = key.split(' ').next().unwrap();
+                assert!(e.starts_with(&format!("flows[0].{name}: is a TCP option")), "{protocol}/{key}: {e}");
+            }
+        }
     }
 
     #[test]
