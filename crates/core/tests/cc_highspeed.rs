@@ -138,10 +138,10 @@ fn out_of_range_parameters_are_one_line_errors_naming_the_field() {
         ccarena_core::scenario::Scenario::from_toml(&toml).err().map(|e| e.to_string()).unwrap_or_default()
     };
     let e = scenario("scalable", "b = 1.5");
-    assert_eq!(e, "flows[0].cc_params: b: 1.5 is out of range: expected 0 < b < 1");
+    assert_eq!(e, "flows[0].cc_params.b: 1.5 is out of range: expected 0 < b < 1");
     let e = scenario("highspeed", "response = \"formula\", high_p = 0.01");
-    assert!(e.starts_with("flows[0].cc_params: high_p: 0.01 is out of range") && !e.contains('\n'), "{e}");
+    assert!(e.starts_with("flows[0].cc_params.high_p: 0.01 is out of range") && !e.contains('\n'), "{e}");
     let e = scenario("htcp", "beta_min = 0.9");
-    assert!(e.starts_with("flows[0].cc_params: beta_max: 0.8 is out of range"), "{e}");
+    assert!(e.starts_with("flows[0].cc_params.beta_max: 0.8 is out of range"), "{e}");
     assert_eq!(scenario("htcp@linux", ""), "flows[0].cc: unknown preset \"linux\": htcp has no presets");
 }

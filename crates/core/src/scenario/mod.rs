@@ -706,16 +706,21 @@ fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 10] {
     ]
 }
 
+/// An algorithm's parameter error `"field: what is wrong"` as an error at `path.cc_params.field`.
+fn cc_params_error(path: &str, msg: String) -> ScenarioError {
+    match msg.split_once(": ") {
+        Some((field, rest)) if !field.contains(char::is_whitespace) => ScenarioError::new(format!("{path}.cc_params.{field}"), rest),
+        _ => ScenarioError::new(format!("{path}.cc_params"), msg),
+    }
+}
+
 fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
     if let Some((key, _)) = tcp_only_keys(g).into_iter().find(|(_, set)| *set) {
         return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)"));
     }
     let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
     // "field: what is wrong" becomes an error at cc_params.field.
-    let params_error = |msg: String| match msg.split_once(": ") {
-        Some((field, rest)) if !field.contains(char::is_whitespace) => ScenarioError::new(format!("{path}.cc_params.{field}"), rest),
-        _ => ScenarioError::new(format!("{path}.cc_params"), msg),
-    };
+    let params_error = |msg: String| cc_params_error(path, msg);
     let ccid = CcidConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
         if g.cc_params.is_some() && !msg.starts_with("unknown DCCP congestion control") {
             params_error(msg)
@@ -741,7 +746,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
     let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
     let cc_config = CcConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
         if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") && !msg.starts_with("unknown preset") {
-            ScenarioError::new(format!("{path}.cc_params"), msg)
+            cc_params_error(path, msg)
         } else {
             ScenarioError::new(format!("{path}.cc"), msg)
         }
