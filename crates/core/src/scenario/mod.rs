@@ -120,6 +120,7 @@ struct RawFlowGroup {
     initial_ssthresh: Option<f64>,
     min_rto: Option<Dur>,
     rto: Option<RtoRule>,
+    head_retransmit_rearms_rto: Option<bool>,
     delayed_ack: Option<bool>,
     rwnd: Option<Bytes>,
     max_queue_delay: Option<Dur>,
@@ -308,6 +309,8 @@ pub struct TcpOptions {
     pub min_rto: Dur,
     /// How the retransmission timeout follows SRTT and RTTVAR.
     pub rto: RtoRule,
+    /// Retransmitting SND.UNA re-arms the timer (Linux); false = ns-2's one-way TCP.
+    pub head_retransmit_rearms_rto: bool,
     pub delayed_ack: bool,
     /// Bytes; `None` = unlimited.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -655,7 +658,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             None
         }
         Protocol::Udp => {
-            let tcp_only: [(&str, bool); 10] = [
+            let tcp_only: [(&str, bool); 11] = [
                 ("cc", g.cc.is_some()),
                 ("cc_params", g.cc_params.is_some()),
                 ("recovery", g.recovery.is_some()),
@@ -663,6 +666,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
                 ("initial_ssthresh", g.initial_ssthresh.is_some()),
                 ("min_rto", g.min_rto.is_some()),
                 ("rto", g.rto.is_some()),
+                ("head_retransmit_rearms_rto", g.head_retransmit_rearms_rto.is_some()),
                 ("delayed_ack", g.delayed_ack.is_some() || g.rwnd.is_some()),
                 ("ecn", g.ecn.is_some()),
                 ("source_quench", g.source_quench.is_some()),
@@ -699,8 +703,9 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
 }
 
 fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
-    let tcp_only: [(&str, bool); 6] = [
+    let tcp_only: [(&str, bool); 7] = [
         ("recovery", g.recovery.is_some()),
+        ("head_retransmit_rearms_rto", g.head_retransmit_rearms_rto.is_some()),
         ("initial_cwnd", g.initial_cwnd.is_some()),
         ("initial_ssthresh", g.initial_ssthresh.is_some()),
         ("min_rto", g.min_rto.is_some()),
@@ -776,6 +781,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         initial_ssthresh: g.initial_ssthresh,
         min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
         rto: g.rto.unwrap_or(RtoRule::Linux),
+        head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(true),
         delayed_ack: g.delayed_ack.unwrap_or(false),
         rwnd: g.rwnd,
         ecn: g.ecn.unwrap_or(false),
