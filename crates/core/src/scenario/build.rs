@@ -261,6 +261,7 @@ impl Scenario {
                         initial_ssthresh: t.initial_ssthresh.unwrap_or(f64::INFINITY),
                         min_rto: t.min_rto.0,
                         rto_rule: t.rto,
+                        head_retransmit_rearms_rto: t.head_retransmit_rearms_rto,
                         recovery: t.recovery,
                         delayed_ack: t.delayed_ack.then(DelayedAck::default),
                         slow_start_after_idle: t.slow_start_after_idle,

@@ -120,6 +120,7 @@ struct RawFlowGroup {
     initial_ssthresh: Option<f64>,
     min_rto: Option<Dur>,
     rto: Option<RtoRule>,
+    head_retransmit_rearms_rto: Option<bool>,
     delayed_ack: Option<bool>,
     slow_start_after_idle: Option<bool>,
     rwnd: Option<Bytes>,
@@ -309,6 +310,8 @@ pub struct TcpOptions {
     pub min_rto: Dur,
     /// How the retransmission timeout follows SRTT and RTTVAR.
     pub rto: RtoRule,
+    /// Retransmitting SND.UNA re-arms the timer (Linux); false = ns-2's one-way TCP.
+    pub head_retransmit_rearms_rto: bool,
     pub delayed_ack: bool,
     /// Restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
@@ -691,13 +694,14 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
 }
 
 /// The keys only TCP groups accept, each with whether this group sets it.
-fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 10] {
+fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 11] {
     [
         ("recovery", g.recovery.is_some()),
         ("initial_cwnd", g.initial_cwnd.is_some()),
         ("initial_ssthresh", g.initial_ssthresh.is_some()),
         ("min_rto", g.min_rto.is_some()),
         ("rto", g.rto.is_some()),
+        ("head_retransmit_rearms_rto", g.head_retransmit_rearms_rto.is_some()),
         ("delayed_ack", g.delayed_ack.is_some()),
         ("rwnd", g.rwnd.is_some()),
         ("ecn", g.ecn.is_some()),
@@ -781,6 +785,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         initial_ssthresh: g.initial_ssthresh,
         min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
         rto: g.rto.unwrap_or(RtoRule::Linux),
+        head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(true),
         delayed_ack: g.delayed_ack.unwrap_or(false),
         slow_start_after_idle: g.slow_start_after_idle.unwrap_or(true),
         rwnd: g.rwnd,

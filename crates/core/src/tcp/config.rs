@@ -99,6 +99,14 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// SQM-Response to ICMP Source Quench (seed 004 §3.3–3.4). Default false.
     pub source_quench: bool,
+    /// Re-arm the retransmission timer whenever SND.UNA's segment is retransmitted. Default true,
+    /// Linux (`tcp_xmit_retransmit_queue` re-arms it when it resends the head). False is ns-2's
+    /// one-way TCP: `TcpAgent::output` only starts the timer when none is pending, so after
+    /// NewReno's first partial ACK (which resets it, `partialnewack_helper` with
+    /// `newreno_changes1_ = 1`, ns-2's default since 2003-05-05) later partial-ACK
+    /// retransmissions leave it running and a window with many drops times out (RFC 6582 §4.2's
+    /// Impatient variant taken literally).
+    pub head_retransmit_rearms_rto: bool,
     /// Restart the window after an idle period longer than the RTO (see `idle.rs`). Default on,
     /// Linux `net.ipv4.tcp_slow_start_after_idle = 1` (RFC 5681 §4.1, RFC 2861).
     pub slow_start_after_idle: bool,
@@ -121,6 +129,7 @@ impl Default for TcpConfig {
             ecn: false,
             source_quench: false,
             slow_start_after_idle: true,
+            head_retransmit_rearms_rto: true,
         }
     }
 }
@@ -140,6 +149,7 @@ mod tests {
         assert_eq!(c.max_rto, SimDuration::from_secs(60));
         assert_eq!(c.recovery, Recovery::Sack);
         assert_eq!(c.dupthresh, 3);
+        assert!(c.head_retransmit_rearms_rto);
         assert_eq!(DelayedAck::default(), DelayedAck { max_delay: SimDuration::from_millis(40), every: 2 });
     }
 

@@ -394,6 +394,25 @@ mod tests {
     }
 
     #[test]
+    fn ns2_timer_is_not_rearmed_by_retransmissions_after_the_first_partial_ack() {
+        // Ten drops in the third flight: NewReno repairs one per 40 ms round trip, from the fast
+        // retransmit at 120 ms to the partial ACK for 64 at 480 ms.
+        let drops: Vec<u64> = (0..10).map(|k| 40 + 3 * k).collect();
+        let linux = run(Recovery::NewReno, &drops);
+        assert_eq!((linux.sender.probe().fast_recoveries, linux.sender.probe().timeouts), (1, 0));
+        let cfg = TcpConfig { recovery: Recovery::NewReno, head_retransmit_rearms_rto: false, ..TcpConfig::default() };
+        let mut ns2 = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(&drops);
+        ns2.run_to_completion(ms(60_000));
+        // The first partial ACK (160 ms) set the timer to 160 + (40 + max(4·RTTVAR, 200)) ms
+        // = 400 ms (RTTVAR has decayed below 50 ms on this jitter-free path); the partial-ACK
+        // retransmissions after it leave it alone, so it fires then, mid-recovery.
+        assert_eq!(ns2.sender.probe().timeouts, 1);
+        let rto = ns2.trace.iter().find(|s| s.phase == Phase::Loss).expect("timed out");
+        assert_eq!(rto.at, ms(400));
+        assert!(rto.snd_una < 67, "recovery was still under way: SND.UNA {}", rto.snd_una);
+    }
+
+    #[test]
     fn newreno_partial_ack_retransmits_and_deflates_by_the_amount_acked() {
         let p = run(Recovery::NewReno, &[40, 43, 46]);
         let i = p.trace.iter().position(|s| s.snd_una == 43).unwrap();

@@ -236,7 +236,11 @@ impl TcpSender {
             self.sb.on_sent_new(now);
         }
         self.burst_sent = true;
-        if self.timers.rto.is_none() || (retransmit && seq == self.sb.una()) {
+        // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
+        // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
+        let after_partial_ack = matches!(self.state, CaState::Recovery { partial_acked: true, .. });
+        let rearm_head = self.cfg.head_retransmit_rearms_rto || !after_partial_ack;
+        if self.timers.rto.is_none() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
             // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
             // otherwise a loss at the start of a burst times out one RTT after the original
