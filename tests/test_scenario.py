@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import ccarena
 from ccarena import ScenarioError
 from ccarena.scenario import apply_overrides, load, parse_override_value, to_json
 
@@ -20,6 +21,7 @@ BASE = {
 
 def test_scenario_error_is_a_value_error() -> None:
     assert issubclass(ScenarioError, ValueError)
+    assert issubclass(ScenarioError, ccarena.Error)
 
 
 @pytest.mark.parametrize(
@@ -121,3 +123,9 @@ def test_to_json_rejects_what_json_cannot_carry() -> None:
         to_json({"flows": [{"p": float("nan")}]})
     with pytest.raises(ScenarioError):
         to_json(load("when = 2024-01-01"))
+
+
+def test_core_errors_are_raised_as_the_package_scenario_error() -> None:
+    # The binding raises ccarena.errors.ScenarioError itself, so `except ccarena.Error` catches it.
+    with pytest.raises(ccarena.Error, match=r"flows\[0\]\.cc"):
+        ccarena.validate({**BASE, "duration": "1s", "flows": [{"cc": "no-such-cc"}]})

@@ -8,7 +8,20 @@
 See ``docs/`` for the scenario format and the result tables.
 """
 
-from ccarena._core import ScenarioError, __version__
+from ccarena._core import __version__
 from ccarena.api import RunResult, algorithms, run, validate
+from ccarena.errors import Error, ExperimentError, OutputError, ScenarioError, SimulationError, TestbedError
 
-__all__ = ["run", "validate", "RunResult", "ScenarioError", "algorithms", "__version__"]
+__all__ = [
+    "run",
+    "validate",
+    "RunResult",
+    "algorithms",
+    "__version__",
+    "Error",
+    "ScenarioError",
+    "OutputError",
+    "SimulationError",
+    "ExperimentError",
+    "TestbedError",
+]

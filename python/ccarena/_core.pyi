@@ -7,17 +7,14 @@ happens in Rust with the GIL released, and results come back as plain columns (d
 from typing import Any, Callable
 
 # PyO3 lists everything the module adds in __all__.
-__all__ = ["__version__", "ScenarioError", "validate", "run", "algorithms", "topology"]
+__all__ = ["__version__", "validate", "run", "algorithms", "topology"]
 
 __version__: str
-
-class ScenarioError(ValueError):
-    """A scenario is invalid. The message is one line: field path, bad value, what is allowed."""
 
 def validate(scenario_json: str) -> dict[str, Any]:
     """Parse and validate a scenario given as JSON text; return it normalised (every default
     filled in, groups kept as groups) as a dict that is itself a valid scenario. Raises
-    ScenarioError."""
+    ccarena.errors.ScenarioError."""
 
 def run(scenario_json: str, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
@@ -30,7 +27,7 @@ def run(scenario_json: str, progress: Callable[[float], None] | None = None) -> 
       ``flow_series`` dict of columns, one row per flow x sample interval
       ``links``       dict of columns, one row per link direction
       ``link_series`` dict of columns, one row per link direction x sample interval
-    Raises ScenarioError."""
+    Raises ccarena.errors.ScenarioError."""
 
 def algorithms() -> list[dict[str, Any]]:
     """Every congestion control available, as dicts with keys ``protocol``, ``name``,
@@ -41,4 +38,4 @@ def topology(scenario_json: str) -> dict[str, Any]:
     """The network a scenario given as JSON text builds: a dict with ``name``, ``kind`` (the
     topology kind), ``nodes`` (list of ``{"name", "role"}``, role ``"router"``, ``"host"`` or
     ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
-    direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ScenarioError."""
+    direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ccarena.errors.ScenarioError."""

@@ -19,7 +19,7 @@ import pandas as pd
 
 from ccarena import _core, _format, metrics
 from ccarena import scenario as _scenario
-from ccarena._core import ScenarioError
+from ccarena.errors import ScenarioError
 from ccarena.scenario import ScenarioSource
 
 __all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]

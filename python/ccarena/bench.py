@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ccarena._core import ScenarioError
+from ccarena.errors import ScenarioError
 from ccarena.scenario import ScenarioSource
 
 __all__ = ["BenchSample", "BenchReport", "run_bench", "format_report", "cpu_model"]

@@ -39,7 +39,7 @@ class _Group(TyperGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
-        from ccarena._core import ScenarioError
+        from ccarena.errors import Error
 
         try:
             code = super().main(
@@ -50,7 +50,7 @@ class _Group(TyperGroup):
                 windows_expand_args=windows_expand_args,
                 **extra,
             )
-        except ScenarioError as exc:
+        except Error as exc:
             _fail(str(exc))
         except typer.TyperException as exc:  # click's usage errors (bad option, missing file, ...)
             if type(exc).__name__ == "NoArgsIsHelpError":

@@ -18,7 +18,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
-from ccarena._core import ScenarioError
+from ccarena.errors import ScenarioError
 
 __all__ = ["ScenarioSource", "load", "apply_overrides", "parse_override_value", "to_json"]
 

@@ -2,7 +2,8 @@
 //!
 //! A scenario crosses once as JSON text; the run happens with the GIL released; results come
 //! back as columns (dicts of lists). No per-packet or per-event call ever crosses the boundary.
-//! Every error becomes a Python exception (`ScenarioError`, a `ValueError`, for bad scenarios;
+//! Every error becomes a Python exception of `ccarena.errors` (`ScenarioError`, also a `ValueError`,
+//! for bad scenarios; `SimulationError` for a panic, which is a bug;
 //! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
 
 use ccarena_core::cc::tcp_algorithms;
@@ -10,14 +11,31 @@ use ccarena_core::dccp::dccp_algorithms;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
-use pyo3::create_exception;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
-create_exception!(_core, ScenarioError, PyValueError, "A scenario is invalid: the message names the field, the bad value and what is allowed.");
+/// An exception of `ccarena.errors` (defined in Python so that every error the package raises
+/// shares one base class, `ccarena.errors.Error`).
+fn ccarena_error(py: Python<'_>, class: &str, message: String) -> PyErr {
+    let ty = py.import("ccarena.errors").and_then(|m| m.getattr(class)).and_then(|t| Ok(t.cast_into::<PyType>()?));
+    match ty {
+        Ok(ty) => PyErr::from_type(ty, message),
+        Err(e) => e,
+    }
+}
+
+fn scenario_error(message: impl std::fmt::Display) -> PyErr {
+    Python::attach(|py| ccarena_error(py, "ScenarioError", message.to_string()))
+}
+
+/// A panic inside the core is a bug: report it as `SimulationError` instead of aborting Python.
+fn internal_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
+    let msg = format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p));
+    Python::attach(|py| ccarena_error(py, "SimulationError", msg))
+}
 
 fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     let json = py.import("json")?;
@@ -62,10 +80,9 @@ fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDi
 }
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
-    Scenario::from_json(scenario_json).map_err(|e| ScenarioError::new_err(e.to_string()))
+    Scenario::from_json(scenario_json).map_err(scenario_error)
 }
 
-/// A panic inside the core is a bug; report it as RuntimeError instead of aborting Python.
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
     p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
 }
@@ -74,7 +91,7 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
     let s = parse(scenario_json)?;
     // Building catches what only wiring reveals (unreachable nodes, impossible RTTs).
-    s.build().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    s.build().map_err(scenario_error)?;
     json_to_py(py, &s.normalised())
 }
 
@@ -115,10 +132,10 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
             }
             result_to_py(py, &result)
         }
-        (Ok(Err(RunError::Scenario(e))), _) => Err(ScenarioError::new_err(e.to_string())),
+        (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_error(e)),
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
         (Ok(Err(RunError::Interrupted)), None) => Err(PyKeyboardInterrupt::new_err("run interrupted")),
-        (Err(p), _) => Err(PyRuntimeError::new_err(format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p)))),
+        (Err(p), _) => Err(internal_error(p)),
     }
 }
 
@@ -128,8 +145,8 @@ fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
     let s = parse(scenario_json)?;
     match catch_unwind(AssertUnwindSafe(|| ccarena_core::topology::describe(&s))) {
         Ok(Ok(v)) => json_to_py(py, &v),
-        Ok(Err(e)) => Err(ScenarioError::new_err(e.to_string())),
-        Err(p) => Err(PyRuntimeError::new_err(format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p)))),
+        Ok(Err(e)) => Err(scenario_error(e)),
+        Err(p) => Err(internal_error(p)),
     }
 }
 
@@ -153,7 +170,6 @@ fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    m.add("ScenarioError", m.py().get_type::<ScenarioError>())?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

@@ -1,0 +1,50 @@
+"""The exceptions ccarena raises on purpose. Every one derives from :class:`Error`.
+
+A user mistake (a bad scenario, override, option or output path) or a run that cannot finish
+raises one of these with a one-line message that names what is wrong and what is allowed; the
+CLI prints it as ``error: <message>`` and exits with status 2. Anything else escaping the package
+is a bug.
+
+========================  =====================================================================
+class                     raised when
+========================  =====================================================================
+``Error``                 base class; catch it to catch everything below
+``ScenarioError``         a scenario, an override or an API argument describing one is invalid
+                          (also a ``ValueError``)
+``OutputError``           an output destination cannot be written (names the path)
+``SimulationError``       a valid scenario could not be simulated (a watchdog stopped a run,
+                          or an internal error that should be reported)
+``ExperimentError``       an experiment definition or a result store is invalid or unreadable
+``TestbedError``          the Linux kernel backend cannot run a scenario on this machine
+========================  =====================================================================
+"""
+
+from __future__ import annotations
+
+__all__ = ["Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError"]
+
+
+class Error(Exception):
+    """Base class of every error ccarena raises on purpose."""
+
+
+class ScenarioError(Error, ValueError):
+    """A scenario is invalid: the message names the field, the bad value and what is allowed."""
+
+
+class OutputError(Error):
+    """An output file or directory cannot be written; the message names the path."""
+
+
+class SimulationError(Error):
+    """A valid scenario could not be simulated to its end."""
+
+
+class ExperimentError(Error):
+    """An experiment definition or a result store is invalid or cannot be read."""
+
+
+class TestbedError(Error):
+    """The Linux kernel backend cannot run this scenario here (the message says why)."""
+
+    __test__ = False  # not a pytest test class despite its name
