@@ -128,4 +128,4 @@ def test_to_json_rejects_what_json_cannot_carry() -> None:
 def test_core_errors_are_raised_as_the_package_scenario_error() -> None:
     # The binding raises ccarena.errors.ScenarioError itself, so `except ccarena.Error` catches it.
     with pytest.raises(ccarena.Error, match=r"flows\[0\]\.cc"):
-        ccarena.validate({**BASE, "duration": "1s", "flows": [{"cc": "no-such-cc"}]})
+        ccarena.validate({**BASE, "duration": "1s", "topology": {**BASE["topology"], "bottleneck_delay": "10ms"}, "flows": [{"cc": "no-such-cc"}]})
