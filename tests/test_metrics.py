@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from ccarena import metrics as m
 
@@ -63,24 +64,15 @@ def test_coefficient_of_variation_uses_population_std() -> None:
     assert math.isnan(m.coefficient_of_variation([-1.0, 1.0]))
 
 
-@pytest.mark.parametrize(
-    ("q", "df", "expected"),
-    [
-        # Student t table (two-sided 95% and 99%)
-        (0.975, 1, 12.706204736),
-        (0.975, 2, 4.302652730),
-        (0.975, 4, 2.776445105),
-        (0.975, 9, 2.262157163),
-        (0.975, 30, 2.042272456),
-        (0.995, 5, 4.032142984),
-        (0.95, 10, 1.812461123),
-        (0.975, 1e7, 1.959963985 + 2.372e-7),  # normal limit + (z³+z)/(4·df)
-        (0.5, 3, 0.0),
-        (0.025, 9, -2.262157163),
-    ],
-)
-def test_student_t_quantile_matches_tables(q: float, df: float, expected: float) -> None:
-    assert m.student_t_quantile(q, df) == pytest.approx(expected, abs=1e-8)
+def test_mean_ci_matches_scipy_and_a_textbook_example() -> None:
+    # Montgomery & Runger, Applied Statistics, Ex. 8-5 style: t(0.975, 9) = 2.262157163 (tables)
+    x = [1.0, 2.0, 4.0, 4.0, 5.0, 6.0, 7.0, 9.0, 10.0, 12.0]
+    ci = m.mean_ci(x)
+    half = 2.262157162740992 * float(np.std(x, ddof=1)) / math.sqrt(10)
+    assert ci.mean == 6.0
+    assert ci.half_width == pytest.approx(half, rel=1e-9)
+    lo, hi = stats.t.interval(0.95, 9, loc=6.0, scale=stats.sem(x))
+    assert (ci.low, ci.high) == pytest.approx((lo, hi), rel=1e-9)
 
 
 def test_mean_ci_by_hand() -> None:

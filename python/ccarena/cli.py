@@ -19,6 +19,7 @@ import typer
 from typer.core import TyperGroup
 
 from ccarena import _format
+from ccarena import cli_experiment as _experiment_commands
 
 if TYPE_CHECKING:
     from ccarena.api import JainOver as JainOverName
@@ -293,6 +294,9 @@ def bench(
     except RuntimeError as exc:  # the benchmark process failed
         _fail(str(exc), 1)
     typer.echo(format_report(report))
+
+
+_experiment_commands.register(app)
 
 
 def main() -> None:

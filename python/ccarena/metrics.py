@@ -6,9 +6,8 @@ Rates are bits per second, times seconds, sizes bytes. Functions taking arrays a
 ``numpy.asarray`` accepts. Undefined values (an empty sample, a zero-length window) are ``NaN``,
 never an exception, so that a table of many flows survives one odd flow.
 
-The t quantile for confidence intervals is computed here (regularised incomplete beta function and
-bisection) rather than taken from SciPy, to keep SciPy out of the dependencies; it agrees with
-published tables to better than 1e-9.
+Student's t quantile for confidence intervals comes from SciPy (``scipy.stats.t``); everything
+else is NumPy.
 """
 
 from __future__ import annotations
@@ -29,7 +28,12 @@ __all__ = [
     "coefficient_of_variation",
     "MeanCI",
     "mean_ci",
-    "student_t_quantile",
+    "fair_share_bps",
+    "jain_intra_protocol",
+    "jain_inter_protocol",
+    "convergence_time_s",
+    "reno_compatibility",
+    "rtt_fairness",
     "percentile",
     "mathis_throughput_bps",
     "padhye_throughput_bps",
@@ -149,83 +153,11 @@ def mean_ci(x: ArrayLike | Iterable[float], level: float = 0.95) -> MeanCI:
     mean = float(np.mean(v))
     if n == 1:
         return MeanCI(mean, math.nan, math.nan, math.nan, 1)
+    from scipy import stats  # imported here: SciPy loads in ~0.2 s and most callers never need it
+
     s = float(np.std(v, ddof=1))
-    half = student_t_quantile((1.0 + level) / 2.0, n - 1) * s / math.sqrt(n)
+    half = float(stats.t.ppf((1.0 + level) / 2.0, n - 1)) * s / math.sqrt(n)
     return MeanCI(mean, half, mean - half, mean + half, n)
-
-
-def _betacf(a: float, b: float, x: float) -> float:
-    """Continued fraction for the incomplete beta function (modified Lentz, Numerical Recipes 6.4)."""
-    tiny = 1e-300
-    qab, qap, qam = a + b, a + 1.0, a - 1.0
-    c, d = 1.0, 1.0 - qab * x / qap
-    d = 1.0 / (d if abs(d) > tiny else tiny)
-    h = d
-    for m in range(1, 10_000):
-        m2 = 2 * m
-        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        h *= d * c
-        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-        d = 1.0 + aa * d
-        d = 1.0 / (d if abs(d) > tiny else tiny)
-        c = 1.0 + aa / c
-        c = c if abs(c) > tiny else tiny
-        delta = d * c
-        h *= delta
-        if abs(delta - 1.0) < 1e-15:
-            break
-    return h
-
-
-def _betainc(a: float, b: float, x: float) -> float:
-    """Regularised incomplete beta function ``I_x(a, b)``."""
-    if x <= 0.0:
-        return 0.0
-    if x >= 1.0:
-        return 1.0
-    log_front = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x)
-    front = math.exp(log_front)
-    if x < (a + 1.0) / (a + b + 2.0):
-        return front * _betacf(a, b, x) / a
-    return 1.0 - front * _betacf(b, a, 1.0 - x) / b
-
-
-def _student_t_cdf(t: float, df: float) -> float:
-    tail = 0.5 * _betainc(df / 2.0, 0.5, df / (df + t * t))
-    return 1.0 - tail if t >= 0 else tail
-
-
-def student_t_quantile(q: float, df: float) -> float:
-    """The ``q`` quantile of Student's t distribution with ``df`` degrees of freedom.
-
-    Solves ``F(t) = q`` by bisection on the CDF ``F(t) = 1 − ½ I_{df/(df+t²)}(df/2, ½)`` (t ≥ 0),
-    where ``I`` is the regularised incomplete beta function. E.g.
-    ``student_t_quantile(0.975, 10) = 2.2281388…``.
-    """
-    if not 0.0 < q < 1.0:
-        raise ValueError(f"q must be in (0, 1), got {q}")
-    if df <= 0:
-        raise ValueError(f"df must be positive, got {df}")
-    if q == 0.5:
-        return 0.0
-    if q < 0.5:
-        return -student_t_quantile(1.0 - q, df)
-    lo, hi = 0.0, 1.0
-    while _student_t_cdf(hi, df) < q:
-        lo, hi = hi, hi * 2.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if _student_t_cdf(mid, df) < q:
-            lo = mid
-        else:
-            hi = mid
-        if hi - lo <= 1e-13 * max(1.0, hi):
-            break
-    return 0.5 * (lo + hi)
 
 
 def percentile(x: ArrayLike | Iterable[float], q: float | ArrayLike) -> float | npt.NDArray[np.float64]:
@@ -307,3 +239,116 @@ def padhye_throughput_bps(
         num = q / p + wmax + qh / q
         den = rtt_s * (b / 8.0 * wmax + q / (p * wmax) + 2.0) + qh * rto_s * f / q
     return num / den * mss_bytes * 8.0
+
+
+# --- The seed papers' campaign metrics ------------------------------------------------------------
+
+
+def fair_share_bps(capacity_bps: float, n_flows: int, background_fraction: float = 0.0) -> float:
+    """The ideal equal share of a bottleneck: ``(C − C · bg) / N``.
+
+    Seed 003 §4.1.4: ``C`` is the link capacity, ``bg`` the fraction of it taken by background
+    traffic (0.2 for 20%) and ``N`` the number of main connections. NaN for ``N ≤ 0``.
+    """
+    if n_flows <= 0:
+        return math.nan
+    return (capacity_bps - capacity_bps * background_fraction) / n_flows
+
+
+def _by_label(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> dict[Any, npt.NDArray[np.float64]]:
+    v = _values(values)
+    lab = list(labels)
+    if len(lab) != v.size:
+        raise ValueError(f"{v.size} values but {len(lab)} labels")
+    groups: dict[Any, list[float]] = {}
+    for value, label in zip(v.tolist(), lab):
+        groups.setdefault(label, []).append(value)
+    return {k: np.asarray(g, dtype=float) for k, g in groups.items()}
+
+
+def jain_intra_protocol(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> float:
+    """Fairness among flows of the same protocol: the mean over protocols of Jain's index of that
+    protocol's flows (seed 003 §4.1.3, "justiça intra-protocolos"; seed 002 F3).
+
+    ``values`` are per-flow rates, ``labels`` each flow's protocol (or algorithm). NaN when no
+    protocol has a defined index.
+    """
+    per = [jain_index(g) for g in _by_label(values, labels).values()]
+    defined = [j for j in per if not math.isnan(j)]
+    return float(np.mean(defined)) if defined else math.nan
+
+
+def jain_inter_protocol(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> float:
+    """Fairness between protocols: Jain's index over each protocol's mean per-flow rate (seed 003
+    §4.1.3, "justiça inter-protocolos"), so a protocol with more flows does not count more.
+    1 when every protocol's flows get the same rate on average; NaN with fewer than two protocols
+    or all rates 0.
+    """
+    groups = _by_label(values, labels)
+    if len(groups) < 2:
+        return math.nan
+    return jain_index([float(np.mean(g)) for g in groups.values()])
+
+
+def convergence_time_s(
+    t_s: ArrayLike,
+    rate_bps: ArrayLike,
+    fair_share: float,
+    start_s: float,
+    band: float = 0.8,
+) -> float:
+    """Time a flow takes, from its start, to reach its fair share and stay there.
+
+    Seed 003 §4.1.4 samples a late-starting flow's rate in 1 s intervals and measures the time
+    from its start until it reaches its fair share (:func:`fair_share_bps`). A rate oscillates
+    around its share, so reaching means ``rate ≥ band · fair_share`` (``band`` = 0.8 by default)
+    and staying means every later sample does too. ``t_s`` are the interval *ends*. Returns
+    ``t_end − start_s`` of the first interval from which that holds; NaN if it never does (the
+    last sample is below the band) or there is no sample after the start.
+    """
+    if not 0.0 < band <= 1.0:
+        raise ValueError(f"band must be in (0, 1], got {band}")
+    t = _values(t_s)
+    r = _values(rate_bps)
+    if t.size != r.size:
+        raise ValueError(f"{t.size} times but {r.size} rates")
+    after = t > start_s
+    t, r = t[after], r[after]
+    if t.size == 0 or not math.isfinite(fair_share) or fair_share <= 0:
+        return math.nan
+    ok = r >= band * fair_share
+    if not ok[-1]:
+        return math.nan
+    below = np.flatnonzero(~ok)
+    first = int(below[-1]) + 1 if below.size else 0
+    # The interval ending at t[first] is the first one entirely at or above the band; the flow
+    # got there during it, so its start (the previous sample's end, or the flow's start) counts.
+    reached = float(t[first - 1]) if first > 0 else start_s
+    return reached - start_s
+
+
+def reno_compatibility(reno_share_vs_algorithm: float, reno_share_vs_reno: float) -> float:
+    """TCP-friendliness: the share Reno flows keep against N flows of an algorithm, relative to
+    the share they keep against N Reno flows (seed 003 §4.1.2: Reno flows should get what they
+    would get without the other protocol; seed 002 F4).
+
+    1 means the algorithm treats Reno as Reno would; below 1 it takes bandwidth from Reno. NaN
+    when the reference share is 0 or undefined.
+    """
+    if not math.isfinite(reno_share_vs_reno) or reno_share_vs_reno <= 0:
+        return math.nan
+    return reno_share_vs_algorithm / reno_share_vs_reno
+
+
+def rtt_fairness(goodput_long_rtt: ArrayLike | Iterable[float], goodput_short_rtt: ArrayLike | Iterable[float]) -> float:
+    """RTT fairness: mean rate of the long-RTT flows over the mean rate of the short-RTT ones
+    (seed 003 §4.1.3 a, "justiça de RTT"). 1 is RTT-fair; Reno's rate scales as 1/RTT, so its ratio is about
+    ``RTT_short / RTT_long``. NaN when either side is empty or the short-RTT mean is 0.
+    """
+    longs, shorts = _values(goodput_long_rtt), _values(goodput_short_rtt)
+    if longs.size == 0 or shorts.size == 0:
+        return math.nan
+    short_mean = float(np.mean(shorts))
+    if short_mean == 0.0:
+        return math.nan
+    return float(np.mean(longs)) / short_mean

@@ -25,7 +25,7 @@ from matplotlib.figure import Figure  # noqa: E402
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
-__all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_queue", "goodput_series", "cwnd_by_algorithm"]
+__all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_queue", "plot_sweep", "goodput_series", "cwnd_by_algorithm"]
 
 _MAX_LEGEND = 24
 
@@ -80,7 +80,7 @@ def _new_axes(title: str, ylabel: str) -> tuple[Figure, Any]:
     return fig, ax
 
 
-def _finish(fig: Figure, ax: Any, path: str | Path | None) -> Figure:
+def _finish(fig: Figure, ax: Any, path: str | Path | None, *, time_axis: bool = True) -> Figure:
     handles, labels = ax.get_legend_handles_labels()
     if 0 < len(labels) <= _MAX_LEGEND:
         # Outside the axes, on the right: dense curves leave no free corner inside.
@@ -94,7 +94,8 @@ def _finish(fig: Figure, ax: Any, path: str | Path | None) -> Figure:
         )
     elif len(labels) > _MAX_LEGEND:
         ax.text(0.99, 0.01, f"{len(labels)} lines", transform=ax.transAxes, ha="right", va="bottom", fontsize="small")
-    ax.set_xlim(left=0)
+    if time_axis:
+        ax.set_xlim(left=0)
     if path is not None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         fig.savefig(path)
@@ -239,3 +240,40 @@ def plot_queue(
 def _title(runs: list[tuple[str, RunResult]]) -> str:
     names = list(dict.fromkeys(r.name for _, r in runs))
     return ", ".join(names)
+
+
+def plot_sweep(
+    summary: pd.DataFrame,
+    x: str,
+    metric: str,
+    lines: Sequence[str] = (),
+    path: str | Path | None = None,
+    *,
+    ylabel: str | None = None,
+) -> Figure:
+    """A campaign metric against a swept key: one line per combination of the ``lines`` keys,
+    the mean at each value of ``x`` with its confidence interval as error bars.
+
+    ``summary`` is :meth:`ccarena.ExperimentResult.summary` (columns ``metric``, ``mean``,
+    ``ci_low``, ``ci_high`` and the keys). Values of ``x`` are placed in the order they first
+    appear (the grid's order), so units such as ``"10Mbps"`` need no parsing.
+    """
+    rows = summary[summary["metric"] == metric]
+    order = list(dict.fromkeys(rows[x].tolist()))
+    pos = {v: i for i, v in enumerate(order)}
+    fig, ax = plt.subplots(figsize=(7, 3.8), dpi=100, layout="constrained")
+    ax.set_title(f"{metric} against {x}")
+    ax.set_xlabel(x)
+    ax.set_ylabel(ylabel or metric)
+    ax.grid(True, alpha=0.3)
+    groups = rows.groupby(list(lines), sort=False, dropna=False) if lines else [((), rows)]
+    for label, part in groups:
+        xs = np.array([pos[v] for v in part[x]], dtype=float)
+        mean = part["mean"].to_numpy(dtype=float)
+        low = np.nan_to_num(mean - part["ci_low"].to_numpy(dtype=float))
+        high = np.nan_to_num(part["ci_high"].to_numpy(dtype=float) - mean)
+        name = ", ".join(f"{v}" for v in (label if isinstance(label, tuple) else (label,))) or metric
+        ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=name)
+    ax.set_xticks(range(len(order)), [str(v) for v in order])
+    ax.set_xlim(-0.5, len(order) - 0.5)
+    return _finish(fig, ax, path, time_axis=False)

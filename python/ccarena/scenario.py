@@ -20,7 +20,7 @@ from typing import Any
 
 from ccarena.errors import ScenarioError
 
-__all__ = ["ScenarioSource", "load", "apply_overrides", "parse_override_value", "to_json"]
+__all__ = ["ScenarioSource", "load", "apply_overrides", "parse_override_value", "parse_key", "set_key", "to_json"]
 
 ScenarioSource = str | PathLike[str] | Mapping[str, Any]
 """A scenario: a path to a ``.toml`` file, TOML text, or a dict with the same structure."""
@@ -177,6 +177,17 @@ def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> di
             raise ScenarioError(f"override {item!r}: expected KEY=VALUE, e.g. flows[0].cc=reno")
         _set_path(doc, _parse_path(key.strip()), parse_override_value(value.strip()))
     return doc
+
+
+def parse_key(key: str) -> list[str | int]:
+    """Split a key path (``"flows[0].cc"``) into its parts; :class:`ScenarioError` if malformed."""
+    return _parse_path(key)
+
+
+def set_key(doc: dict[str, Any], key: str, value: Any) -> None:
+    """Set ``key`` (a path like ``flows[0].cc``) to ``value`` in ``doc``, in place, with the
+    rules of :func:`apply_overrides` but a value that is already data, not text."""
+    _set_path(doc, _parse_path(key), value)
 
 
 def to_json(scenario: Mapping[str, Any]) -> str:

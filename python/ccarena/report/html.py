@@ -20,7 +20,7 @@ __all__ = ["write_report", "render_section", "html_table"]
 
 _LINKS_SHOWN = 6
 
-_CSS = """
+CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; max-width: 60rem; margin: 2rem auto;
        padding: 0 1rem; color: #1d1d1f; line-height: 1.45; }
 h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid #ddd; padding-bottom: 0.2rem; }
@@ -28,7 +28,8 @@ h1 { margin-bottom: 0.2rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid 
 table { border-collapse: collapse; margin: 0.6rem 0 1rem; font-size: 0.88rem; }
 th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #e4e4e4; }
 th { background: #f5f5f7; text-align: left; }
-td.num { text-align: right; font-variant-numeric: tabular-nums; }
+td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+.scroll { overflow-x: auto; }
 .plots img { max-width: 100%; border: 1px solid #eee; margin: 0.3rem 0; }
 pre { background: #f7f7f9; padding: 0.7rem; overflow-x: auto; font-size: 0.82rem; }
 nav li { margin: 0.15rem 0; }
@@ -155,7 +156,7 @@ def write_report(runs: Sequence[DemoRun], out_dir: Path, *, title: str = "ccaren
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{html.escape(title)}</title>
-<style>{_CSS}</style>
+<style>{CSS}</style>
 </head>
 <body>
 <h1>{html.escape(title)}</h1>

@@ -1,0 +1,241 @@
+"""An experiment: a base scenario, a grid of values for any of its keys, and replications.
+
+The grid is the cartesian product of the ``grid`` keys and of the ``zip`` groups (each group's
+keys vary together, like Python's ``zip``); every grid point is run ``replications`` times, with
+seeds ``seed, seed + 1, …`` so that the same replication sees the same seed at every point
+(common random numbers: paired comparisons between points are then meaningful).
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import math
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ccarena import scenario as _scenario
+from ccarena.errors import ExperimentError, ScenarioError
+
+if TYPE_CHECKING:
+    from ccarena.experiment.result import ExperimentResult
+
+#: Seed of replication 0 when the base scenario sets none (the core's own default).
+DEFAULT_SEED = 1
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """One run of an experiment: a grid point, a replication and the scenario they give."""
+
+    point: int
+    replication: int
+    seed: int
+    #: Grid key → value at this point, in the experiment's key order.
+    params: dict[str, Any]
+    #: The scenario with the point's values and the seed applied (not yet validated).
+    scenario: dict[str, Any]
+
+
+class Experiment:
+    """A campaign: ``base`` scenario × ``grid`` × ``zip`` groups × ``replications``.
+
+    ``base`` is a scenario as :func:`ccarena.run` takes it (a path, TOML text or a dict);
+    ``grid`` maps scenario keys (``"flows[0].cc"``, ``"topology.bottleneck_rate"``,
+    ``"background[0].load"``) to lists of values; ``zip`` is a list of groups, each a mapping of
+    keys to lists of one common length. ``overrides`` (``KEY=VALUE`` strings) edit the base first.
+    Raises :class:`ExperimentError` for a malformed grid; bad scenario values surface per run.
+    """
+
+    def __init__(
+        self,
+        base: _scenario.ScenarioSource,
+        grid: Mapping[str, Sequence[Any]] | None = None,
+        *,
+        zip: Sequence[Mapping[str, Sequence[Any]]] = (),  # noqa: A002 - the documented name
+        replications: int = 1,
+        name: str | None = None,
+        overrides: Sequence[str] = (),
+    ) -> None:
+        self.base: dict[str, Any] = _scenario.apply_overrides(_scenario.load(base), overrides)
+        self.grid: dict[str, list[Any]] = _check_axis("grid", grid or {})
+        if isinstance(zip, Mapping):
+            zip = [zip]
+        self.zip: list[dict[str, list[Any]]] = [_check_zip_group(i, g) for i, g in enumerate(zip)]
+        if isinstance(replications, bool) or not isinstance(replications, int) or not 1 <= replications <= 100_000:
+            raise ExperimentError(f"replications: {replications!r} is not an integer in 1..100000")
+        self.replications = replications
+        keys = self.keys
+        if "seed" in keys:
+            raise ExperimentError("grid: 'seed' cannot be varied; replications set the seeds (seed, seed + 1, ...)")
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise ExperimentError(f"grid: key {dup[0]!r} appears more than once (grid and zip groups must not overlap)")
+        self.name = str(name if name is not None else self.base.get("name", "experiment"))
+
+    @classmethod
+    def from_toml(cls, path: str | Path, *, replications: int | None = None) -> Experiment:
+        """Read an experiment file: an ``[experiment]`` table (``base``, ``replications``,
+        ``name``, ``set``, ``[experiment.grid]``, ``[[experiment.zip]]``) and either ``base``
+        (a scenario path, relative to the file) or the scenario inline as ``[scenario]``."""
+        p = Path(path)
+        try:
+            doc = tomllib.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ExperimentError(f"{p}: cannot read the experiment file ({exc.strerror or exc})") from None
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            raise ExperimentError(f"{p}: not valid TOML ({_first_line(exc)})") from None
+        exp = doc.get("experiment")
+        if not isinstance(exp, dict):
+            raise ExperimentError(f"{p}: missing the [experiment] table")
+        unknown = sorted(set(exp) - {"base", "grid", "zip", "replications", "name", "set"})
+        if unknown:
+            raise ExperimentError(
+                f"experiment.{unknown[0]}: unknown key (allowed: base, grid, zip, replications, name, set)"
+            )
+        base: Any
+        if "base" in exp and "scenario" in doc:
+            raise ExperimentError(f"{p}: give either experiment.base or a [scenario] table, not both")
+        if "base" in exp:
+            if not isinstance(exp["base"], str):
+                raise ExperimentError(f"experiment.base: {exp['base']!r} is not a path to a scenario file")
+            base = p.parent / exp["base"]
+            if not base.is_file():
+                raise ExperimentError(f"experiment.base: {exp['base']!r} is not a file (paths are relative to {p})")
+        elif isinstance(doc.get("scenario"), dict):
+            base = doc["scenario"]
+        else:
+            raise ExperimentError(f"{p}: set experiment.base to a scenario file or give the scenario as [scenario]")
+        sets = exp.get("set", [])
+        if not isinstance(sets, list) or not all(isinstance(s, str) for s in sets):
+            raise ExperimentError('experiment.set: expected a list of "KEY=VALUE" strings')
+        grid = exp.get("grid", {})
+        if not isinstance(grid, dict):
+            raise ExperimentError("experiment.grid: expected a table of KEY = [values]")
+        zips = exp.get("zip", [])
+        if isinstance(zips, dict):
+            zips = [zips]
+        if not isinstance(zips, list):
+            raise ExperimentError("experiment.zip: expected [[experiment.zip]] tables of KEY = [values]")
+        reps = exp.get("replications", 1) if replications is None else replications
+        return cls(base, grid, zip=zips, replications=reps, name=exp.get("name"), overrides=sets)
+
+    @property
+    def keys(self) -> list[str]:
+        """Every varied key, grid keys first, then each zip group's keys in order."""
+        return [*self.grid, *(k for g in self.zip for k in g)]
+
+    def points(self) -> list[dict[str, Any]]:
+        """The grid points, in a fixed order: the grid's product (last key fastest), then the
+        zip groups' rows."""
+        axes: list[list[dict[str, Any]]] = [[{k: v} for v in vs] for k, vs in self.grid.items()]
+        for group in self.zip:
+            n = len(next(iter(group.values())))
+            axes.append([{k: vs[i] for k, vs in group.items()} for i in range(n)])
+        out = []
+        for combo in itertools.product(*axes):
+            point: dict[str, Any] = {}
+            for part in combo:
+                point.update(part)
+            out.append(point)
+        return out
+
+    def runs(self) -> list[RunSpec]:
+        """Every run, point-major: all replications of point 0, then point 1, …"""
+        base_seed = self.base.get("seed", DEFAULT_SEED)
+        if isinstance(base_seed, bool) or not isinstance(base_seed, int):
+            raise ScenarioError(f"seed: {base_seed!r} is not an integer")
+        specs = []
+        for i, params in enumerate(self.points()):
+            doc = copy.deepcopy(self.base)
+            for key, value in params.items():
+                _scenario.set_key(doc, key, copy.deepcopy(value))
+            for r in range(self.replications):
+                seeded = copy.deepcopy(doc) if r else doc
+                seeded["seed"] = base_seed + r
+                specs.append(RunSpec(point=i, replication=r, seed=base_seed + r, params=params, scenario=seeded))
+        return specs
+
+    def run(
+        self,
+        store: str | Path,
+        *,
+        executor: str = "local",
+        jobs: int | None = None,
+        scheduler: str | None = None,
+        force: bool = False,
+        progress: bool | None = None,
+        series: bool = False,
+    ) -> ExperimentResult:
+        """Run every run not yet in ``store`` (all of them with ``force``) and return the results.
+
+        ``executor`` is ``"local"`` (a process pool of ``jobs`` workers, default: the number of
+        cores) or ``"dask"`` (``dask.distributed``: the scheduler at ``scheduler``, e.g.
+        ``"tcp://10.0.0.1:8786"``, or a ``LocalCluster`` of ``jobs`` workers when None). Each
+        finished run is written at once; a failing run is recorded and the others go on.
+        ``series=True`` also stores the per-interval time series. ``progress`` draws a progress
+        bar (default: when stderr is a terminal).
+        """
+        from ccarena.experiment.campaign import run_campaign
+
+        return run_campaign(
+            self, store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress, series=series
+        )
+
+    def describe(self) -> dict[str, Any]:
+        """The experiment as JSON-ready data (what the store records about it)."""
+        return {
+            "name": self.name,
+            "keys": self.keys,
+            "grid": self.grid,
+            "zip": self.zip,
+            "replications": self.replications,
+            "points": len(self.points()),
+        }
+
+    def __len__(self) -> int:
+        return len(self.points()) * self.replications
+
+    def __repr__(self) -> str:
+        axes = ", ".join(f"{k}×{len(v)}" for k, v in self.grid.items())
+        zips = "".join(f", zip({', '.join(g)})×{len(next(iter(g.values())))}" for g in self.zip)
+        return f"Experiment({self.name!r}: {axes}{zips}; {self.replications} replications, {len(self)} runs)"
+
+
+def _first_line(exc: BaseException) -> str:
+    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+
+
+def _check_values(where: str, key: Any, values: Any) -> list[Any]:
+    if not isinstance(key, str) or not key.strip():
+        raise ExperimentError(f"{where}: key {key!r} is not a scenario key such as flows[0].cc")
+    _scenario.parse_key(key)  # raises ScenarioError naming the key if it is not a key path
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Sequence):
+        raise ExperimentError(f"{where}.{key}: expected a list of values, got {values!r}")
+    if len(values) == 0:
+        raise ExperimentError(f"{where}.{key}: the list of values is empty")
+    for v in values:
+        if isinstance(v, float) and not math.isfinite(v):
+            raise ExperimentError(f"{where}.{key}: {v!r} is not a finite number")
+    return list(values)
+
+
+def _check_axis(where: str, axis: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    if not isinstance(axis, Mapping):
+        raise ExperimentError(f"{where}: expected a mapping of scenario keys to lists of values, got {axis!r}")
+    return {k: _check_values(where, k, v) for k, v in axis.items()}
+
+
+def _check_zip_group(i: int, group: Mapping[str, Sequence[Any]]) -> dict[str, list[Any]]:
+    where = f"zip[{i}]"
+    checked = _check_axis(where, group)
+    if not checked:
+        raise ExperimentError(f"{where}: the group has no keys")
+    lengths = {k: len(v) for k, v in checked.items()}
+    if len(set(lengths.values())) > 1:
+        sizes = ", ".join(f"{k}: {n}" for k, n in lengths.items())
+        raise ExperimentError(f"{where}: keys that vary together need lists of one length ({sizes})")
+    return checked

@@ -1,0 +1,160 @@
+"""Where runs execute: a local process pool, or a ``dask.distributed`` cluster.
+
+Both call :func:`ccarena.experiment.worker.execute` on each run and hand every outcome to
+``on_done`` in this process as soon as it arrives, in completion order; the store sorts nothing
+by arrival, so results do not depend on the executor or the number of jobs.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ccarena.errors import ExperimentError
+from ccarena.experiment.worker import RunOutcome, execute
+
+
+def default_jobs() -> int:
+    """The number of cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+class Executor:
+    """Runs calls of :func:`~ccarena.experiment.worker.execute`; a context manager that owns its
+    workers. Workers are started on entry, before a progress bar starts its drawing thread."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers."""
+
+    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
+        """Execute every run (key → scenario) and call ``on_done`` with each outcome."""
+        raise NotImplementedError
+
+
+def open_executor(executor: str, jobs: int | None, scheduler: str | None, n_runs: int) -> Executor:
+    """The executor named ``executor`` (``local`` or ``dask``) sized for ``n_runs`` runs."""
+    if executor == "local":
+        return LocalExecutor(min(jobs or default_jobs(), max(n_runs, 1)))
+    if executor == "dask":
+        return DaskExecutor(jobs, scheduler)
+    raise ExperimentError(f"executor: {executor!r} is not one of local, dask")
+
+
+class LocalExecutor(Executor):
+    """A pool of ``jobs`` worker processes on this machine (in-process when ``jobs`` is 1)."""
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.pool: Any = None
+        if jobs > 1:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            # fork (on Linux) needs no `if __name__ == "__main__":` guard in user scripts; every
+            # worker is forked here, before any thread of ours (the progress bar) exists.
+            method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+            self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
+            for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
+                fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
+            self.pool = None
+
+    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
+        if self.pool is None:
+            for key, scenario in runs.items():
+                on_done(execute(key, scenario, series))
+            return
+        from concurrent.futures import FIRST_COMPLETED, Future, wait
+
+        pool = self.pool
+        workers = list(getattr(pool, "_processes", {}).values())
+        items = iter(runs.items())
+        pending: dict[Future[RunOutcome], str] = {}
+
+        def submit_next() -> None:
+            for key, scenario in items:
+                pending[pool.submit(execute, key, scenario, series)] = key
+                return
+
+        try:
+            # At most two runs per worker queued, so an interrupted sweep has little in flight.
+            for _ in range(2 * self.jobs):
+                submit_next()
+            while pending:
+                finished, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for fut in finished:
+                    key = pending.pop(fut)
+                    on_done(_outcome(fut, key))
+                    submit_next()
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            for proc in workers:  # stop the runs in progress now, not when they finish
+                proc.terminate()
+            self.pool = None
+            raise
+
+
+def _outcome(fut: Any, key: str) -> RunOutcome:
+    """A future's outcome; a worker that died (killed, out of memory) fails only its run."""
+    exc = fut.exception()
+    if exc is not None:
+        return RunOutcome(key, error=f"worker failed: {type(exc).__name__}: {exc}")
+    outcome: RunOutcome = fut.result()
+    return outcome
+
+
+class DaskExecutor(Executor):
+    """A ``dask.distributed`` client: of the scheduler at ``scheduler`` (``tcp://host:8786``), or
+    of a ``LocalCluster`` of ``jobs`` single-threaded worker processes started here."""
+
+    def __init__(self, jobs: int | None, scheduler: str | None) -> None:
+        try:
+            from dask.distributed import Client, LocalCluster
+        except ImportError:
+            raise ExperimentError("executor dask: install dask.distributed (pip install 'dask[distributed]')") from None
+        self.cluster: Any = None
+        try:
+            if scheduler is None:
+                self.cluster = LocalCluster(
+                    n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True, dashboard_address=None
+                )
+                self.client = Client(self.cluster)
+            else:
+                self.client = Client(scheduler, timeout="10s")
+        except (OSError, TimeoutError) as exc:
+            if self.cluster is not None:
+                self.cluster.close()
+            raise ExperimentError(f"executor dask: cannot reach the scheduler {scheduler!r} ({exc})") from None
+
+    def close(self) -> None:
+        self.client.close()
+        if self.cluster is not None:
+            self.cluster.close()
+
+    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
+        from dask.distributed import as_completed
+
+        keys = list(runs)
+        futures = self.client.map(
+            execute, keys, [runs[k] for k in keys], [series] * len(keys), key=[f"ccarena-run-{k}" for k in keys]
+        )
+        by_future = dict(zip(futures, keys))
+        try:
+            for fut in as_completed(futures):
+                on_done(_outcome(fut, by_future[fut]))
+        except BaseException:
+            self.client.cancel(futures)
+            raise
