@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from ccarena.cli import app
 
+ROOT = Path(__file__).resolve().parents[1]
+
 runner = CliRunner()
 
 FLOW_KEYS = {
@@ -152,3 +154,14 @@ def test_console_entry_point_in_a_real_process(tmp_path: Path, tiny_text: str) -
     assert proc.returncode == 2
     assert "bottleneck_rate" in _one_error_line(proc.stderr)
     assert proc.stdout == ""
+
+
+def test_progress_bar_shows_simulated_time_on_stderr_only() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena.cli", "run", str(ROOT / "scenarios" / "reno-pair.toml"), "--set", "duration=20s",
+         "--json", "--progress"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    json.loads(out.stdout)  # stdout holds the JSON alone
+    assert "20.0 s simulated" in out.stderr and "reno-pair" in out.stderr

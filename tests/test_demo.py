@@ -12,7 +12,8 @@ from ccarena.cli import app
 from ccarena.demo import DEMO, demo_scenarios, parse_header, run_demo
 
 REPO = Path(__file__).resolve().parent.parent
-EXAMPLES = sorted((REPO / "scenarios").rglob("*.toml"))
+EXPERIMENTS = sorted((REPO / "scenarios" / "experiments").glob("*.toml"))
+EXAMPLES = sorted(set((REPO / "scenarios").rglob("*.toml")) - set(EXPERIMENTS))
 
 
 def test_header_gives_title_paragraphs_and_variants() -> None:
@@ -46,6 +47,14 @@ def test_every_example_scenario_is_valid(path: Path) -> None:
     for _, overrides in sc.variants or [("", [])]:
         ccarena.validate(path, overrides=overrides)
     assert sc.paragraphs, f"{path.name}: explain the scenario in its leading comment"
+
+
+@pytest.mark.parametrize("path", EXPERIMENTS, ids=[p.name for p in EXPERIMENTS])
+def test_every_example_experiment_gives_valid_runs(path: Path) -> None:
+    exp = ccarena.Experiment.from_toml(path)
+    for spec in exp.runs():
+        ccarena.validate(spec.scenario)
+    assert parse_header(path.name, path.read_text()).paragraphs, f"{path.name}: explain it in its leading comment"
 
 
 def test_demo_scenarios_have_titles() -> None:

@@ -16,9 +16,9 @@ def validate(scenario_json: str) -> dict[str, Any]:
     filled in, groups kept as groups) as a dict that is itself a valid scenario. Raises
     ccarena.errors.ScenarioError."""
 
-def run(scenario_json: str, progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+def run(scenario_json: str, progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
-    simulated time done (0..1) about twice a second of wall time.
+    simulated time done (0..1) and the simulated seconds done, about twice a second of wall time.
 
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)

@@ -124,30 +124,35 @@ def run(
 
 
 class ProgressBar:
-    """A one-line text progress bar on stderr, fed fractions 0..1 by the core's callback."""
+    """A rich progress bar on stderr for one run: simulated time against wall time, with the
+    time left. Fed fractions 0..1 by the core's callback; never breaks a run."""
 
-    def __init__(self, label: str, stream: TextIO | None = None, width: int = 30) -> None:
-        self.label = label
-        self.stream = stream if stream is not None else sys.stderr
-        self.width = width
-        self._drawn = False
+    def __init__(self, label: str) -> None:
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    def update(self, fraction: float) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            TextColumn("{task.fields[simulated]} simulated"),
+            TimeElapsedColumn(),
+            TextColumn("left"),
+            TimeRemainingColumn(),
+            console=Console(stderr=True),
+            transient=False,
+        )
+        self._task = self._progress.add_task(label, total=1.0, simulated="0.0 s")
+        self._progress.start()
+
+    def update(self, fraction: float, simulated_s: float) -> None:
         try:
             f = min(max(float(fraction), 0.0), 1.0)
-            filled = int(round(f * self.width))
-            bar = "#" * filled + "-" * (self.width - filled)
-            self.stream.write(f"\r{self.label} [{bar}] {f * 100:5.1f}%")
-            self.stream.flush()
-            self._drawn = True
+            self._progress.update(self._task, completed=f, simulated=f"{simulated_s:.1f} s")
         except Exception:  # noqa: BLE001 - a progress bar must never break a run
             pass
 
     def close(self) -> None:
-        if self._drawn:
-            self.stream.write("\n")
-            self.stream.flush()
-            self._drawn = False
+        self._progress.stop()
 
 
 def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:

@@ -26,6 +26,22 @@ if TYPE_CHECKING:
     from ccarena.api import RunResult
 
 EXIT_USAGE = 2
+EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
+EXIT_TERMINATED = 128 + 15  # SIGTERM
+
+
+class _Terminated(BaseException):
+    """Raised in the main thread by SIGTERM, so that cleanup runs as for Ctrl-C."""
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise _Terminated
+
+
+def _interrupted(code: int) -> NoReturn:
+    what = "interrupted" if code == EXIT_INTERRUPTED else "terminated"
+    print(f"error: {what} (finished sweep runs are kept in the store)" if "sweep" in sys.argv else f"error: {what}", file=sys.stderr)
+    sys.exit(code)
 
 
 class _Group(TyperGroup):
@@ -62,13 +78,16 @@ class _Group(TyperGroup):
             print("error: aborted", file=sys.stderr)
             sys.exit(1)
         except KeyboardInterrupt:
-            print("error: interrupted", file=sys.stderr)
-            sys.exit(130)
+            _interrupted(EXIT_INTERRUPTED)
+        except _Terminated:
+            _interrupted(EXIT_TERMINATED)
         except BrokenPipeError:
             sys.exit(1)
         except OSError as exc:  # e.g. the output directory cannot be written
             name = f"{exc.filename}: " if exc.filename else ""
             _fail(f"{name}{exc.strerror or exc}", 1)
+        if code == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a plain exit code
+            _interrupted(EXIT_INTERRUPTED)
         if standalone_mode:
             sys.exit(code if isinstance(code, int) else 0)
         return code
@@ -301,6 +320,9 @@ _experiment_commands.register(app)
 
 def main() -> None:
     """Entry point of the ``ccarena`` console script."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _on_sigterm)
     app(prog_name="ccarena")
 
 

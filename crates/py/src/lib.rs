@@ -99,6 +99,7 @@ fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 #[pyo3(signature = (scenario_json, progress=None))]
 fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(scenario_json)?;
+    let duration_s = scenario.duration.0.as_secs_f64();
     let outcome = py.detach(|| {
         let mut last = Instant::now();
         let mut callback_error: Option<PyErr> = None;
@@ -114,7 +115,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
                     return false;
                 }
                 if let Some(cb) = &progress {
-                    if let Err(e) = cb.call1(py, (frac,)) {
+                    if let Err(e) = cb.call1(py, (frac, frac * duration_s)) {
                         callback_error = Some(e);
                         return false;
                     }
@@ -128,7 +129,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
     match outcome {
         (Ok(Ok(result)), _) => {
             if let Some(cb) = &progress {
-                cb.call1(py, (1.0,))?;
+                cb.call1(py, (1.0, duration_s))?;
             }
             result_to_py(py, &result)
         }

@@ -63,7 +63,9 @@ class LocalExecutor(Executor):
             # fork (on Linux) needs no `if __name__ == "__main__":` guard in user scripts; every
             # worker is forked here, before any thread of ours (the progress bar) exists.
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(max_workers=jobs, mp_context=multiprocessing.get_context(method))
+            self.pool = ProcessPoolExecutor(
+                max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
+            )
             for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
                 fut.result()
 
@@ -105,6 +107,15 @@ class LocalExecutor(Executor):
                 proc.terminate()
             self.pool = None
             raise
+
+
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C to the sweep process (which stops them) and die at once on SIGTERM,
+    whatever handlers they inherited from it."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def _outcome(fut: Any, key: str) -> RunOutcome:
