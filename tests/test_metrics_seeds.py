@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,17 @@ def test_reno_compatibility_and_rtt_fairness_are_ratios() -> None:
     assert m.rtt_fairness([2e6, 2e6], [8e6]) == pytest.approx(0.25)
     assert math.isnan(m.rtt_fairness([], [1.0]))
     assert math.isnan(m.rtt_fairness([1.0], [0.0]))
+
+
+def test_voip_jitter_is_zero_alone_and_grows_with_a_competing_queue() -> None:
+    """RFC 3550 jitter (``delay_jitter_s``): a CBR flow alone on a link sees constant delays, so
+    none; beside a Reno flow that keeps the queue oscillating, its delays vary."""
+    import ccarena
+
+    base = ccarena.scenario.load(str(Path(__file__).resolve().parents[1] / "scenarios" / "cbr-vs-reno.toml"))
+    alone = dict(base, flows=[base["flows"][0]], duration="10s")
+    shared = dict(base, duration="10s")
+    j_alone = ccarena.run(alone).flows.iloc[0]["delay_jitter_s"]
+    j_shared = ccarena.run(shared).flows.iloc[0]["delay_jitter_s"]
+    assert j_alone == 0.0
+    assert j_shared > 1e-4  # a 1000 B packet takes 0.8 ms at 10 Mbit/s: the queue moves by packets

@@ -141,10 +141,12 @@ SetOption = Annotated[
 ]
 
 
-def _progress_default(flag: bool | None) -> bool:
+def progress_default(flag: bool | None) -> bool:
+    """Progress bars by default only for a person at a terminal: stdout redirected (a pipe, a
+    file, CI) means a program reads the output."""
     if flag is not None:
         return flag
-    return sys.stderr.isatty()
+    return sys.stdout.isatty() and sys.stderr.isatty()
 
 
 @app.command()
@@ -171,7 +173,7 @@ def run(
     ] = JainOver.flow,
     progress: Annotated[
         bool | None,
-        typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stderr is a terminal).", show_default=False),
+        typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
     ] = None,
 ) -> None:
     """Run a scenario and print per-flow and per-link results.
@@ -179,7 +181,7 @@ def run(
     Example: ccarena run scenarios/reno-pair.toml --set duration=20s -o out/reno-pair"""
     from ccarena import api, plots
 
-    result = api.run(file, overrides=set_ or (), seed=seed, progress=_progress_default(progress))
+    result = api.run(file, overrides=set_ or (), seed=seed, progress=progress_default(progress))
     over: api.JainOver = "group" if jain_over is JainOver.group else "flow"
     if out is not None:
         result.to_parquet(out, jain_over=over)
@@ -282,7 +284,7 @@ def demo(
     ),
     progress: Annotated[
         bool | None,
-        typer.Option("--progress/--no-progress", help="Show progress bars on stderr (default: when stderr is a terminal).", show_default=False),
+        typer.Option("--progress/--no-progress", help="Show progress bars on stderr (default: when stdout and stderr are terminals).", show_default=False),
     ] = None,
 ) -> None:
     """Run the bundled demo scenarios and write an HTML report.
@@ -291,7 +293,7 @@ def demo(
     tables, Jain's index and plots of goodput, congestion window and queue length."""
     from ccarena.demo import run_demo
 
-    index = run_demo(out, progress=_progress_default(progress))
+    index = run_demo(out, progress=progress_default(progress))
     typer.echo(f"wrote {index}")
 
 

@@ -73,7 +73,7 @@ def register(app: typer.Typer) -> None:
         ] = None,
         progress: Annotated[
             bool | None,
-            typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stderr is a terminal).", show_default=False),
+            typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
         ] = None,
     ) -> None:
         """Run an experiment (a grid of scenario values × replications) into a resumable store and
@@ -82,13 +82,14 @@ def register(app: typer.Typer) -> None:
         Finished runs are stored at once; run the same command again after an interruption and
         only the missing runs execute. Example:
         ccarena sweep scenarios/experiments/reno-vs-cubic.toml --jobs 2"""
+        from ccarena.cli import progress_default
         from ccarena.experiment import Experiment
 
         exp = Experiment.from_toml(file, replications=replications)
         store = out if out is not None else Path("out") / exp.name
         typer.echo(f"{exp}; store {store}", err=True)
         res = exp.run(
-            store, executor=executor.value, jobs=jobs, scheduler=scheduler, force=force, progress=progress, series=series
+            store, executor=executor.value, jobs=jobs, scheduler=scheduler, force=force, progress=progress_default(progress), series=series
         )
         from ccarena.experiment.tables import failures_text, grid_table
 

@@ -358,6 +358,7 @@ impl World {
             c.interval_delay_count += 1;
             if self.now >= self.warmup {
                 c.delay.record(delay);
+                c.jitter.record(delay);
             }
             ends.receiver
         } else if let Header::IcmpSourceQuench { of_data, .. } = pkt.header {

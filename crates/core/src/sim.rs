@@ -100,6 +100,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("delay_p50_s", fl(&|i| nan_or(c[i].delay.quantile(0.50).map(|x| x * ns))));
     flows.push("delay_p95_s", fl(&|i| nan_or(c[i].delay.quantile(0.95).map(|x| x * ns))));
     flows.push("delay_p99_s", fl(&|i| nan_or(c[i].delay.quantile(0.99).map(|x| x * ns))));
+    flows.push("delay_jitter_s", fl(&|i| nan_or(c[i].jitter.nanos().map(|x| x * ns))));
     flows.push("completion_s", fl(&|i| nan_or(probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()))));
     flows.push("timeouts", u(&|i| probes[i].0.timeouts));
     flows.push("fast_recoveries", u(&|i| probes[i].0.fast_recoveries));

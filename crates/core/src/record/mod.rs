@@ -2,10 +2,12 @@
 //! utilisation, CIs) are computed in Python from these columns.
 
 pub mod histogram;
+pub mod jitter;
 pub mod result;
 
 use crate::time::SimTime;
 use histogram::Histogram;
+use jitter::Jitter;
 
 /// Cumulative per-flow counters kept by the engine as packets move.
 #[derive(Clone, Debug, Default)]
@@ -25,6 +27,8 @@ pub struct FlowCounters {
     pub in_flight_pkts: u64,
     /// One-way delay of data packets delivered after warm-up, nanoseconds.
     pub delay: Histogram,
+    /// RFC 3550 interarrival jitter of the same packets.
+    pub jitter: Jitter,
     /// Sum and count of delays in the current sample interval.
     pub interval_delay_ns: u128,
     pub interval_delay_count: u64,
