@@ -20,6 +20,7 @@ from typer.core import TyperGroup
 
 from ccarena import _format
 from ccarena import cli_experiment as _experiment_commands
+from ccarena import cli_reproduce as _reproduce_commands
 
 if TYPE_CHECKING:
     from ccarena.api import JainOver as JainOverName
@@ -318,6 +319,7 @@ def bench(
 
 
 _experiment_commands.register(app)
+_reproduce_commands.register(app)
 
 
 def main() -> None:
