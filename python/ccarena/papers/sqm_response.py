@@ -190,7 +190,7 @@ PAPER = Paper(
     name="sqm-response",
     seed="004",
     title="O Algoritmo SQM-Response para Controle de Congestionamento do Protocolo TCP",
-    citation="Seed 004 (ns-2 study of TCP senders reacting to ICMP Source Quench messages)",
+    citation="Seed 004, ns-2: TCP senders reacting to ICMP Source Quench messages",
     setup=(
         "Six routers: clients on N1/N2, servers on N3/N4, 10 Mbit/s 50 ms edge links, an 8 Mbit/s "
         "150 ms core link R1-R2, 30-packet DropTail router queues, 1000-byte packets, initial "
