@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Literal, NamedTuple, TextIO
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd

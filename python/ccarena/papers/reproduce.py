@@ -14,7 +14,7 @@ from typing import Any
 
 from ccarena import _core
 from ccarena.errors import ExperimentError
-from ccarena.papers.model import SCALES, Paper, Results, Scale, Verdict, fmt
+from ccarena.papers.model import Paper, Results, Scale, Verdict, fmt
 from ccarena.report.html import CSS
 
 _EXTRA_CSS = """
@@ -26,12 +26,6 @@ figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.88rem; }
 
 #: Simulated seconds of each calibration run of `--dry-run`.
 CALIBRATION_S = 2.0
-
-
-def check_scale(scale: str) -> Scale:
-    if scale not in SCALES:
-        raise ExperimentError(f"scale: {scale!r} is not one of {', '.join(SCALES)}")
-    return scale  # type: ignore[return-value]
 
 
 def run_paper(

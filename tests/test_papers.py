@@ -1,0 +1,108 @@
+"""Paper reproductions: the transcribed data has the paper's shape, every paper runs at smoke scale
+and its page shows every table and a verdict for every claim."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ccarena import ExperimentError
+from ccarena.papers import paper, papers
+from ccarena.papers import dccp_voip, e1_testbed, sqm_response
+from ccarena.papers.reproduce import run_paper, seconds
+
+SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
+
+
+def test_five_seed_papers_are_listed_in_seed_order() -> None:
+    names = list(papers())
+    assert names == sorted(names, key=lambda n: papers()[n].seed)
+    for name in ("dccp-voip", "e1-testbed", "sqm-response"):
+        assert name in names
+    with pytest.raises(ExperimentError, match="no paper 'nope'"):
+        paper("nope")
+
+
+def test_dccp_voip_tables_have_the_printed_shape() -> None:
+    # Tables 1-6: each pair of protocols at 25, 50 and 100 ms, five metrics, each with a CI
+    assert sorted(dccp_voip.TABLES) == [1, 2, 3, 4, 5, 6]
+    for n, table in dccp_voip.TABLES.items():
+        frame = table.frame()
+        assert frame.shape == (6, 2 + 5), n
+        assert sorted(set(frame["rtt_ms"])) == [25, 50, 100]
+        assert set(frame["protocol"]) == set(dccp_voip.PAIRS[n])
+        assert set(table.ci) == set(table.rows)
+    t1 = dccp_voip.TABLES[1].rows
+    assert t1[(25, "DCCP CCID2")]["delivery_pct"] == 98.25 and t1[(100, "CUBIC")]["dropped_pkts"] == 1557.43
+    # delivery in percent, delays in seconds, throughput in kbit/s: sane ranges for every cell
+    for table in dccp_voip.TABLES.values():
+        for values in table.rows.values():
+            assert 89 < values["delivery_pct"] <= 100 and 0 < values["delay_s"] < 1 and 1 < values["throughput_kbps"] < 40
+
+
+def test_sqm_response_table_1_matches_its_own_gains() -> None:
+    # the paper's gains (24% shorter, 30.5% faster) follow from the transcribed cells
+    rows = sqm_response.TABLE_1.rows
+    shorter = 1 - rows[("with",)]["duration_s"] / rows[("without",)]["duration_s"]
+    faster = rows[("with",)]["rate_kbps"] / rows[("without",)]["rate_kbps"] - 1
+    assert shorter == pytest.approx(0.24, abs=0.005) and faster == pytest.approx(0.305, abs=0.001)
+    util = sqm_response.UTILISATION.rows
+    assert util[("with",)]["r1_r2_kbps"] / util[("without",)]["r1_r2_kbps"] - 1 == pytest.approx(0.1869, abs=0.0001)
+
+
+def test_e1_testbed_jain_values_are_indices() -> None:
+    frame = e1_testbed.JAIN.frame()
+    assert frame.shape == (4, 3) and frame["jain"].between(0.5, 1.0).all()
+
+
+@pytest.mark.skipif(not SEEDS.is_dir(), reason="the seed papers are not next to this checkout")
+def test_transcribed_numbers_appear_in_the_papers() -> None:
+    """Every number of a transcribed table is printed in its paper (decimal comma or point; a
+    value in seconds may be printed in milliseconds)."""
+    texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")}
+    for pap in papers().values():
+        text = texts[pap.seed].replace(".", "").replace(",", ".")
+        for table in pap.tables:
+            for values in table.rows.values():
+                for v in values.values():
+                    shown = [f"{x:.2f}".rstrip("0").rstrip(".") for x in (v, v * 1000)]
+                    found = any(re.search(rf"(?<![\d.]){re.escape(x)}0*(?![\d])", text) for x in shown)
+                    assert found, f"{pap.name} {table.id}: {v}"
+
+
+@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "sqm-response"])
+def test_smoke_scale_writes_a_page_with_every_table_and_a_verdict_for_every_claim(name: str, tmp_path: Path) -> None:
+    pap = paper(name)
+    index = run_paper(pap, "smoke", tmp_path / name, jobs=2, progress=False)
+    page = index.read_text(encoding="utf-8")
+    for table in pap.tables:
+        assert f"{table.id}:" in page
+    verdicts = re.findall(r"✔ reproduced|✘ not reproduced", page)
+    assert len(verdicts) == len(pap.claims)
+    for fig in pap.figures:
+        assert fig.id in page
+    assert all(p.stat().st_size > 5_000 for p in (tmp_path / name).glob("*.png"))
+
+
+def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:
+    def cli(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "ccarena.cli", "reproduce", *args], capture_output=True, text=True, timeout=300)
+
+    listed = cli("--list")
+    assert listed.returncode == 0 and "sqm-response" in listed.stdout and "004" in listed.stdout
+    dry = cli("sqm-response", "--scale", "smoke", "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "sqm-response/ftp: 2 runs" in dry.stdout and "CPU-hours" in dry.stdout
+    bad = cli("nope", "-o", str(tmp_path))
+    assert bad.returncode == 2 and "no paper 'nope'" in bad.stderr
+    assert cli("sqm-response", "--scale", "huge").returncode == 2
+
+
+def test_duration_reader_for_estimates() -> None:
+    assert seconds("600s") == 600 and seconds("2min") == 120 and seconds("100ms") == 0.1
+    with pytest.raises(ExperimentError):
+        seconds("soon")
