@@ -12,7 +12,7 @@ import pytest
 
 from ccarena import ExperimentError
 from ccarena.papers import paper, papers
-from ccarena.papers import dccp_voip, e1_testbed, sqm_response
+from ccarena.papers import dccp_voip, e1_testbed, highspeed_tcp, sqm_response
 from ccarena.papers.reproduce import run_paper, seconds
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -21,7 +21,7 @@ SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 def test_five_seed_papers_are_listed_in_seed_order() -> None:
     names = list(papers())
     assert names == sorted(names, key=lambda n: papers()[n].seed)
-    for name in ("dccp-voip", "e1-testbed", "sqm-response"):
+    for name in ("dccp-voip", "e1-testbed", "highspeed-tcp", "sqm-response"):
         assert name in names
     with pytest.raises(ExperimentError, match="no paper 'nope'"):
         paper("nope")
@@ -65,16 +65,27 @@ def test_transcribed_numbers_appear_in_the_papers() -> None:
     value in seconds may be printed in milliseconds)."""
     texts = {p.name[:3]: p.read_text(encoding="utf-8") for p in SEEDS.glob("*.txt")}
     for pap in papers().values():
-        text = texts[pap.seed].replace(".", "").replace(",", ".")
+        raw = texts[pap.seed]
+        text = raw + "\n" + raw.replace(".", "").replace(",", ".")  # decimal points, or commas
         for table in pap.tables:
             for values in table.rows.values():
                 for v in values.values():
-                    shown = [f"{x:.2f}".rstrip("0").rstrip(".") for x in (v, v * 1000)]
+                    shown = [f"{x:.4f}".rstrip("0").rstrip(".") for x in (v, v * 1000)]
                     found = any(re.search(rf"(?<![\d.]){re.escape(x)}0*(?![\d])", text) for x in shown)
                     assert found, f"{pap.name} {table.id}: {v}"
 
 
-@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "sqm-response"])
+def test_highspeed_tcp_tables_have_the_printed_shape() -> None:
+    # Tabela 4.1: 7 protocols × 3 loads; 4.2: 7 × 3 rows of (mean, cv, Jain); 4.3: 8 protocols + 2 Jain rows
+    assert highspeed_tcp.TABLE_4_1.frame().shape == (7, 4)
+    t42 = highspeed_tcp.TABLE_4_2.frame()
+    assert t42.shape == (21, 5) and t42["jain"].between(0.7, 1).all()
+    t43 = highspeed_tcp.TABLE_4_3.frame()
+    assert t43.shape == (10, 4) and list(t43["protocol"][-2:]) == ["Jain", "Jain*"]
+    assert {p for (p,) in highspeed_tcp.TABLE_4_1.rows} == set(highspeed_tcp.ALGORITHMS)
+
+
+@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "highspeed-tcp", "sqm-response"])
 def test_smoke_scale_writes_a_page_with_every_table_and_a_verdict_for_every_claim(name: str, tmp_path: Path) -> None:
     pap = paper(name)
     index = run_paper(pap, "smoke", tmp_path / name, jobs=2, progress=False)

@@ -20,11 +20,16 @@ from ccarena import scenario as _scenario
 from ccarena.errors import ExperimentError, ScenarioError
 from ccarena.experiment.executors import open_executor
 from ccarena.experiment.store import Store, run_key
-from ccarena.experiment.worker import RunOutcome
+from ccarena.experiment.worker import METRICS_VERSION, RunOutcome
 
 if TYPE_CHECKING:
     from ccarena.experiment.definition import Experiment
     from ccarena.experiment.result import ExperimentResult
+
+
+def _store_version() -> str:
+    """What, besides the scenario, decides a run's stored values: the simulator and the metrics."""
+    return f"{_core.__version__}+metrics.{METRICS_VERSION}"
 
 
 def plan(experiment: Experiment) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, dict[str, Any]]]:
@@ -34,10 +39,10 @@ def plan(experiment: Experiment) -> tuple[list[dict[str, Any]], dict[str, str], 
     for spec in experiment.runs():
         try:
             normalised = _core.validate(_scenario.to_json(spec.scenario))
-            key = run_key(normalised, _core.__version__)
+            key = run_key(normalised, _store_version())
             scenarios[key] = spec.scenario
         except ScenarioError as exc:
-            key = run_key({"invalid": spec.scenario}, _core.__version__)
+            key = run_key({"invalid": spec.scenario}, _store_version())
             invalid[key] = f"ScenarioError: {exc}"
         rows.append({"key": key, "point": spec.point, "replication": spec.replication, "seed": spec.seed, "params": spec.params})
     return rows, invalid, scenarios
@@ -87,7 +92,7 @@ def run_campaign(
             if outcome.error is None:
                 info = {
                     "key": outcome.key,
-                    "version": _core.__version__,
+                    "version": _store_version(),
                     "seed": scenarios[outcome.key].get("seed"),
                     "scenario": scenarios[outcome.key],
                     "metrics": outcome.metrics,

@@ -16,6 +16,10 @@ import pandas as pd
 
 from ccarena import metrics
 
+#: Version of the per-run metric definitions below: part of every run's store key, so that a
+#: changed definition recomputes the runs instead of mixing old and new values in one table.
+METRICS_VERSION = 2
+
 #: Width of the bins a flow's rate is averaged over for convergence: seed 003 §4.1.4 used 1 s.
 CONVERGENCE_BIN_S = 1.0
 #: A flow has converged when its binned rate stays at or above this fraction of its fair share.
@@ -79,7 +83,7 @@ def run_metrics(res: Any) -> dict[str, float]:
         "goodput_bps": float(np.sum(good)) if good.size else math.nan,
         "throughput_bps": float(measured["throughput_bps"].sum()) if len(measured) else math.nan,
         "utilisation": float(link["utilisation"]) if link is not None else math.nan,
-        "utilisation_main": float(measured["throughput_bps"].sum()) / rate if rate > 0 else math.nan,
+        "utilisation_main": float(np.sum(good)) / rate if rate > 0 and good.size else math.nan,
         "jain": metrics.jain_index(good),
         "jain_intra": metrics.jain_intra_protocol(good, algos),
         "jain_inter": metrics.jain_inter_protocol(good, algos),
