@@ -13,9 +13,9 @@ from ccarena.papers.model import Paper
 
 def papers() -> dict[str, Paper]:
     """Every reproducible paper by name, in seed order."""
-    from ccarena.papers import dccp_voip, e1_testbed, highspeed_tcp, sqm_response
+    from ccarena.papers import dccp_voip, e1_testbed, fast_dccp, highspeed_tcp, sqm_response
 
-    found = [dccp_voip.PAPER, e1_testbed.PAPER, highspeed_tcp.PAPER, sqm_response.PAPER]
+    found = [dccp_voip.PAPER, e1_testbed.PAPER, fast_dccp.PAPER, highspeed_tcp.PAPER, sqm_response.PAPER]
     return {p.name: p for p in sorted(found, key=lambda p: p.seed)}
 
 

@@ -24,8 +24,9 @@ figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.88rem; }
 .paper { background: #fbf7ea; } .diff { color: #555; }
 """
 
-#: Simulated seconds of each calibration run of `--dry-run`.
-CALIBRATION_S = 2.0
+#: Simulated seconds of each calibration run of `--dry-run`: long enough that flows starting in
+#: the first seconds are sending, short enough for a quick estimate.
+CALIBRATION_S = 10.0
 
 
 def run_paper(
