@@ -191,9 +191,9 @@ impl World {
     pub fn new(parts: WorldParts) -> World {
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
-        let samples = (parts.end.as_nanos() / parts.sample_interval.as_nanos().max(1) + 2) as usize;
-        let mut flow_series = FlowSeries::default();
-        flow_series.reserve(samples * n_flows);
+        // Series grow as samples are taken (no up-front reservation: a run that stops early, or
+        // whose flows end, never pays for the rows it does not record).
+        let flow_series = FlowSeries::default();
         let mut w = World {
             queue: EventQueue::default(),
             slab: PacketSlab::with_capacity(4096),

@@ -85,6 +85,8 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
 pub(crate) struct Net {
     /// The scenario's seed (queues with randomness draw from per-link streams).
     pub(crate) seed: u64,
+    /// The scenario's `jitter`: every link direction's delay grows by its own small offset.
+    pub(crate) jitter: Option<super::jitter::Jitter>,
     pub(crate) names: Vec<String>,
     pub(crate) roles: Vec<&'static str>,
     pub(crate) links: Vec<Link>,
@@ -118,6 +120,7 @@ impl Net {
     }
     pub(crate) fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
+        let delay = delay + self.jitter.map_or(SimDuration::ZERO, |j| j.delay_offset(self.seed, u64::from(id.0)));
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
         let disc = queue.build(rate, self.seed, id.0);
         self.links.push(Link::new(name, from, to, rate, delay, disc, loss));
@@ -170,7 +173,8 @@ impl Scenario {
             for index in 0..g.count {
                 let id = plans.len() as u64;
                 let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
-                let start = SimTime::ZERO + draw(g.start, &mut rng);
+                let jitter = self.jitter.map_or(SimDuration::ZERO, |j| j.start_offset(self.seed, id));
+                let start = SimTime::ZERO + draw(g.start, &mut rng) + jitter;
                 let access_delay = match (crate::topology::core_delay(&self.topology, g), g.rtt) {
                     (Some(core), Some(rtt)) => {
                         let rtt = draw(rtt, &mut rng);
@@ -195,7 +199,7 @@ impl Scenario {
     /// destinations, RTTs shorter than the path's own delay, too many background sources).
     pub fn build(&self) -> Result<Built, ScenarioError> {
         let plans = self.plan_flows()?;
-        let mut net = Net { seed: self.seed, ..Net::default() };
+        let mut net = Net { seed: self.seed, jitter: self.jitter, ..Net::default() };
         let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
             Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
             Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
@@ -212,6 +216,8 @@ impl Scenario {
             }
         };
         let segments = background::attach(&self.background, &self.topology, &mut net);
+        // Main flows and link directions are sampled (background sources only get totals).
+        super::limits::check_series((plans.len() + net.links.len()) as u64, self.duration.0, self.sample_interval.0)?;
         let routes = Routes::compute(net.names.len(), &net.edges);
         let group_path = |g: &FlowGroup| format!("flows[{}]", self.flows.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0));
         let mut instances: Vec<Instance> = plans
