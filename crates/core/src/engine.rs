@@ -432,8 +432,9 @@ impl World {
         for f in 0..self.flows.len() {
             self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
         }
+        let slab = &self.slab;
         for (i, l) in self.links.iter_mut().enumerate() {
-            self.links_at_warmup[i] = l.counters(self.now);
+            self.links_at_warmup[i] = l.window_start_counters(self.now, |id| slab.get(id).size);
             l.take_max_queue();
         }
     }

@@ -202,6 +202,18 @@ impl Link {
         self.counters
     }
 
+    /// The baseline of a measurement window opening at `now`: the counters with the packet being
+    /// serialised counted as already sent, so that the window counts only packets whose whole
+    /// transmission lies inside it and `tx_bytes · 8 ≤ rate · window` holds exactly.
+    pub fn window_start_counters(&mut self, now: SimTime, size_of: impl Fn(PktId) -> u32) -> LinkCounters {
+        let mut c = self.counters(now);
+        if let Some(id) = self.in_service {
+            c.tx_pkts += 1;
+            c.tx_bytes += size_of(id) as u64;
+        }
+        c
+    }
+
     pub fn queue_len(&self) -> u64 {
         self.buffer.len() as u64
     }
