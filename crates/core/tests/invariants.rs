@@ -1,6 +1,6 @@
 //! Invariants over a few hundred random valid scenarios (issue 12): every algorithm, bottlenecks
 //! from 1 Mbit/s to 10 Gbit/s, RTTs from 1 ms to 1 s, queues of 1 to 10 000 packets, with and
-//! without warm-up. Whatever the combination, the counters must obey the laws of the network:
+//! without warm-up, with and without jitter. Whatever the combination, the counters must obey the laws of the network:
 //!
 //! - packet conservation per flow: sent = delivered + dropped + still in the network;
 //! - delivered ≤ sent, goodput (unique payload) ≤ delivered wire bytes;
@@ -46,9 +46,10 @@ fn scenario(rng: &mut Rng, i: u64) -> String {
     let access = (rtt / 8.0).min(1e-3);
     let bottleneck_delay = rtt / 2.0 - 2.0 * access;
     let mut text = format!(
-        "name = \"inv{i}\"\nseed = {i}\nduration = \"{duration:.9}s\"\nwarmup = \"{warmup:.9}s\"\nsample_interval = \"{:.9}s\"\n\
+        "name = \"inv{i}\"\nseed = {i}\njitter = {}\nduration = \"{duration:.9}s\"\nwarmup = \"{warmup:.9}s\"\nsample_interval = \"{:.9}s\"\n\
          [topology]\nkind = \"dumbbell\"\nbottleneck_rate = \"{rate:.0}bps\"\nbottleneck_delay = \"{bottleneck_delay:.9}s\"\naccess_delay = \"{access:.9}s\"\n\
          queue = {{ kind = \"droptail\", limit = \"{queue}pkt\" }}\n",
+        i % 2 == 1,
         duration / 10.0
     );
     for _ in 0..1 + rng.next_u64() % 3 {

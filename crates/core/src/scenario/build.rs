@@ -85,7 +85,7 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
 pub(crate) struct Net {
     /// The scenario's seed (queues with randomness draw from per-link streams).
     pub(crate) seed: u64,
-    /// The scenario's `jitter`: every link direction's delay grows by its own small offset.
+    /// The scenario's `jitter`: every link direction delays each packet by a small random extra.
     pub(crate) jitter: Option<super::jitter::Jitter>,
     pub(crate) names: Vec<String>,
     pub(crate) roles: Vec<&'static str>,
@@ -120,10 +120,13 @@ impl Net {
     }
     pub(crate) fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
-        let delay = delay + self.jitter.map_or(SimDuration::ZERO, |j| j.delay_offset(self.seed, u64::from(id.0)));
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
         let disc = queue.build(rate, self.seed, id.0);
-        self.links.push(Link::new(name, from, to, rate, delay, disc, loss));
+        let mut link = Link::new(name, from, to, rate, delay, disc, loss);
+        if let Some(j) = self.jitter {
+            link = link.with_delay_jitter(j.delay.0, j.link_rng(self.seed, u64::from(id.0)));
+        }
+        self.links.push(link);
         self.edges.push(Edge { id, from, to, delay });
     }
 }
