@@ -16,9 +16,14 @@ def validate(scenario_json: str) -> dict[str, Any]:
     filled in, groups kept as groups) as a dict that is itself a valid scenario. Raises
     ccarena.errors.ScenarioError."""
 
-def run(scenario_json: str, progress: Callable[[float, float], None] | None = None) -> dict[str, Any]:
+def run(
+    scenario_json: str, progress: Callable[[float, float], None] | None = None, series: bool = True
+) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
     simulated time done (0..1) and the simulated seconds done, about twice a second of wall time.
+    ``series=False`` returns ``flow_series`` and ``link_series`` with their columns but no rows
+    (for callers that need only the per-flow and per-link summaries: no Python objects are built
+    for the samples).
 
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)
@@ -27,7 +32,8 @@ def run(scenario_json: str, progress: Callable[[float, float], None] | None = No
       ``flow_series`` dict of columns, one row per flow x sample interval
       ``links``       dict of columns, one row per link direction
       ``link_series`` dict of columns, one row per link direction x sample interval
-    Raises ccarena.errors.ScenarioError."""
+    Raises ccarena.errors.ScenarioError, or ccarena.errors.SimulationError when the run stalls
+    (simulated time stops advancing) or the core fails."""
 
 def algorithms() -> list[dict[str, Any]]:
     """Every congestion control available, as dicts with keys ``protocol``, ``name``,

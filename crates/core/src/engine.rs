@@ -191,9 +191,9 @@ impl World {
     pub fn new(parts: WorldParts) -> World {
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
-        let samples = (parts.end.as_nanos() / parts.sample_interval.as_nanos().max(1) + 2) as usize;
-        let mut flow_series = FlowSeries::default();
-        flow_series.reserve(samples * n_flows);
+        // Series grow as samples are taken (no up-front reservation: a run that stops early, or
+        // whose flows end, never pays for the rows it does not record).
+        let flow_series = FlowSeries::default();
         let mut w = World {
             queue: EventQueue::default(),
             slab: PacketSlab::with_capacity(4096),
@@ -433,8 +433,9 @@ impl World {
         for f in 0..self.flows.len() {
             self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
         }
+        let slab = &self.slab;
         for (i, l) in self.links.iter_mut().enumerate() {
-            self.links_at_warmup[i] = l.counters(self.now);
+            self.links_at_warmup[i] = l.window_start_counters(self.now, |id| slab.get(id).size);
             l.take_max_queue();
         }
     }

@@ -21,6 +21,8 @@ pub enum StreamKind {
     App = 3,
     /// A queue discipline's own randomness (RED).
     Queue = 4,
+    /// Scenario `jitter`: flow start and link delay offsets.
+    Jitter = 5,
 }
 
 /// SplitMix64 step (Steele, Lea, Flood 2014): used only to expand seeds.

@@ -5,6 +5,7 @@ use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::secs;
 use crate::scenario::build::{Built, FlowMeta};
 use crate::scenario::{Scenario, ScenarioError};
+use crate::time::SimDuration;
 use std::time::Instant;
 
 /// Why a run did not produce a result.
@@ -13,6 +14,8 @@ pub enum RunError {
     Scenario(ScenarioError),
     /// The progress callback asked to stop (e.g. Ctrl-C in Python).
     Interrupted,
+    /// Simulated time stopped advancing: some handler keeps re-scheduling work at one instant.
+    Stalled(String),
 }
 
 impl From<ScenarioError> for RunError {
@@ -26,6 +29,7 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => write!(f, "{e}"),
             RunError::Interrupted => write!(f, "run interrupted"),
+            RunError::Stalled(why) => write!(f, "{why}"),
         }
     }
 }
@@ -34,17 +38,82 @@ impl std::fmt::Display for RunError {
 pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
     let Built { parts, flows, node_names, .. } = scenario.build()?;
     let wall = Instant::now();
+    let mut watchdog = Watchdog::new(scenario.duration.0);
     let mut world = World::new(parts);
-    if world.run(progress) == RunOutcome::Interrupted {
+    let outcome = world.run(&mut |frac| watchdog.observe(frac) && progress(frac));
+    if let Some(why) = watchdog.stalled {
+        return Err(RunError::Stalled(why));
+    }
+    if outcome == RunOutcome::Interrupted {
         return Err(RunError::Interrupted);
     }
     let wall_s = wall.elapsed().as_secs_f64();
     Ok(collect(scenario, &mut world, &flows, &node_names, wall_s))
 }
 
+/// Fails a run whose simulated time stops advancing. The engine reports progress every 2^18
+/// events; if `WINDOW` reports in a row (about 16.8 million events) move the clock by less than
+/// `MIN_ADVANCE`, some handler is re-arming itself at one instant (or crawling by nanoseconds):
+/// no real network does that much work in a microsecond (it would be 10⁷ packets on links of
+/// 1 Tbit/s, the fastest a scenario may have), so the run stops with an error instead of spinning.
+struct Watchdog {
+    end_ns: f64,
+    window_start_ns: f64,
+    reports: u32,
+    stalled: Option<String>,
+}
+
+impl Watchdog {
+    const WINDOW: u32 = 64;
+    const MIN_ADVANCE_NS: f64 = 1_000.0;
+
+    fn new(duration: SimDuration) -> Self {
+        Watchdog { end_ns: duration.as_nanos() as f64, window_start_ns: 0.0, reports: 0, stalled: None }
+    }
+
+    /// One progress report at `frac` of the run: `false` (and `stalled` set) when stuck.
+    fn observe(&mut self, frac: f64) -> bool {
+        let now_ns = frac * self.end_ns;
+        self.reports += 1;
+        if self.reports < Self::WINDOW {
+            return true;
+        }
+        let advance = now_ns - self.window_start_ns;
+        (self.window_start_ns, self.reports) = (now_ns, 0);
+        if advance >= Self::MIN_ADVANCE_NS {
+            return true;
+        }
+        self.stalled = Some(format!(
+            "simulation stalled at t = {:.9}s: about {} million events moved simulated time by {advance:.0}ns, so some handler keeps re-scheduling itself at one instant; a parameter is probably outside its meaningful range (please report the scenario)",
+            now_ns * 1e-9,
+            (u64::from(Self::WINDOW) << 18) / 1_000_000,
+        ));
+        false
+    }
+}
+
 /// Runs without progress reporting.
 pub fn run_quiet(scenario: &Scenario) -> Result<RunResult, RunError> {
     run(scenario, &mut |_| true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Watchdog;
+    use crate::time::SimDuration;
+
+    #[test]
+    fn watchdog_fires_when_time_stands_still_and_not_when_it_moves() {
+        let mut w = Watchdog::new(SimDuration::from_secs(10));
+        // Time reaches 2 s and freezes there: the first window (0 → 2 s) passes, the next trips.
+        let frozen: Vec<bool> = (0..2 * Watchdog::WINDOW).map(|_| w.observe(0.2)).collect();
+        assert!(frozen[..frozen.len() - 1].iter().all(|&ok| ok) && !frozen[frozen.len() - 1]);
+        assert!(w.stalled.as_deref().is_some_and(|m| m.starts_with("simulation stalled at t = 2.000000000s")), "{:?}", w.stalled);
+        // Busy but moving (10 µs per report): never trips.
+        let mut w = Watchdog::new(SimDuration::from_secs(10));
+        assert!((1..10_000).all(|i| w.observe(i as f64 * 1e-6)));
+        assert!(w.stalled.is_none());
+    }
 }
 
 fn nan_or(x: Option<f64>) -> f64 {

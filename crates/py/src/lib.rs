@@ -42,20 +42,23 @@ fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py
     json.call_method1("loads", (v.to_string(),))
 }
 
-fn table_to_py<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyDict>> {
+/// The table as a dict of column lists; `rows = false` keeps the columns but no rows (series
+/// nobody asked for cost no Python objects).
+fn table_to_py<'py>(py: Python<'py>, t: &Table, rows: bool) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     for (name, col) in &t.columns {
-        let list = match col {
-            Column::U64(v) => PyList::new(py, v)?,
-            Column::F64(v) => PyList::new(py, v)?,
-            Column::Str(v) => PyList::new(py, v)?,
+        let list = match (col, rows) {
+            (_, false) => PyList::empty(py),
+            (Column::U64(v), true) => PyList::new(py, v)?,
+            (Column::F64(v), true) => PyList::new(py, v)?,
+            (Column::Str(v), true) => PyList::new(py, v)?,
         };
         d.set_item(*name, list)?;
     }
     Ok(d)
 }
 
-fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDict>> {
+fn result_to_py<'py>(py: Python<'py>, r: &RunResult, series: bool) -> PyResult<Bound<'py, PyDict>> {
     let meta = PyDict::new(py);
     meta.set_item("name", &r.name)?;
     meta.set_item("seed", r.seed)?;
@@ -72,10 +75,10 @@ fn result_to_py<'py>(py: Python<'py>, r: &RunResult) -> PyResult<Bound<'py, PyDi
     let out = PyDict::new(py);
     out.set_item("meta", meta)?;
     out.set_item("engine", engine)?;
-    out.set_item("flows", table_to_py(py, &r.flows)?)?;
-    out.set_item("flow_series", table_to_py(py, &r.flow_series)?)?;
-    out.set_item("links", table_to_py(py, &r.links)?)?;
-    out.set_item("link_series", table_to_py(py, &r.link_series)?)?;
+    out.set_item("flows", table_to_py(py, &r.flows, true)?)?;
+    out.set_item("flow_series", table_to_py(py, &r.flow_series, series)?)?;
+    out.set_item("links", table_to_py(py, &r.links, true)?)?;
+    out.set_item("link_series", table_to_py(py, &r.link_series, series)?)?;
     Ok(out)
 }
 
@@ -96,8 +99,8 @@ fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 }
 
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, progress=None, series=true))]
+fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>, series: bool) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(scenario_json)?;
     let duration_s = scenario.duration.0.as_secs_f64();
     let outcome = py.detach(|| {
@@ -131,11 +134,12 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>) -
             if let Some(cb) = &progress {
                 cb.call1(py, (1.0, duration_s))?;
             }
-            result_to_py(py, &result)
+            result_to_py(py, &result, series)
         }
         (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_error(e)),
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
         (Ok(Err(RunError::Interrupted)), None) => Err(PyKeyboardInterrupt::new_err("run interrupted")),
+        (Ok(Err(RunError::Stalled(why))), _) => Err(Python::attach(|py| ccarena_error(py, "SimulationError", why))),
         (Err(p), _) => Err(internal_error(p)),
     }
 }

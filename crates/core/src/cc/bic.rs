@@ -31,7 +31,7 @@
 //! - Linux computes in integers (`(W_max − cwnd)/B` is floored); here in floating point.
 //! - Linux's delayed-ACK ratio compensation is unnecessary: the transport counts segments, not ACKs.
 
-use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -71,11 +71,15 @@ impl Default for BicConfig {
 impl CcParams for BicConfig {
     fn validate(&self) -> Result<(), String> {
         check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
-        check_param("max_increment", self.max_increment, self.max_increment > 0.0, "a number > 0")?;
-        check_param("b", self.b, self.b > 1.0, "a number > 1")?;
-        check_param("smooth_part", self.smooth_part, self.smooth_part > 0.0, "a number > 0")?;
-        check_param("low_window", self.low_window, self.low_window >= 0.0, "a number >= 0")?;
-        check_param("no_wmax_growth", self.no_wmax_growth, self.no_wmax_growth >= 0.0, "a number >= 0")?;
+        let max_inc = self.max_increment;
+        check_param("max_increment", max_inc, max_inc > 0.0 && max_inc <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
+        // B = 2 is a true binary search (paper), Linux 4; beyond 1024 the search barely moves.
+        check_param("b", self.b, self.b > 1.0 && self.b <= 1024.0, "a divisor in (1, 1024]")?;
+        // The minimum step B/smooth_part must not exceed B itself (Linux smooth_part = 20).
+        check_param("smooth_part", self.smooth_part, (1.0..=1e4).contains(&self.smooth_part), "round trips in [1, 10000]")?;
+        check_param("low_window", self.low_window, (0.0..=MAX_SEGMENTS).contains(&self.low_window), "segments in [0, 1000000]")?;
+        // A fraction of cwnd per RTT: 1 doubles the window every round trip, as slow start.
+        check_param("no_wmax_growth", self.no_wmax_growth, (0.0..=1.0).contains(&self.no_wmax_growth), "a fraction of cwnd in [0, 1]")?;
         Ok(())
     }
 }
@@ -319,7 +323,7 @@ mod tests {
         assert_eq!(c.params_json()["b"], 2.0);
         assert_eq!(c.params_json()["max_increment"], 16.0);
         let e = CcConfig::from_name("bic", Some(&serde_json::json!({"b": 1}))).unwrap_err();
-        assert!(e.contains("b") && e.contains("> 1"), "{e}");
+        assert!(e.starts_with("b: 1 is out of range") && e.contains("(1, 1024]"), "{e}");
         let e = CcConfig::from_name("bic", Some(&serde_json::json!({"beta": 1.2}))).unwrap_err();
         assert!(e.starts_with("beta") && e.contains("(0, 1)"), "{e}");
     }

@@ -43,7 +43,7 @@
 //! - Application-limited periods: as Linux (`CA_EVENT_TX_START`), the epoch is shifted by the idle
 //!   time when a segment is sent with nothing outstanding; shorter app-limited spells count.
 
-use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -137,14 +137,17 @@ impl Default for CubicConfig {
 
 impl CcParams for CubicConfig {
     fn validate(&self) -> Result<(), String> {
-        check_param("c", self.c, self.c > 0.0, "a number > 0")?;
+        // RFC 9438 §5.1: C = 0.4; beyond 100 the cubic reaches W_max within a few ms.
+        check_param("c", self.c, self.c > 0.0 && self.c <= 100.0, "a number in (0, 100]")?;
         check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
-        check_param("max_increment", self.max_increment, self.max_increment >= 0.0, "a number >= 0")?;
-        check_param("no_wmax_growth", self.no_wmax_growth, self.no_wmax_growth >= 0.0, "a number >= 0")?;
-        check_param("hystart_low_window", self.hystart_low_window, self.hystart_low_window >= 0.0, "a number >= 0")?;
-        check_param("hystart_ack_delta_ms", self.hystart_ack_delta_ms, self.hystart_ack_delta_ms >= 0.0, "a number >= 0")?;
-        check_param("hystart_delay_min_ms", self.hystart_delay_min_ms, self.hystart_delay_min_ms >= 0.0, "a number >= 0")?;
-        check_param("hystart_delay_max_ms", self.hystart_delay_max_ms, self.hystart_delay_max_ms >= 0.0, "a number >= 0")?;
+        for (name, v) in [("max_increment", self.max_increment), ("hystart_low_window", self.hystart_low_window)] {
+            check_param(name, v, (0.0..=MAX_SEGMENTS).contains(&v), "segments in [0, 1000000]")?;
+        }
+        // A fraction of cwnd per RTT: 1 doubles the window every round trip, as slow start.
+        check_param("no_wmax_growth", self.no_wmax_growth, (0.0..=1.0).contains(&self.no_wmax_growth), "a fraction of cwnd in [0, 1]")?;
+        for (name, v) in [("hystart_ack_delta_ms", self.hystart_ack_delta_ms), ("hystart_delay_min_ms", self.hystart_delay_min_ms), ("hystart_delay_max_ms", self.hystart_delay_max_ms)] {
+            check_param(name, v, (0.0..=60_000.0).contains(&v), "milliseconds in [0, 60000]")?;
+        }
         Ok(())
     }
 

@@ -44,7 +44,7 @@
 //!   episode at one segment per RTT).
 
 use super::round_rtt::RoundRtt;
-use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use crate::net::packet::TCP_IP_HEADER;
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -75,16 +75,18 @@ pub struct FastConfig {
 impl CcParams for FastConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        check_param("alpha", c.alpha, c.alpha > 0.0, "a number of segments > 0")?;
+        check_param("alpha", c.alpha, c.alpha > 0.0 && c.alpha <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
         check_param("gamma", c.gamma, c.gamma > 0.0 && c.gamma <= 1.0, "a step in (0, 1]")?;
         let every = f64::from(c.update_every_rtts);
-        check_param("update_every_rtts", every, c.update_every_rtts >= 1, "a whole number of round trips >= 1")?;
-        check_param("avg_weight_window", c.avg_weight_window, c.avg_weight_window > 0.0, "a number > 0")?;
+        check_param("update_every_rtts", every, (1..=1000).contains(&c.update_every_rtts), "round trips in 1..1000")?;
+        let w = c.avg_weight_window;
+        check_param("avg_weight_window", w, w > 0.0 && w <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
         let max = c.avg_weight_max;
         check_param("avg_weight_max", max, max > 0.0 && max <= 1.0, "a weight in (0, 1]")?;
         check_param("loss_beta", c.loss_beta, c.loss_beta > 0.0 && c.loss_beta < 1.0, "a factor in (0, 1)")?;
-        check_param("min_cwnd", c.min_cwnd, c.min_cwnd >= 1.0, "segments >= 1")?;
-        check_param("pacing_gain", c.pacing_gain, c.pacing_gain >= 0.0, "a factor >= 0 (0: no pacing)")
+        check_param("min_cwnd", c.min_cwnd, (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd), "segments in [1, 1000000]")?;
+        // Linux caps its pacing ratios at 1000 % (`tcp_pacing_ca_ratio`, sysctl range).
+        check_param("pacing_gain", c.pacing_gain, (0.0..=10.0).contains(&c.pacing_gain), "a factor in [0, 10] (0: no pacing)")
     }
 }
 

@@ -40,7 +40,7 @@
 //!   acknowledged segment), identical without stretch ACKs.
 //! - ns-2's `cwnd_range_` caching of a(w) is not reproduced (it is disabled by default).
 
-use super::{slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{slow_start, MAX_SEGMENTS, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
 
 /// Where a(w) and b(w) come from.
@@ -95,11 +95,11 @@ impl CcParams for HighSpeedConfig {
 
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        if !(c.low_window >= 1.0 && c.low_window.is_finite()) {
-            return Err(format!("low_window: {} is out of range: expected at least 1 segment", c.low_window));
+        if !(c.low_window >= 1.0 && c.low_window < MAX_SEGMENTS) {
+            return Err(format!("low_window: {} is out of range: expected 1 <= low_window < 1000000 segments", c.low_window));
         }
-        if !(c.high_window > c.low_window && c.high_window.is_finite()) {
-            return Err(format!("high_window: {} is out of range: expected more than low_window ({})", c.high_window, c.low_window));
+        if !(c.high_window > c.low_window && c.high_window <= MAX_SEGMENTS) {
+            return Err(format!("high_window: {} is out of range: expected low_window ({}) < high_window <= 1000000 segments", c.high_window, c.low_window));
         }
         if !(c.low_p > 0.0 && c.low_p < 1.0) {
             return Err(format!("low_p: {} is out of range: expected 0 < low_p < 1", c.low_p));

@@ -35,7 +35,7 @@
 //! - Undo after a spurious retransmission (`htcp_cwnd_undo`) does not apply: the transport has
 //!   no undo.
 
-use super::{slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -100,12 +100,17 @@ impl Default for HtcpConfig {
 impl CcParams for HtcpConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        let non_negative = [("delta_l_s", c.delta_l_s), ("alpha_linear", c.alpha_linear), ("alpha_quadratic", c.alpha_quadratic), ("adaptive_backoff_min_rtt_s", c.adaptive_backoff_min_rtt_s), ("max_rtt_step_s", c.max_rtt_step_s), ("bandwidth_switch_threshold", c.bandwidth_switch_threshold)];
-        for (name, v) in non_negative {
-            if !(v >= 0.0 && v.is_finite()) {
-                return Err(format!("{name}: {v} is out of range: expected a finite number >= 0"));
-            }
+        // Times are bounded by an hour, the longest run worth simulating.
+        for (name, v) in [("delta_l_s", c.delta_l_s), ("adaptive_backoff_min_rtt_s", c.adaptive_backoff_min_rtt_s), ("max_rtt_step_s", c.max_rtt_step_s)] {
+            check_param(name, v, (0.0..=3600.0).contains(&v), "seconds in [0, 3600]")?;
         }
+        // α_H(Δ) = 1 + alpha_linear·(Δ−Δ_L) + alpha_quadratic·(Δ−Δ_L)² (Leith & Shorten 2004:
+        // 10 and 1/4); 1000 reaches 10⁶ segments per RTT within a second.
+        for (name, v) in [("alpha_linear", c.alpha_linear), ("alpha_quadratic", c.alpha_quadratic)] {
+            check_param(name, v, (0.0..=1000.0).contains(&v), "a coefficient in [0, 1000]")?;
+        }
+        let bw = c.bandwidth_switch_threshold;
+        check_param("bandwidth_switch_threshold", bw, (0.0..=10.0).contains(&bw), "a relative change in [0, 10]")?;
         if !(c.beta_min > 0.0 && c.beta_min < 1.0) {
             return Err(format!("beta_min: {} is out of range: expected 0 < beta_min < 1", c.beta_min));
         }
@@ -115,15 +120,10 @@ impl CcParams for HtcpConfig {
         if !(0.0..=1.0).contains(&c.max_rtt_decay) {
             return Err(format!("max_rtt_decay: {} is out of range: expected 0..1", c.max_rtt_decay));
         }
-        if !(c.rtt_ref_s > 0.0 && c.rtt_ref_s.is_finite()) {
-            return Err(format!("rtt_ref_s: {} is out of range: expected a positive number of seconds", c.rtt_ref_s));
-        }
-        if !(c.rtt_scale_min > 0.0 && c.rtt_scale_min.is_finite()) {
-            return Err(format!("rtt_scale_min: {} is out of range: expected a positive number", c.rtt_scale_min));
-        }
-        if !(c.rtt_scale_max >= c.rtt_scale_min && c.rtt_scale_max.is_finite()) {
-            return Err(format!("rtt_scale_max: {} is out of range: expected at least rtt_scale_min ({})", c.rtt_scale_max, c.rtt_scale_min));
-        }
+        check_param("rtt_ref_s", c.rtt_ref_s, c.rtt_ref_s > 0.0 && c.rtt_ref_s <= 60.0, "seconds in (0, 60]")?;
+        check_param("rtt_scale_min", c.rtt_scale_min, c.rtt_scale_min > 0.0 && c.rtt_scale_min <= 1000.0, "a factor in (0, 1000]")?;
+        let max = c.rtt_scale_max;
+        check_param("rtt_scale_max", max, max >= c.rtt_scale_min && max <= 1000.0, "a factor in [rtt_scale_min, 1000]")?;
         Ok(())
     }
 }

@@ -56,7 +56,7 @@
 //! - The decrease applies to cwnd, as the paper's formula (Reno in this crate halves FlightSize,
 //!   RFC 5681 eq. 4); the two agree when the sender is window-limited.
 
-use super::{cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use crate::net::packet::TCP_IP_HEADER;
 use crate::scenario::units::Dur;
 use crate::time::{parse_rate, Rate, SimDuration, SimTime};
@@ -141,26 +141,20 @@ impl Default for RawLibraConfig {
 impl TryFrom<RawLibraConfig> for LibraConfig {
     type Error = String;
     fn try_from(r: RawLibraConfig) -> Result<Self, String> {
-        if !(r.k1.is_finite() && r.k1 > 0.0) {
-            return Err(format!("k1: {} must be a positive number", r.k1));
-        }
-        if !(r.k2.is_finite() && r.k2 >= 0.0) {
-            return Err(format!("k2: {} must be a number ≥ 0", r.k2));
-        }
-        if r.t0.0 == SimDuration::ZERO {
-            return Err("t0: 0s must be a positive duration".into());
+        check_param("k1", r.k1, r.k1 > 0.0 && r.k1 <= 1000.0, "a factor in (0, 1000]")?;
+        // P ∈ [e^−k2, 1]: beyond 50 the lower end is below any representable penalty that matters.
+        check_param("k2", r.k2, (0.0..=50.0).contains(&r.k2), "a number in [0, 50]")?;
+        if r.t0.0 == SimDuration::ZERO || r.t0.0 > SimDuration::from_secs(60) {
+            return Err(format!("t0: {} is out of range: expected a duration in (0s, 60s]", r.t0.0));
         }
         // The decrease T₁/(2(T+T₀)) is at most T₁/(2T₀); it must stay below the whole window.
         if r.t1.0 == SimDuration::ZERO || r.t1.0 >= r.t0.0.saturating_mul(2) {
             return Err(format!("t1: {} must be positive and less than 2·t0 = {} (the decrease T₁/(2(T+T₀)) must stay below 1)", r.t1.0, r.t0.0.saturating_mul(2)));
         }
-        if r.packet_pairs == 0 {
-            return Err("packet_pairs: 0 must be at least 1".into());
-        }
+        check_param("packet_pairs", f64::from(r.packet_pairs), (1..=1000).contains(&r.packet_pairs), "a count in 1..1000")?;
+        // Linux's sysctls tcp_pacing_ss_ratio / tcp_pacing_ca_ratio accept 0..1000 %.
         for (name, v) in [("pacing_ss_ratio", r.pacing_ss_ratio), ("pacing_ca_ratio", r.pacing_ca_ratio)] {
-            if !(v.is_finite() && v > 0.0) {
-                return Err(format!("{name}: {v} must be a positive number"));
-            }
+            check_param(name, v, v > 0.0 && v <= 10.0, "a factor in (0, 10]")?;
         }
         Ok(LibraConfig {
             k1: r.k1,

@@ -143,6 +143,10 @@ pub trait CcParams: Default + Clone + Serialize + DeserializeOwned {
     }
 }
 
+/// Largest window-like parameter, segments: 10⁶ segments of 1460 B in flight fill a 10 Gbit/s
+/// path of 1.2 s RTT, beyond any scenario the simulator supports (`initial_cwnd` shares it).
+pub const MAX_SEGMENTS: f64 = 1e6;
+
 /// For `CcParams::validate`: unless `ok` (and the value finite), the one-line error
 /// `name: value is out of range: expected allowed`. Write `ok` so that NaN fails it.
 pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<(), String> {

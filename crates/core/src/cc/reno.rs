@@ -10,7 +10,7 @@
 //! Deviation: RFC 5681 eq. (4) halves FlightSize, Linux halves cwnd. We follow the RFC; the two
 //! agree whenever the sender is window-limited, which is when congestion is detected.
 
-use super::{cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -20,7 +20,12 @@ pub struct RenoConfig {
     pub beta: f64,
 }
 
-impl CcParams for RenoConfig {}
+impl CcParams for RenoConfig {
+    /// RFC 5681 eq. (4) halves; a factor ≥ 1 would grow the window on loss, 0 would stall it.
+    fn validate(&self) -> Result<(), String> {
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a factor in (0, 1)")
+    }
+}
 
 impl Default for RenoConfig {
     fn default() -> Self {

@@ -25,7 +25,7 @@
 //! - Linux 2.6.22 counts ACKs, not segments; with `delayed_ack = true` its preset grows twice as
 //!   fast here as it did there.
 
-use super::{cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{check_param, cong_avoid_ai, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -69,10 +69,7 @@ impl CcParams for ScalableConfig {
         if !(self.b > 0.0 && self.b < 1.0) {
             return Err(format!("b: {} is out of range: expected 0 < b < 1", self.b));
         }
-        if !(self.low_window >= 0.0 && self.low_window.is_finite()) {
-            return Err(format!("low_window: {} is out of range: expected a finite number of segments >= 0", self.low_window));
-        }
-        Ok(())
+        check_param("low_window", self.low_window, (0.0..=MAX_SEGMENTS).contains(&self.low_window), "segments in [0, 1000000]")
     }
 }
 

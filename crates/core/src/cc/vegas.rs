@@ -46,7 +46,7 @@
 
 use super::round_rtt::RoundRtt;
 use super::{
-    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    check_param, cong_avoid_ai, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
 };
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -74,10 +74,10 @@ pub struct VegasConfig {
 impl CcParams for VegasConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        check_param("alpha", c.alpha, c.alpha >= 0.0, "a number of segments >= 0")?;
-        check_param("beta", c.beta, c.beta >= c.alpha, "a number of segments >= alpha")?;
-        check_param("gamma", c.gamma, c.gamma >= 0.0, "a number of segments >= 0")?;
-        check_param("min_cwnd", c.min_cwnd, c.min_cwnd >= 1.0, "segments >= 1")?;
+        check_param("alpha", c.alpha, (0.0..=MAX_SEGMENTS).contains(&c.alpha), "segments in [0, 1000000]")?;
+        check_param("beta", c.beta, c.beta >= c.alpha && c.beta <= MAX_SEGMENTS, "segments in [alpha, 1000000]")?;
+        check_param("gamma", c.gamma, (0.0..=MAX_SEGMENTS).contains(&c.gamma), "segments in [0, 1000000]")?;
+        check_param("min_cwnd", c.min_cwnd, (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd), "segments in [1, 1000000]")?;
         check_param("loss_beta", c.loss_beta, c.loss_beta > 0.0 && c.loss_beta < 1.0, "a factor in (0, 1)")
     }
 }
@@ -230,7 +230,7 @@ mod tests {
     fn beta_below_alpha_is_rejected() {
         let p = serde_json::json!({"alpha": 3, "beta": 2});
         let e = crate::cc::CcConfig::from_name("vegas", Some(&p)).unwrap_err();
-        assert_eq!(e, "beta: 2 is out of range: expected a number of segments >= alpha");
+        assert_eq!(e, "beta: 2 is out of range: expected segments in [alpha, 1000000]");
     }
 
     #[test]

@@ -88,8 +88,8 @@ impl CcParams for Ccid2Config {}
 
 impl Ccid2Config {
     pub fn validate(&self) -> Result<(), String> {
-        if self.numdupack == 0 {
-            return Err("numdupack: must be at least 1".into());
+        if !(1..=1000).contains(&self.numdupack) {
+            return Err(format!("numdupack: {} is out of range: expected 1..1000 packets", self.numdupack));
         }
         if self.ack_ratio == 0 {
             return Err("ack_ratio: must be at least 1".into());

@@ -13,6 +13,7 @@ use super::icmp::QuenchCode;
 use super::loss::LossModel;
 use super::packet::{Header, NodeId, Packet, PktId};
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
+use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -82,6 +83,9 @@ pub struct Link {
     last_change: SimTime,
     /// Largest buffer occupancy since the last `reset_max_queue`, packets.
     max_queue: u64,
+    /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
+    /// packet (order kept).
+    delay_jitter: Option<(SimDuration, Rng)>,
 }
 
 impl Link {
@@ -101,7 +105,15 @@ impl Link {
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
             max_queue: 0,
+            delay_jitter: None,
         }
+    }
+
+    /// Adds up to `max` of random delay to each packet's propagation, from `rng`; a packet never
+    /// overtakes the one before it (the link stays FIFO).
+    pub fn with_delay_jitter(mut self, max: SimDuration, rng: Rng) -> Self {
+        self.delay_jitter = (max > SimDuration::ZERO).then_some((max, rng));
+        self
     }
 
     pub fn queue_description(&self) -> String {
@@ -173,7 +185,8 @@ impl Link {
         let id = self.in_service.take().expect("transmission finished on an idle link");
         self.counters.tx_pkts += 1;
         self.counters.tx_bytes += size_of(id) as u64;
-        let arrive_at = now + self.delay;
+        let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
+        let arrive_at = (now + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
         let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
         self.pipe.push_back((arrive_at, id));
         let next_done = if let Some((next, size)) = self.buffer.front().copied() {
@@ -200,6 +213,18 @@ impl Link {
     pub fn counters(&mut self, now: SimTime) -> LinkCounters {
         self.account(now);
         self.counters
+    }
+
+    /// The baseline of a measurement window opening at `now`: the counters with the packet being
+    /// serialised counted as already sent, so that the window counts only packets whose whole
+    /// transmission lies inside it and `tx_bytes · 8 ≤ rate · window` holds exactly.
+    pub fn window_start_counters(&mut self, now: SimTime, size_of: impl Fn(PktId) -> u32) -> LinkCounters {
+        let mut c = self.counters(now);
+        if let Some(id) = self.in_service {
+            c.tx_pkts += 1;
+            c.tx_bytes += size_of(id) as u64;
+        }
+        c
     }
 
     pub fn queue_len(&self) -> u64 {

@@ -100,18 +100,6 @@ pub struct LinkSeries {
     pub max_queue_pkts: Vec<u64>,
 }
 
-impl FlowSeries {
-    pub fn reserve(&mut self, n: usize) {
-        for v in [&mut self.sent_pkts, &mut self.sent_bytes, &mut self.retransmitted_pkts, &mut self.delivered_pkts, &mut self.dropped_pkts, &mut self.goodput_bytes] {
-            v.reserve(n);
-        }
-        for v in [&mut self.t_s, &mut self.cwnd_pkts, &mut self.ssthresh_pkts, &mut self.srtt_s, &mut self.delay_mean_s, &mut self.rate_bps] {
-            v.reserve(n);
-        }
-        self.flow.reserve(n);
-    }
-}
-
 /// Seconds as f64 for output columns.
 pub fn secs(t: SimTime) -> f64 {
     t.as_secs_f64()

@@ -16,7 +16,7 @@
 //! normalised scenario parses back to the same thing.
 
 use super::units::Bytes;
-use super::{kind_of, ScenarioError};
+use super::{kind_of, limits, ScenarioError};
 use crate::app::dist::Dist;
 use crate::app::ftp::FtpModel;
 use crate::app::web::WebModel;
@@ -60,8 +60,8 @@ impl Unit {
 
     fn parse(self, v: &Value, path: &str) -> Result<f64, ScenarioError> {
         let x = match (self, v) {
-            (Unit::Bytes, Value::String(s)) => parse_bytes(s).map(|b| b as f64),
-            (Unit::Seconds, Value::String(s)) => parse_duration(s).map(|d| d.as_secs_f64()),
+            (Unit::Bytes, Value::String(s)) => parse_bytes(s).and_then(|b| limits::check_bytes(b, s)).map(|b| b as f64),
+            (Unit::Seconds, Value::String(s)) => parse_duration(s).and_then(|d| limits::check_duration(d, s)).map(|d| d.as_secs_f64()),
             (Unit::Count, Value::Number(n)) => n.as_f64().ok_or_else(|| format!("{n} is not a number")),
             _ => Err(format!("expected {}, got {v}", self.example())),
         }
@@ -304,8 +304,11 @@ impl WebParams {
         if let Some(x) = f("objects") {
             p.objects = parse_dist(x, &at("objects"), Unit::Count)?;
         }
-        if p.objects.dist.mean().is_none() {
+        let Some(objects) = p.objects.dist.mean() else {
             return Err(ScenarioError::new(at("objects"), "has no finite mean: use a Pareto shape above 1 or a `max`"));
+        };
+        if objects > limits::MAX_WEB_OBJECTS {
+            return Err(ScenarioError::new(at("objects"), format!("a mean of {objects} objects per page is out of range: expected at most {}", limits::MAX_WEB_OBJECTS)));
         }
         if let Some(x) = f("think") {
             p.think = parse_dist(x, &at("think"), Unit::Seconds)?;

@@ -85,6 +85,8 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
 pub(crate) struct Net {
     /// The scenario's seed (queues with randomness draw from per-link streams).
     pub(crate) seed: u64,
+    /// The scenario's `jitter`: every link direction delays each packet by a small random extra.
+    pub(crate) jitter: Option<super::jitter::Jitter>,
     pub(crate) names: Vec<String>,
     pub(crate) roles: Vec<&'static str>,
     pub(crate) links: Vec<Link>,
@@ -120,7 +122,11 @@ impl Net {
         let id = LinkId(self.links.len() as u32);
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
         let disc = queue.build(rate, self.seed, id.0);
-        self.links.push(Link::new(name, from, to, rate, delay, disc, loss));
+        let mut link = Link::new(name, from, to, rate, delay, disc, loss);
+        if let Some(j) = self.jitter {
+            link = link.with_delay_jitter(j.delay.0, j.link_rng(self.seed, u64::from(id.0)));
+        }
+        self.links.push(link);
         self.edges.push(Edge { id, from, to, delay });
     }
 }
@@ -170,7 +176,8 @@ impl Scenario {
             for index in 0..g.count {
                 let id = plans.len() as u64;
                 let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
-                let start = SimTime::ZERO + draw(g.start, &mut rng);
+                let jitter = self.jitter.map_or(SimDuration::ZERO, |j| j.start_offset(self.seed, id));
+                let start = SimTime::ZERO + draw(g.start, &mut rng) + jitter;
                 let access_delay = match (crate::topology::core_delay(&self.topology, g), g.rtt) {
                     (Some(core), Some(rtt)) => {
                         let rtt = draw(rtt, &mut rng);
@@ -195,7 +202,7 @@ impl Scenario {
     /// destinations, RTTs shorter than the path's own delay, too many background sources).
     pub fn build(&self) -> Result<Built, ScenarioError> {
         let plans = self.plan_flows()?;
-        let mut net = Net { seed: self.seed, ..Net::default() };
+        let mut net = Net { seed: self.seed, jitter: self.jitter, ..Net::default() };
         let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
             Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
             Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
@@ -212,6 +219,8 @@ impl Scenario {
             }
         };
         let segments = background::attach(&self.background, &self.topology, &mut net);
+        // Main flows and link directions are sampled (background sources only get totals).
+        super::limits::check_series((plans.len() + net.links.len()) as u64, self.duration.0, self.sample_interval.0)?;
         let routes = Routes::compute(net.names.len(), &net.edges);
         let group_path = |g: &FlowGroup| format!("flows[{}]", self.flows.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0));
         let mut instances: Vec<Instance> = plans

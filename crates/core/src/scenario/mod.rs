@@ -8,6 +8,8 @@
 pub mod app_spec;
 pub mod background;
 pub mod build;
+pub mod jitter;
+pub mod limits;
 pub mod queue;
 pub mod units;
 
@@ -34,8 +36,9 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// The error at `path`; long echoed values in either are cut (see `limits::shorten_message`).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: path.into(), message: message.into() }
+        ScenarioError { path: limits::shorten_message(&path.into()), message: limits::shorten_message(&message.into()) }
     }
 }
 
@@ -65,7 +68,12 @@ fn join(prefix: &str, rest: &str) -> String {
 pub(crate) fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = join(prefix, &e.path().to_string());
-        ScenarioError::new(path, e.inner().to_string())
+        let message = e.inner().to_string();
+        // At the root serde's path is "."; name the missing key itself instead.
+        match (path.as_str(), message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`'))) {
+            (".", Some(key)) => ScenarioError::new(key, "is required: a scenario needs at least duration, [topology] and [[flows]]"),
+            _ => ScenarioError::new(path, message),
+        }
     })
 }
 
@@ -101,6 +109,7 @@ struct RawScenario {
     topology: Value,
     flows: Vec<RawFlowGroup>,
     background: Option<Vec<Value>>,
+    jitter: Option<Value>,
 }
 
 #[derive(Deserialize, Default)]
@@ -165,6 +174,9 @@ pub struct Scenario {
     pub flows: Vec<FlowGroup>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub background: Vec<Background>,
+    /// Small random offsets of flow starts and link delays (`None`: the network as written).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jitter: Option<jitter::Jitter>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -407,6 +419,7 @@ impl Scenario {
             return Err(ScenarioError::new("flows", "at least one [[flows]] group is required"));
         }
         let is_graph = matches!(topology, Topology::Graph(_));
+        let jitter = raw.jitter.as_ref().map(jitter::Jitter::parse).transpose()?.flatten();
         let flows = raw
             .flows
             .into_iter()
@@ -423,7 +436,12 @@ impl Scenario {
             topology,
             flows,
             background,
+            jitter,
         };
+        let total: u64 = s.flows.iter().map(|g| u64::from(g.count)).sum();
+        if total > limits::MAX_FLOWS {
+            return Err(ScenarioError::new("flows", format!("{total} flows in all groups is out of range: expected at most {}", limits::MAX_FLOWS)));
+        }
         s.check_cross_references()?;
         Ok(s)
     }
@@ -436,6 +454,15 @@ impl Scenario {
     /// The scenario with defaults filled in, as JSON.
     pub fn normalised(&self) -> Value {
         serde_json::to_value(self).expect("scenarios always serialise")
+    }
+
+    /// The group flow `id` belongs to (flows are numbered group by group).
+    fn group_of(&self, id: u32) -> Option<&FlowGroup> {
+        let mut first = 0u32;
+        self.flows.iter().find(|g| {
+            first += g.count;
+            id < first
+        })
     }
 
     fn check_cross_references(&self) -> Result<(), ScenarioError> {
@@ -453,13 +480,18 @@ impl Scenario {
                 if *flow >= n {
                     return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
                 }
+                // Packet numbers are TCP segment numbers; DCCP numbers every packet, acks included.
+                if self.group_of(*flow).is_some_and(|g| g.protocol != Protocol::Tcp) {
+                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is not a TCP flow: drop_list counts TCP data segments (use bernoulli or periodic loss for udp and dccp)")));
+                }
             }
         }
         if let Topology::Graph(g) = &self.topology {
+            let known: std::collections::BTreeSet<&String> = g.nodes.iter().collect();
             for (i, f) in self.flows.iter().enumerate() {
                 for (key, node) in [("src", &f.src), ("dst", &f.dst)] {
                     let node = node.as_ref().ok_or_else(|| ScenarioError::new(format!("flows[{i}].{key}"), "is required on a graph topology (a node name)"))?;
-                    if !g.nodes.contains(node) {
+                    if !known.contains(node) {
                         return Err(ScenarioError::new(format!("flows[{i}].{key}"), format!("unknown node {node:?}: expected one of {}", g.nodes.join(", "))));
                     }
                 }
@@ -550,11 +582,16 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
     if let Some(k) = m.keys().next() {
         return Err(ScenarioError::new(format!("topology.{k}"), "unknown field for kind = \"graph\": expected nodes, links, queue"));
     }
+    if nodes.len() > limits::MAX_GRAPH_NODES {
+        return Err(ScenarioError::new("topology.nodes", format!("{} nodes is out of range: expected at most {}", nodes.len(), limits::MAX_GRAPH_NODES)));
+    }
+    let mut seen = std::collections::BTreeSet::new();
     for (i, n) in nodes.iter().enumerate() {
-        if nodes[..i].contains(n) {
+        if !seen.insert(n.as_str()) {
             return Err(ScenarioError::new(format!("topology.nodes[{i}]"), format!("duplicate node name {n:?}")));
         }
     }
+    let mut joined = std::collections::BTreeMap::new();
     let mut links = Vec::new();
     for (i, lv) in raw_links.iter().enumerate() {
         let path = format!("topology.links[{i}]");
@@ -566,12 +603,18 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
         let loss = lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
         let mut link: GraphLink = parse_at(&Value::Object(lm), &path)?;
         for (key, n) in [("a", &link.a), ("b", &link.b)] {
-            if !nodes.contains(n) {
+            if !seen.contains(n.as_str()) {
                 return Err(ScenarioError::new(format!("{path}.{key}"), format!("unknown node {n:?}: expected one of {}", nodes.join(", "))));
             }
         }
         if link.a == link.b {
             return Err(ScenarioError::new(format!("{path}.b"), "a link must join two different nodes"));
+        }
+        // A link is duplex: a second one between the same nodes (either way round) would split
+        // their traffic by routing ties and report two rows for one hop.
+        let pair = if link.a < link.b { (link.a.clone(), link.b.clone()) } else { (link.b.clone(), link.a.clone()) };
+        if let Some(first) = joined.insert(pair, i) {
+            return Err(ScenarioError::new(format!("{path}"), format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
         }
         link.queue = queue;
         link.loss = loss;
@@ -629,8 +672,8 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
 fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup, ScenarioError> {
     let protocol = g.protocol.unwrap_or(Protocol::Tcp);
     let count = g.count.unwrap_or(1);
-    if count == 0 {
-        return Err(ScenarioError::new(format!("{path}.count"), "must be at least 1"));
+    if !(1..=limits::MAX_FLOWS).contains(&u64::from(count)) {
+        return Err(ScenarioError::new(format!("{path}.count"), format!("{count} is out of range: expected 1..{}", limits::MAX_FLOWS)));
     }
     let mss = g.mss.unwrap_or(Bytes(1460));
     if !(1..=65_000).contains(&mss.0) {
@@ -956,5 +999,85 @@ mod tests {
         assert_eq!(err(&udp), "flows[0].ecn: is a TCP option: this group has protocol = \"udp\"");
         let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"red\", limit = \"100pkt\", max_p = 0 }\n[[flows]]"));
         assert!(e.starts_with("topology.queue.max_p: 0 is not a probability"), "{e}");
+    }
+
+    #[test]
+    fn missing_top_level_key_is_named() {
+        assert_eq!(err("[[flows]]\n"), "duration: is required: a scenario needs at least duration, [topology] and [[flows]]");
+        let e = err(&BASE.replace("duration = \"10s\"", ""));
+        assert!(e.starts_with("duration: is required"), "{e}");
+    }
+
+    #[test]
+    fn quantities_have_physical_ranges() {
+        let e = err(&BASE.replace("\"10Mbps\"", "\"1e30Gbps\""));
+        assert_eq!(e, "topology.bottleneck_rate: 1e30Gbps is out of range: expected at most 1000Gbps");
+        let e = err(&BASE.replace("\"10ms\"", "\"1e19s\""));
+        assert!(e.starts_with("topology.bottleneck_delay: 1e19s is out of range: expected at most"), "{e}");
+        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"droptail\", limit = \"99999999pkt\" }\n[[flows]]"));
+        assert!(e.starts_with("topology.queue.limit:") && e.contains("from 1 to 1000000"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\ncount = 4000000"));
+        assert_eq!(e, "flows[0].count: 4000000 is out of range: expected 1..100000");
+        let e = err(&(BASE.replace("cc = \"reno\"", "count = 60000") + "[[flows]]\ncount = 60000\n"));
+        assert!(e.starts_with("flows: 120000 flows in all groups is out of range"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "app = { kind = \"web\", objects = 1e9 }"));
+        assert!(e.starts_with("flows[0].app.objects: a mean of 1000000000 objects per page is out of range"), "{e}");
+    }
+
+    #[test]
+    fn every_algorithm_parameter_has_an_upper_bound() {
+        for (cc, param, bad) in [("reno", "beta", 1.0), ("reno", "beta", 0.0), ("bic", "b", 1e30), ("bic", "smooth_part", 1e-30), ("htcp", "alpha_linear", 1e30), ("vegas", "min_cwnd", 1e30), ("compound", "alpha", 1e30), ("cubic", "c", 1e30), ("fast", "alpha", 1e30), ("scalable", "low_window", 1e30), ("libra", "k1", 1e30)] {
+            let e = err(&BASE.replace("cc = \"reno\"", &format!("cc = \"{cc}\"\ncc_params = {{ {param} = {bad:?} }}")));
+            assert!(e.starts_with(&format!("flows[0].cc_params.{param}: {bad} is out of range: expected")), "{cc}.{param}: {e}");
+        }
+        let dccp = BASE.replace("cc = \"reno\"", "protocol = \"dccp\"\ncc = \"ccid3\"\ncc_params = { t_mbi_s = 1e-8 }");
+        assert_eq!(err(&dccp), "flows[0].cc_params.t_mbi_s: 0.00000001 is out of range: expected 1 <= t_mbi_s <= 3600 seconds");
+    }
+
+    #[test]
+    fn long_values_are_cut_in_messages() {
+        let e = err(&BASE.replace("\"10Mbps\"", &format!("\"{}Mbps\"", "9".repeat(100_000))));
+        assert!(e.len() < 400 && e.contains('…'), "{} chars: {e}", e.len());
+        let e = err(&BASE.replace("\"reno\"", &format!("\"{}\"", "x".repeat(100_000))));
+        assert!(e.len() < 800 && e.starts_with("flows[0].cc: unknown congestion control"), "{} chars", e.len());
+    }
+
+    #[test]
+    fn graph_refuses_a_second_link_between_the_same_nodes() {
+        let g = r#"
+            duration = "1s"
+            [topology]
+            kind = "graph"
+            nodes = ["A", "B"]
+            links = [{ a = "A", b = "B", rate = "10Mbps", delay = "1ms" }, { a = "B", b = "A", rate = "1Mbps", delay = "5ms" }]
+            [[flows]]
+            src = "A"
+            dst = "B"
+        "#;
+        assert_eq!(err(g), "topology.links[1]: joins B and A again (topology.links[0] already does): one duplex link per pair of nodes");
+    }
+
+    #[test]
+    fn drop_list_is_for_tcp_flows_only() {
+        let text = BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 1, packets = [5] }\n[[flows]]") + "[[flows]]\nprotocol = \"dccp\"\n";
+        let e = err(&text);
+        assert!(e.starts_with("topology.loss.flow: flow 1 is not a TCP flow"), "{e}");
+        Scenario::from_toml(&text.replace("flow = 1", "flow = 0")).unwrap();
+    }
+
+    #[test]
+    fn series_budget_is_checked_when_building() {
+        let s = Scenario::from_toml(&BASE.replace("cc = \"reno\"", "count = 1000").replace("duration = \"10s\"", "duration = \"100s\"\nsample_interval = \"100us\"")).unwrap();
+        let e = s.build().err().expect("over the series budget").to_string();
+        assert!(e.starts_with("sample_interval: 100us over 100s records 1000001 samples for each of 5002 series"), "{e}");
+    }
+
+    #[test]
+    fn jitter_is_off_by_default_and_round_trips() {
+        assert_eq!(Scenario::from_toml(BASE).unwrap().jitter, None);
+        let s = Scenario::from_toml(&format!("jitter = true\n{BASE}")).unwrap();
+        let n = s.normalised();
+        assert_eq!((n["jitter"]["start"].as_str(), n["jitter"]["delay"].as_str()), (Some("10ms"), Some("100us")));
+        assert_eq!(Scenario::from_value(&n).unwrap(), s);
     }
 }

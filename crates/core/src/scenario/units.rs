@@ -2,6 +2,7 @@
 //! support in both directions: parsing with a message that names what is allowed, and writing
 //! back in the same human form for the normalised scenario.
 
+use super::limits;
 use crate::net::queue::QueueLimit;
 use crate::time::{parse_bytes, parse_duration, parse_rate, Rate, SimDuration};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -34,17 +35,17 @@ macro_rules! quantity {
 /// A duration written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dur(pub SimDuration);
-quantity!(Dur, SimDuration, "a duration with a unit, e.g. \"100ms\" or \"1.5s\"", parse_duration);
+quantity!(Dur, SimDuration, "a duration with a unit, e.g. \"100ms\" or \"1.5s\"", |s| parse_duration(s).and_then(|d| limits::check_duration(d, s)));
 
 /// A rate written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateQ(pub Rate);
-quantity!(RateQ, Rate, "a rate with a unit, e.g. \"10Mbps\" or \"1Gbps\"", parse_rate);
+quantity!(RateQ, Rate, "a rate with a unit, e.g. \"10Mbps\" or \"1Gbps\"", |s| parse_rate(s).and_then(|r| limits::check_rate(r, s)));
 
 /// A size in bytes written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
-quantity!(Bytes, u64, "a size with a unit, e.g. \"1500B\" or \"5MB\"", parse_bytes);
+quantity!(Bytes, u64, "a size with a unit, e.g. \"1500B\" or \"5MB\"", |s| parse_bytes(s).and_then(|b| limits::check_bytes(b, s)));
 
 /// A queue limit: "100pkt" or a size in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,14 +56,14 @@ fn parse_limit(s: &str) -> Result<QueueLimit, String> {
     let t = s.trim();
     if let Some(n) = t.strip_suffix("pkt").or_else(|| t.strip_suffix("pkts")).or_else(|| t.strip_suffix("packets")) {
         return match n.trim().parse::<u64>() {
-            Ok(n) if n > 0 => Ok(QueueLimit::Packets(n)),
-            _ => Err(format!("{s:?} is not a queue limit: expected a positive whole number of packets like \"100pkt\" or a size like \"150KB\"")),
+            Ok(n) if (1..=limits::MAX_QUEUE_PKTS).contains(&n) => Ok(QueueLimit::Packets(n)),
+            _ => Err(format!("{:?} is not a queue limit: expected a whole number of packets from 1 to {} like \"100pkt\" or a size like \"150KB\"", limits::shorten(s), limits::MAX_QUEUE_PKTS)),
         };
     }
     match parse_bytes(t) {
-        Ok(b) if b > 0 => Ok(QueueLimit::Bytes(b)),
+        Ok(b) if b > 0 => limits::check_bytes(b, s).map(QueueLimit::Bytes),
         Ok(_) => Err(format!("{s:?} must be a positive queue limit")),
-        Err(_) => Err(format!("{s:?} is not a queue limit: expected packets like \"100pkt\" or a size like \"150KB\"")),
+        Err(_) => Err(format!("{:?} is not a queue limit: expected packets like \"100pkt\" or a size like \"150KB\"", limits::shorten(s))),
     }
 }
 
@@ -104,7 +105,7 @@ impl<'de> Deserialize<'de> for Spread {
                 write!(f, "a duration like \"10ms\" or {{ uniform = [\"10ms\", \"20ms\"] }}")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Spread, E> {
-                parse_duration(s).map(|d| Spread::Fixed(Dur(d))).map_err(E::custom)
+                parse_duration(s).and_then(|d| limits::check_duration(d, s)).map(|d| Spread::Fixed(Dur(d))).map_err(E::custom)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Spread, A::Error> {
                 let key: Option<String> = map.next_key()?;

@@ -58,11 +58,14 @@ impl Ccid3Config {
         if !(1..=64).contains(&self.loss_history) {
             return Err(format!("loss_history: {} is out of range: expected 1..64 intervals", self.loss_history));
         }
-        if self.ndupack == 0 {
-            return Err("ndupack: must be at least 1".into());
+        if !(1..=1000).contains(&self.ndupack) {
+            return Err(format!("ndupack: {} is out of range: expected 1..1000 packets", self.ndupack));
         }
-        if !(self.t_mbi_s > 0.0 && self.t_mbi_s <= 3600.0) {
-            return Err(format!("t_mbi_s: {} is out of range: expected 0 < t_mbi_s <= 3600 seconds", self.t_mbi_s));
+        // RFC 5348 §4.3: t_mbi = 64 s. The rate never drops below s/t_mbi, so a t_mbi under a
+        // second makes that floor a real sending rate (1e-8 s: a terabit per second) and the
+        // "back-off" meaningless.
+        if !(1.0..=3600.0).contains(&self.t_mbi_s) {
+            return Err(format!("t_mbi_s: {} is out of range: expected 1 <= t_mbi_s <= 3600 seconds", self.t_mbi_s));
         }
         if !(0.0..1.0).contains(&self.rtt_filter_q) {
             return Err(format!("rtt_filter_q: {} is out of range: expected 0 <= q < 1", self.rtt_filter_q));

@@ -336,7 +336,9 @@ impl CcidTx for TfrcTx {
         }
         match self.last_send {
             Some(last) => {
-                let next = last + SimDuration::from_secs_f64(self.s / self.x);
+                // At least 1 ns apart: however high X climbs, sending advances simulated time,
+                // so no handler can emit packets without end at one instant.
+                let next = last + SimDuration::from_secs_f64(self.s / self.x).max(SimDuration::from_nanos(1));
                 if now >= next {
                     SendDecision::Now
                 } else {
