@@ -81,6 +81,11 @@ def test_highspeed_tcp_tables_have_the_printed_shape() -> None:
     t43 = highspeed_tcp.TABLE_4_3.frame()
     assert t43.shape == (10, 4) and list(t43["protocol"][-2:]) == ["Jain", "Jain*"]
     assert {p for (p,) in highspeed_tcp.TABLE_4_1.rows} == set(highspeed_tcp.ALGORITHMS)
+    # Tabela 4.4: 7 protocols and their mean; 90 and 180 ms groups at three loads; its "Média" row
+    # is the mean of the protocols' rows, as printed
+    t44 = highspeed_tcp.TABLE_4_4.frame()
+    assert t44.shape == (8, 7)
+    assert t44.iloc[:7, 1:].mean().to_numpy() == pytest.approx(t44.iloc[7, 1:].to_numpy(dtype=float), abs=0.01)
 
 
 def test_fast_dccp_tables_have_the_printed_shape() -> None:

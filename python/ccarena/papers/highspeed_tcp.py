@@ -1,8 +1,8 @@
 """Seed 003: "Análise de Protocolos TCP para Redes de Alta Velocidade" (ns-2.29): BIC, CUBIC, FAST,
 HighSpeed TCP, H-TCP, TCP Libra and Scalable TCP on a dumbbell and a parking lot with 20, 50 or
 80% background traffic. Transcribed here: the dumbbell's scalability (Figs 4.3, 4.4, 4.6 and
-Tabela 4.1), Reno compatibility (Fig. 4.7), RTT fairness (Tabela 4.2) and inter-protocol fairness
-(Tabela 4.3)."""
+Tabela 4.1), Reno compatibility (Fig. 4.7), RTT fairness (Tabela 4.2), inter-protocol fairness
+(Tabela 4.3) and the parking lot's RTT fairness (Tabela 4.4)."""
 
 from __future__ import annotations
 
@@ -84,6 +84,14 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
             grid={"flows[1].cc": [*algos, "reno"], "flows[1].count": [10, 20] if scale != "full" else [10, 20, 30, 40]},
             name="hs-reno-compat", overrides=common,
         ),
+        "parking-lot": Experiment(
+            SCENARIOS.parent.parent / "seed003-parking-lot.toml",
+            grid={LOAD: all_loads if scale != "smoke" else loads},
+            zip=[{"flows[0].cc": algos, "flows[1].cc": algos}],
+            name="hs-parking-lot",
+            overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
+            + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
+        ),
         "inter": Experiment(
             SCENARIOS / "inter-protocol.toml", grid={LOAD: all_loads if scale != "smoke" else loads},
             name="hs-inter", overrides=common,
@@ -159,6 +167,30 @@ TABLE_4_3 = PaperTable(
 )
 
 
+# Tabela 4.4 (parking lot): mean throughput per connection (Mbit/s) of the 90 ms and the 180 ms
+# group of 10 connections each, per background load.
+_T44 = {
+    "BIC": (50.04, 27.12, 33.90, 15.54, 3.44, 2.72),
+    "CUBIC": (46.88, 27.17, 29.92, 15.10, 4.24, 2.75),
+    "FAST": (40.27, 37.90, 27.11, 24.21, 8.44, 5.62),
+    "HSTCP": (54.75, 22.81, 30.02, 17.73, 13.58, 7.90),
+    "HTCP": (44.69, 33.37, 22.72, 25.67, 3.921, 4.47),
+    "LIBRA": (14.52, 8.32, 14.47, 8.34, 7.04, 5.07),
+    "STCP": (43.54, 32.17, 37.92, 21.92, 13.50, 6.61),
+    "Média": (42.103, 26.982, 28.013, 18.365, 7.742, 5.024),
+}
+_T44_COLS = ("bg20_90ms", "bg20_180ms", "bg50_90ms", "bg50_180ms", "bg80_90ms", "bg80_180ms")
+TABLE_4_4 = PaperTable(
+    id="Tabela 4.4",
+    title="Parking lot: mean throughput per connection of the 90 ms and 180 ms groups",
+    ref="§4.2.3, Tabela 4.4 (Figura 4.16)",
+    index=("protocol",),
+    columns=_T44_COLS,
+    units={c: "Mbit/s" for c in _T44_COLS},
+    rows={(p,): dict(zip(_T44_COLS, v)) for p, v in _T44.items()},
+)
+
+
 def _col(load: Any) -> str:
     return f"bg{int(round(float(load) * 100))}"
 
@@ -191,6 +223,17 @@ def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str,
             out[(LABEL[cc], f"{int(round(float(load) * 100))}%")] = {
                 "mean_mbps": Estimate.of(mean.to_numpy()), "cv_pct": Estimate.of(cv.to_numpy()), "jain": Estimate.of(jain.to_numpy())
             }
+        return out
+    if table is TABLE_4_4:
+        res = results["parking-lot"]
+        flows = res.runs[res.runs["role"] != "background"]
+        per_group = flows.groupby(["run_id", "flows[0].cc", LOAD, "group"])["goodput_bps"].mean().div(1e6).reset_index()
+        per_group["column"] = per_group[LOAD].map(_col) + "_" + per_group["group"].str.removeprefix("rtt-")
+        out = {}
+        for (cc, column), part in per_group.groupby(["flows[0].cc", "column"]):
+            out.setdefault((LABEL[cc],), {})[column] = Estimate.of(part["goodput_bps"].to_numpy())
+        means = per_group.groupby(["run_id", "column"])["goodput_bps"].mean().reset_index()
+        out[("Média",)] = {c: Estimate.of(g.groupby("run_id")["goodput_bps"].mean().to_numpy()) for c, g in means.groupby("column")}
         return out
     if table is TABLE_4_3:
         res = results["inter"]
@@ -315,6 +358,21 @@ def _inter_jain_falls(results: Results) -> Verdict:
     return Verdict(all(b < a for a, b in zip(values, values[1:])), "Jain over protocols: " + ", ".join(f"{c} {fmt(v, 3)}" for c, v in zip(cols, values)) + " (paper: 0.763, 0.638, 0.464)")
 
 
+def _short_rtt_wins(results: Results) -> Verdict:
+    est = ours(results, TABLE_4_4)
+    rows = [(p, v["bg20_90ms"].mean, v["bg20_180ms"].mean) for (p,), v in est.items() if p != "Média" and "bg20_90ms" in v]
+    ok = bool(rows) and all(a > b for _, a, b in rows)
+    return Verdict(ok, "90 ms vs 180 ms groups at 20% background: " + ", ".join(f"{p} {fmt(a)}/{fmt(b)}" for p, a, b in rows) + " Mbit/s")
+
+
+def _parking_fair(results: Results) -> Verdict:
+    m = results["parking-lot"].metrics
+    jain = m.groupby("flows[0].cc")["jain"].min()
+    fair = {LABEL[c]: float(j) for c, j in jain.items()}
+    ok = all(fair[p] >= 0.9 for p in ("FAST", "HTCP", "LIBRA")) and min(fair, key=lambda p: fair[p]) in ("HSTCP", "STCP")
+    return Verdict(ok, "lowest Jain over the loads: " + ", ".join(f"{p} {fmt(j, 3)}" for p, j in sorted(fair.items(), key=lambda kv: kv[1])) + " (paper: FAST, HTCP, LIBRA above 0.9; HSTCP, STCP least fair)")
+
+
 CLAIMS = (
     Claim("libra-scales-worst", "TCP Libra scales worst with the number of connections.", "§4.1.1, Figura 4.3", _libra_scales_worst, "quick"),
     Claim("sixteen-fill", "With 20% background, 16 connections of any protocol but Libra fill the available link.", "§4.1.1, Figura 4.3", _sixteen_fill),
@@ -324,6 +382,8 @@ CLAIMS = (
     Claim("compat-order", "FAST and H-TCP hurt TCP Reno most; Libra and CUBIC are the most Reno-compatible.", "§4.1.2, Figura 4.7", _compat_order),
     Claim("fast-starves-reno", "With as many FAST as Reno connections, Reno gets under 5% of the link.", "§4.1.6", _fast_starves_reno),
     Claim("libra-cubic-below-reno", "Among all protocols, Libra and CUBIC get less than TCP Reno at every load.", "§4.1.3, Tabela 4.3", _libra_cubic_below_reno),
+    Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins, "quick"),
+    Claim("parking-fair", "On the parking lot, FAST, H-TCP and Libra keep Jain above 0.9; HSTCP and STCP are the least RTT-fair.", "§4.2.3, Figura 4.16", _parking_fair),
     Claim("inter-jain-falls", "Fairness between protocols falls as the background grows.", "§4.1.3, Figura 4.9", _inter_jain_falls),
 )
 
@@ -357,7 +417,7 @@ PAPER = Paper(
     name="highspeed-tcp",
     seed="003",
     title="Análise de Protocolos TCP para Redes de Alta Velocidade",
-    citation="Seed 003 (dissertation, ns-2.29), chapter 4: the dumbbell",
+    citation="Seed 003 (dissertation, ns-2.29), chapter 4",
     setup=(
         "ns-2.29. Dumbbell with a 1 Gbit/s bottleneck, 100 ms of propagation delay (a 200 ms round trip), 2500-packet "
         "DropTail buffers of 1500-byte packets, background traffic in both directions at 20, 50 or 80% of the capacity "
@@ -379,17 +439,17 @@ PAPER = Paper(
     ),
     scales={
         "smoke": "every experiment at 100 Mbit/s, 10 s runs, a few grid points",
-        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness at three loads; Reno compatibility with 10 and 20 flows",
+        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot at three loads; Reno compatibility with 10 and 20 flows",
         "full": "the paper's grid: 600 s, 2..256 connections, six capacities, four delays, three loads, 10..40 flows against Reno",
     },
     experiments=experiments,
-    tables=(TABLE_4_1, TABLE_4_2, TABLE_4_3),
+    tables=(TABLE_4_1, TABLE_4_2, TABLE_4_3, TABLE_4_4),
     ours=ours,
     claims=CLAIMS,
     figures=(
         Figure("Figura 4.3", "Utilisation by the main flows against the number of connections.", _draw_against("connections", "flows[0].count", "Figura 4.3: scalability with the number of connections", "connections")),
         Figure("Figura 4.6", "Utilisation by 20 connections against the bottleneck's propagation delay.", _draw_against("delay", "topology.bottleneck_delay", "Figura 4.6: scalability with the delay", "one-way delay")),
     ),
-    note="The parking lot (§4.2), convergence (§4.1.4) and stability (§4.1.5) are not transcribed yet; "
-    "their metrics (convergence_s, stability_cov) and scenario (seed003-parking-lot.toml) exist for `ccarena sweep`.",
+    note="Not transcribed yet: the parking lot's scalability and Reno compatibility (Figs 4.13-4.15, 4.17), convergence "
+    "(§4.1.4) and stability (§4.1.5); their metrics (convergence_s, stability_cov) exist for `ccarena sweep`.",
 )
