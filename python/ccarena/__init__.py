@@ -6,21 +6,42 @@
 >>> result.summary()["jain"]
 
 See ``docs/`` for the scenario format and the result tables.
+
+The names below are loaded on first use (PEP 562), so that ``import ccarena`` and the command
+line start without pandas, pyarrow or SciPy until a command needs them.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ccarena._core import __version__
-from ccarena.api import RunResult, algorithms, run, validate
 from ccarena.errors import Error, ExperimentError, OutputError, ScenarioError, SimulationError, TestbedError
-from ccarena.experiment import Experiment, ExperimentResult, open_store
+
+if TYPE_CHECKING:
+    from ccarena.api import RunResult, algorithms, run, validate
+    from ccarena.experiment import Experiment, ExperimentResult, open_store
+
+#: Public name → the module that defines it.
+_LAZY = {
+    "run": "ccarena.api",
+    "validate": "ccarena.api",
+    "RunResult": "ccarena.api",
+    "algorithms": "ccarena.api",
+    "Experiment": "ccarena.experiment",
+    "ExperimentResult": "ccarena.experiment",
+    "open_store": "ccarena.experiment",
+}
 
 __all__ = [
     "run",
     "validate",
     "RunResult",
+    "algorithms",
     "Experiment",
     "ExperimentResult",
     "open_store",
-    "algorithms",
     "__version__",
     "Error",
     "ScenarioError",
@@ -29,3 +50,16 @@ __all__ = [
     "ExperimentError",
     "TestbedError",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ccarena' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

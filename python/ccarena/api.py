@@ -102,21 +102,24 @@ def run(
     overrides: Iterable[str] = (),
     seed: int | None = None,
     progress: bool = False,
+    series: bool = True,
 ) -> RunResult:
     """Run one simulation.
 
     ``scenario`` is a path to a TOML file, TOML text or a dict; ``overrides`` are ``KEY=VALUE``
     edits applied first (``["flows[0].cc=newreno", "duration=10s"]``); ``seed`` replaces the
-    scenario's seed. With ``progress=True`` a progress bar is drawn on stderr. The simulation
-    runs in Rust without holding the GIL. Raises :class:`ScenarioError` for an invalid scenario.
+    scenario's seed. With ``progress=True`` a progress bar is drawn on stderr. ``series=False``
+    leaves ``flow_series`` and ``link_series`` empty (their columns, no rows): faster and smaller
+    when only the per-flow and per-link results matter. The simulation runs in Rust without
+    holding the GIL. Raises :class:`ScenarioError` for an invalid scenario.
     """
     doc = prepare(scenario, overrides=overrides, seed=seed)
     text = _scenario.to_json(doc)
     if not progress:
-        return RunResult(_core.run(text))
+        return RunResult(_core.run(text, series=series))
     bar = ProgressBar(str(doc.get("name", "run")))
     try:
-        raw = _core.run(text, bar.update)
+        raw = _core.run(text, bar.update, series=series)
     finally:
         bar.close()
     return RunResult(raw)
