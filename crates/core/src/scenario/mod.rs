@@ -480,9 +480,10 @@ impl Scenario {
                 if *flow >= n {
                     return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
                 }
-                // Packet numbers are TCP segment numbers; DCCP numbers every packet, acks included.
-                if self.group_of(*flow).is_some_and(|g| g.protocol != Protocol::Tcp) {
-                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is not a TCP flow: drop_list counts TCP data segments (use bernoulli or periodic loss for udp and dccp)")));
+                // Packets are counted by data sequence number; DCCP numbers every packet it sends
+                // (acknowledgements and retransmission-free data alike), so the list has no meaning.
+                if self.group_of(*flow).is_some_and(|g| g.protocol == Protocol::Dccp) {
+                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is a DCCP flow: drop_list is for TCP and UDP flows (use bernoulli or periodic loss for dccp)")));
                 }
             }
         }
@@ -1058,10 +1059,10 @@ mod tests {
     }
 
     #[test]
-    fn drop_list_is_for_tcp_flows_only() {
+    fn drop_list_is_refused_on_dccp_flows() {
         let text = BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 1, packets = [5] }\n[[flows]]") + "[[flows]]\nprotocol = \"dccp\"\n";
         let e = err(&text);
-        assert!(e.starts_with("topology.loss.flow: flow 1 is not a TCP flow"), "{e}");
+        assert!(e.starts_with("topology.loss.flow: flow 1 is a DCCP flow: drop_list is for TCP and UDP flows"), "{e}");
         Scenario::from_toml(&text.replace("flow = 1", "flow = 0")).unwrap();
     }
 
