@@ -184,3 +184,32 @@ fn deep_nesting_and_huge_inputs_are_refused_in_one_line() {
     let e = Scenario::from_json(&long.to_string()).unwrap_err().to_string();
     assert!(e.starts_with("duration: ") && e.len() < 300, "{} chars", e.len());
 }
+
+/// Every numeric parameter of every algorithm at extreme values (tiny, huge, and the default
+/// scaled by 10⁻³ and 10³): each is refused with its range, or runs; none panics or spins.
+#[test]
+fn extreme_algorithm_parameters_are_refused_or_run() {
+    let algorithms = ccarena_core::cc::tcp_algorithms().into_iter().map(|a| ("tcp", a)).chain(ccarena_core::dccp::dccp_algorithms().into_iter().map(|a| ("dccp", a)));
+    let mut failures = Vec::new();
+    let (mut refused, mut ran) = (0, 0);
+    for (protocol, a) in algorithms {
+        let Value::Object(params) = &a.params else { continue };
+        for (name, default) in params {
+            let Some(d) = default.as_f64() else { continue };
+            for v in [1e-30, 1e30, d * 1e-3, d * 1e3] {
+                let doc = json!({
+                    "duration": "1s",
+                    "topology": { "kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms" },
+                    "flows": [{ "protocol": protocol, "cc": a.name, "cc_params": { name.as_str(): v } }],
+                });
+                match exercise(&doc) {
+                    Ok("refused") => refused += 1,
+                    Ok(_) => ran += 1,
+                    Err(panic) => failures.push(format!("{}.{name} = {v}: {panic}", a.name)),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(refused > 50 && ran > 50, "refused {refused}, ran {ran}");
+}
