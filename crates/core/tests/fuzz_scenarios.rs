@@ -94,7 +94,7 @@ fn mutant(rng: &mut Rng, old: &Value) -> Value {
 
 fn mutate(rng: &mut Rng, doc: &mut Value) {
     // Mostly one mutation (so that many inputs stay valid and get run), sometimes three.
-    let n = if rng.next_u64() % 4 == 0 { 3 } else { 1 };
+    let n = if rng.next_u64().is_multiple_of(4) { 3 } else { 1 };
     for _ in 0..n {
         let mut all = Vec::new();
         paths(doc, &mut Vec::new(), &mut all);

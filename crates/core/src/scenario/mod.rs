@@ -615,7 +615,7 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
         // their traffic by routing ties and report two rows for one hop.
         let pair = if link.a < link.b { (link.a.clone(), link.b.clone()) } else { (link.b.clone(), link.a.clone()) };
         if let Some(first) = joined.insert(pair, i) {
-            return Err(ScenarioError::new(format!("{path}"), format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
+            return Err(ScenarioError::new(path, format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
         }
         link.queue = queue;
         link.loss = loss;
