@@ -180,6 +180,9 @@ fn deep_nesting_and_huge_inputs_are_refused_in_one_line() {
     let doc = json!({ "duration": "1s", "topology": deep, "flows": [{}] });
     let e = Scenario::from_json(&doc.to_string()).unwrap_err().to_string();
     assert!(!e.contains('\n') && e.len() < 600, "{e}");
+    let toml = format!("duration = \"1s\"\ntopology = {}1{}\n", "{ a = ".repeat(50_000), "}".repeat(50_000));
+    let e = Scenario::from_toml(&toml).unwrap_err().to_string();
+    assert!(e.starts_with("not valid TOML (line 2)") && !e.contains('\n'), "{e}");
     let long = json!({ "duration": "9".repeat(1_000_000) + "s", "topology": {}, "flows": [{}] });
     let e = Scenario::from_json(&long.to_string()).unwrap_err().to_string();
     assert!(e.starts_with("duration: ") && e.len() < 300, "{} chars", e.len());

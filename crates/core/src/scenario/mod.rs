@@ -480,8 +480,8 @@ impl Scenario {
                 if *flow >= n {
                     return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
                 }
-                // Packets are counted by data sequence number; DCCP numbers every packet it sends
-                // (acknowledgements and retransmission-free data alike), so the list has no meaning.
+                // The list names data packets by sequence number; DCCP gives every packet it sends,
+                // acknowledgements included, a fresh number (RFC 4340 §7), so it has no stable meaning.
                 if self.group_of(*flow).is_some_and(|g| g.protocol == Protocol::Dccp) {
                     return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is a DCCP flow: drop_list is for TCP and UDP flows (use bernoulli or periodic loss for dccp)")));
                 }
