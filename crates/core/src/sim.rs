@@ -97,25 +97,6 @@ pub fn run_quiet(scenario: &Scenario) -> Result<RunResult, RunError> {
     run(scenario, &mut |_| true)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::Watchdog;
-    use crate::time::SimDuration;
-
-    #[test]
-    fn watchdog_fires_when_time_stands_still_and_not_when_it_moves() {
-        let mut w = Watchdog::new(SimDuration::from_secs(10));
-        // Time reaches 2 s and freezes there: the first window (0 → 2 s) passes, the next trips.
-        let frozen: Vec<bool> = (0..2 * Watchdog::WINDOW).map(|_| w.observe(0.2)).collect();
-        assert!(frozen[..frozen.len() - 1].iter().all(|&ok| ok) && !frozen[frozen.len() - 1]);
-        assert!(w.stalled.as_deref().is_some_and(|m| m.starts_with("simulation stalled at t = 2.000000000s")), "{:?}", w.stalled);
-        // Busy but moving (10 µs per report): never trips.
-        let mut w = Watchdog::new(SimDuration::from_secs(10));
-        assert!((1..10_000).all(|i| w.observe(i as f64 * 1e-6)));
-        assert!(w.stalled.is_none());
-    }
-}
-
 fn nan_or(x: Option<f64>) -> f64 {
     x.unwrap_or(f64::NAN)
 }
@@ -253,5 +234,24 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
         flow_series,
         links,
         link_series,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Watchdog;
+    use crate::time::SimDuration;
+
+    #[test]
+    fn watchdog_fires_when_time_stands_still_and_not_when_it_moves() {
+        let mut w = Watchdog::new(SimDuration::from_secs(10));
+        // Time reaches 2 s and freezes there: the first window (0 → 2 s) passes, the next trips.
+        let frozen: Vec<bool> = (0..2 * Watchdog::WINDOW).map(|_| w.observe(0.2)).collect();
+        assert!(frozen[..frozen.len() - 1].iter().all(|&ok| ok) && !frozen[frozen.len() - 1]);
+        assert!(w.stalled.as_deref().is_some_and(|m| m.starts_with("simulation stalled at t = 2.000000000s")), "{:?}", w.stalled);
+        // Busy but moving (10 µs per report): never trips.
+        let mut w = Watchdog::new(SimDuration::from_secs(10));
+        assert!((1..10_000).all(|i| w.observe(i as f64 * 1e-6)));
+        assert!(w.stalled.is_none());
     }
 }

@@ -94,7 +94,7 @@ fn mutant(rng: &mut Rng, old: &Value) -> Value {
 
 fn mutate(rng: &mut Rng, doc: &mut Value) {
     // Mostly one mutation (so that many inputs stay valid and get run), sometimes three.
-    let n = if rng.next_u64() % 4 == 0 { 3 } else { 1 };
+    let n = if rng.next_u64().is_multiple_of(4) { 3 } else { 1 };
     for _ in 0..n {
         let mut all = Vec::new();
         paths(doc, &mut Vec::new(), &mut all);
@@ -180,7 +180,39 @@ fn deep_nesting_and_huge_inputs_are_refused_in_one_line() {
     let doc = json!({ "duration": "1s", "topology": deep, "flows": [{}] });
     let e = Scenario::from_json(&doc.to_string()).unwrap_err().to_string();
     assert!(!e.contains('\n') && e.len() < 600, "{e}");
+    let toml = format!("duration = \"1s\"\ntopology = {}1{}\n", "{ a = ".repeat(50_000), "}".repeat(50_000));
+    let e = Scenario::from_toml(&toml).unwrap_err().to_string();
+    assert!(e.starts_with("not valid TOML (line 2)") && !e.contains('\n'), "{e}");
     let long = json!({ "duration": "9".repeat(1_000_000) + "s", "topology": {}, "flows": [{}] });
     let e = Scenario::from_json(&long.to_string()).unwrap_err().to_string();
     assert!(e.starts_with("duration: ") && e.len() < 300, "{} chars", e.len());
+}
+
+/// Every numeric parameter of every algorithm at extreme values (tiny, huge, and the default
+/// scaled by 10⁻³ and 10³): each is refused with its range, or runs; none panics or spins.
+#[test]
+fn extreme_algorithm_parameters_are_refused_or_run() {
+    let algorithms = ccarena_core::cc::tcp_algorithms().into_iter().map(|a| ("tcp", a)).chain(ccarena_core::dccp::dccp_algorithms().into_iter().map(|a| ("dccp", a)));
+    let mut failures = Vec::new();
+    let (mut refused, mut ran) = (0, 0);
+    for (protocol, a) in algorithms {
+        let Value::Object(params) = &a.params else { continue };
+        for (name, default) in params {
+            let Some(d) = default.as_f64() else { continue };
+            for v in [1e-30, 1e30, d * 1e-3, d * 1e3] {
+                let doc = json!({
+                    "duration": "1s",
+                    "topology": { "kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms" },
+                    "flows": [{ "protocol": protocol, "cc": a.name, "cc_params": { name.as_str(): v } }],
+                });
+                match exercise(&doc) {
+                    Ok("refused") => refused += 1,
+                    Ok(_) => ran += 1,
+                    Err(panic) => failures.push(format!("{}.{name} = {v}: {panic}", a.name)),
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+    assert!(refused > 50 && ran > 50, "refused {refused}, ran {ran}");
 }

@@ -42,7 +42,7 @@ fn scenario(rng: &mut Rng, i: u64) -> String {
     let queue = log_uniform(rng, 1.0, 10_000.0).round() as u64;
     // A few thousand full-size packets through the bottleneck, at least two RTTs.
     let duration = (3000.0 * 1500.0 * 8.0 / rate).clamp(2.0 * rtt, 3.0);
-    let warmup = if rng.next_u64() % 2 == 0 { 0.0 } else { duration * rng.uniform_range(0.1, 0.6) };
+    let warmup = if rng.next_u64().is_multiple_of(2) { 0.0 } else { duration * rng.uniform_range(0.1, 0.6) };
     let access = (rtt / 8.0).min(1e-3);
     let bottleneck_delay = rtt / 2.0 - 2.0 * access;
     let mut text = format!(

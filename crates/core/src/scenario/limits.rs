@@ -23,6 +23,9 @@ pub const MAX_GRAPH_NODES: usize = 100_000;
 pub const MAX_SERIES_ROWS: u64 = 5_000_000;
 /// Largest mean number of objects of a web page (Barford & Crovella's SURGE pages hold a few).
 pub const MAX_WEB_OBJECTS: f64 = 10_000.0;
+/// Most packets per second one paced source (CBR, on/off) may send: 10 Gbit/s of 125-byte
+/// packets. Faster sources only overflow their access link, at the cost of an event each.
+pub const MAX_PACKET_RATE: f64 = 1e7;
 /// Longest excerpt of a user's value echoed in an error message.
 pub const MAX_ECHO_CHARS: usize = 80;
 
@@ -48,6 +51,15 @@ pub fn check_bytes(b: u64, s: &str) -> Result<u64, String> {
         return Err(format!("{} is out of range: expected at most 1TB", shorten(s)));
     }
     Ok(b)
+}
+
+/// Refuses a paced application (at `path`) sending more than [`MAX_PACKET_RATE`] packets/s.
+pub fn check_packet_rate(rate: Rate, packet_size: u64, path: &str) -> Result<(), ScenarioError> {
+    let pps = rate.as_bps_f64() / (8.0 * packet_size.max(1) as f64);
+    if pps > MAX_PACKET_RATE {
+        return Err(ScenarioError::new(format!("{path}.rate"), format!("{rate} in packets of {packet_size}B is {pps:.3e} packets/s: expected at most {MAX_PACKET_RATE:.0e} (raise packet_size or lower the rate)")));
+    }
+    Ok(())
 }
 
 /// Refuses a run whose series would exceed [`MAX_SERIES_ROWS`].

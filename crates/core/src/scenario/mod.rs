@@ -480,9 +480,10 @@ impl Scenario {
                 if *flow >= n {
                     return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
                 }
-                // Packet numbers are TCP segment numbers; DCCP numbers every packet, acks included.
-                if self.group_of(*flow).is_some_and(|g| g.protocol != Protocol::Tcp) {
-                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is not a TCP flow: drop_list counts TCP data segments (use bernoulli or periodic loss for udp and dccp)")));
+                // The list names data packets by sequence number; DCCP gives every packet it sends,
+                // acknowledgements included, a fresh number (RFC 4340 §7), so it has no stable meaning.
+                if self.group_of(*flow).is_some_and(|g| g.protocol == Protocol::Dccp) {
+                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} is a DCCP flow: drop_list is for TCP and UDP flows (use bernoulli or periodic loss for dccp)")));
                 }
             }
         }
@@ -614,7 +615,7 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
         // their traffic by routing ties and report two rows for one hop.
         let pair = if link.a < link.b { (link.a.clone(), link.b.clone()) } else { (link.b.clone(), link.a.clone()) };
         if let Some(first) = joined.insert(pair, i) {
-            return Err(ScenarioError::new(format!("{path}"), format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
+            return Err(ScenarioError::new(path, format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
         }
         link.queue = queue;
         link.loss = loss;
@@ -642,6 +643,7 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
             if p.packet_size.0 == 0 || p.packet_size.0 > 65_000 {
                 return Err(ScenarioError::new(format!("{path}.packet_size"), format!("{}B is out of range: expected 1B..65000B", p.packet_size.0)));
             }
+            limits::check_packet_rate(p.rate.0, p.packet_size.0, path)?;
             Ok(AppSpec::Cbr { rate: p.rate, packet_size: p.packet_size })
         }
         "web" => Ok(AppSpec::Web(WebParams::parse(&rest, path)?)),
@@ -663,6 +665,7 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
             if rate.0 .0 == 0 {
                 return Err(ScenarioError::new(format!("{path}.rate"), "must be faster than 0bps"));
             }
+            limits::check_packet_rate(rate.0, packet_size.0, path)?;
             Ok(AppSpec::OnOff { on_mean, off_mean, rate, packet_size })
         }
         _ => unreachable!("kind_of checked the kind"),
@@ -805,8 +808,8 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));
     }
     if let Some(s) = g.initial_ssthresh {
-        if !s.is_finite() || s < 2.0 {
-            return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected at least 2 segments")));
+        if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
+            return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected 2..1000000 segments (leave it out for no limit)")));
         }
     }
     if let Some(r) = g.rwnd {
@@ -1020,6 +1023,10 @@ mod tests {
         assert_eq!(e, "flows[0].count: 4000000 is out of range: expected 1..100000");
         let e = err(&(BASE.replace("cc = \"reno\"", "count = 60000") + "[[flows]]\ncount = 60000\n"));
         assert!(e.starts_with("flows: 120000 flows in all groups is out of range"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "protocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1000Gbps\", packet_size = \"1B\" }"));
+        assert!(e.starts_with("flows[0].app.rate: 1000Gbps in packets of 1B is 1.250e11 packets/s: expected at most 1e7"), "{e}");
+        let e = err(&BASE.replace("cc = \"reno\"", "initial_ssthresh = 1e300"));
+        assert!(e.starts_with("flows[0].initial_ssthresh: 1"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "app = { kind = \"web\", objects = 1e9 }"));
         assert!(e.starts_with("flows[0].app.objects: a mean of 1000000000 objects per page is out of range"), "{e}");
     }
@@ -1058,10 +1065,10 @@ mod tests {
     }
 
     #[test]
-    fn drop_list_is_for_tcp_flows_only() {
+    fn drop_list_is_refused_on_dccp_flows() {
         let text = BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 1, packets = [5] }\n[[flows]]") + "[[flows]]\nprotocol = \"dccp\"\n";
         let e = err(&text);
-        assert!(e.starts_with("topology.loss.flow: flow 1 is not a TCP flow"), "{e}");
+        assert!(e.starts_with("topology.loss.flow: flow 1 is a DCCP flow: drop_list is for TCP and UDP flows"), "{e}");
         Scenario::from_toml(&text.replace("flow = 1", "flow = 0")).unwrap();
     }
 

@@ -137,11 +137,12 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
 
 fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
     let bad = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}.{key}"), msg));
-    if !(r.min_th.is_finite() && r.min_th >= 0.0) {
-        return bad("min_th", format!("{} is out of range: expected a number of packets >= 0", r.min_th));
+    let most = super::limits::MAX_QUEUE_PKTS as f64;
+    if !(r.min_th.is_finite() && r.min_th >= 0.0 && r.min_th < most) {
+        return bad("min_th", format!("{} is out of range: expected a number of packets in [0, {most})", r.min_th));
     }
-    if !(r.max_th.is_finite() && r.max_th > r.min_th) {
-        return bad("max_th", format!("{} must be greater than min_th ({})", r.max_th, r.min_th));
+    if !(r.max_th > r.min_th && r.max_th <= most) {
+        return bad("max_th", format!("{} must be greater than min_th ({}) and at most {most}", r.max_th, r.min_th));
     }
     if !(r.max_p > 0.0 && r.max_p <= 1.0) {
         return bad("max_p", format!("{} is not a probability: expected 0 < max_p <= 1", r.max_p));
@@ -177,7 +178,7 @@ mod tests {
     #[test]
     fn red_errors_name_the_key_and_the_allowed_values() {
         let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = 20 }"#).unwrap_err().to_string();
-        assert_eq!(e, "topology.queue.max_th: 15 must be greater than min_th (20)");
+        assert_eq!(e, "topology.queue.max_th: 15 must be greater than min_th (20) and at most 1000000");
         let e = parse(r#"{ kind = "red", limit = "300pkt", max_p = 1.5 }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.max_p: 1.5 is not a probability"), "{e}");
         let e = parse(r#"{ kind = "red", limit = "300pkt", wq = 0 }"#).unwrap_err().to_string();
