@@ -9,7 +9,11 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+import os
+import shutil
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
 
@@ -18,7 +22,7 @@ import pandas as pd
 
 from ccarena import _core, _format, metrics
 from ccarena import scenario as _scenario
-from ccarena.errors import ScenarioError
+from ccarena.errors import ArgumentError, OutputError, ScenarioError
 from ccarena.scenario import ScenarioSource
 
 __all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
@@ -157,6 +161,53 @@ class ProgressBar:
         self._progress.stop()
 
 
+def check_output_dir(directory: str | Path) -> Path:
+    """Refuse, before any work, an output directory that cannot be written: an empty name, an
+    existing file, a path under a file, a parent without write permission."""
+    if str(directory).strip() == "":
+        raise OutputError("output directory: the name is empty")
+    out = Path(directory)
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"{out}: exists and is not a directory")
+    parent = out.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        raise OutputError(f"{out}: {parent} is a file, not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise OutputError(f"{out}: no permission to write in {parent}")
+    return out
+
+
+@contextmanager
+def output_directory(directory: str | Path) -> Iterator[Path]:
+    """Yield a fresh temporary directory beside ``directory`` and rename it to ``directory`` when
+    the block succeeds (replacing an older one); remove it if the block fails or is interrupted."""
+    out = check_output_dir(directory)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.parent / f".{out.name}.tmp-{uuid.uuid4().hex[:12]}"
+        tmp.mkdir()
+    except OSError as exc:
+        raise OutputError(f"{out}: cannot create it ({exc.strerror or exc})") from None
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    try:
+        if out.exists():
+            old = out.parent / f".{out.name}.old-{uuid.uuid4().hex[:12]}"
+            os.rename(out, old)
+            os.rename(tmp, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.rename(tmp, out)
+    except OSError as exc:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OutputError(f"{out}: cannot write it ({exc.strerror or exc})") from None
+
+
 def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({k: v for k, v in columns.items()})
 
@@ -242,7 +293,7 @@ class RunResult:
         if over == "group":
             per_group = measured.groupby("group", sort=False)["goodput_bps"].sum()
             return metrics.jain_index(per_group.to_numpy(dtype=float))
-        raise ValueError(f"jain over must be 'flow' or 'group', not {over!r}")
+        raise ArgumentError(f"jain: over must be 'flow' or 'group', not {over!r}")
 
     def summary(self, jain_over: JainOver = "flow") -> dict[str, Any]:
         """The JSON contract of SCENARIO.md ("Output contract"): name, seed, duration_s, flows,
@@ -274,15 +325,26 @@ class RunResult:
         """The summary as JSON text (strict JSON: no NaN)."""
         return json.dumps(self.summary(jain_over), indent=indent, allow_nan=False)
 
-    def to_parquet(self, directory: str | Path, jain_over: JainOver = "flow") -> Path:
+    def to_parquet(self, directory: str | Path, jain_over: JainOver = "flow", *, plots: bool = False) -> Path:
         """Write ``flows.parquet``, ``flow_series.parquet``, ``links.parquet``,
-        ``link_series.parquet`` and ``summary.json`` into ``directory`` (created if needed)."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        for name in ("flows", "flow_series", "links", "link_series"):
-            getattr(self, name).to_parquet(out / f"{name}.parquet", index=False)
-        (out / "summary.json").write_text(self.to_json(jain_over) + "\n", encoding="utf-8")
-        return out
+        ``link_series.parquet`` and ``summary.json`` (and with ``plots`` the PNG plots
+        ``goodput.png``, ``cwnd.png``, ``queue.png``) into ``directory``, created if needed.
+
+        The files are written into a temporary sibling directory renamed into place at the end,
+        so an interrupted write never leaves a directory that looks complete; an existing
+        ``directory`` is replaced. Raises :class:`OutputError` naming the path it cannot write.
+        """
+        with output_directory(directory) as tmp:
+            for name in ("flows", "flow_series", "links", "link_series"):
+                getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)
+            (tmp / "summary.json").write_text(self.to_json(jain_over) + "\n", encoding="utf-8")
+            if plots:
+                from ccarena import plots as _plots
+
+                _plots.plot_goodput(self, tmp / "goodput.png")
+                _plots.plot_cwnd(self, tmp / "cwnd.png")
+                _plots.plot_queue(self, tmp / "queue.png")
+        return Path(directory)
 
     def bottleneck(self) -> str | None:
         """The link to show queue plots for: ``"bottleneck"`` if there is one, else the most

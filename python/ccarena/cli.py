@@ -182,16 +182,13 @@ def run(
     Example: ccarena run scenarios/reno-pair.toml --set duration=20s -o out/reno-pair"""
     from ccarena import api
 
+    if out is not None:
+        api.check_output_dir(out)  # before the simulation, not after it
     # The time series feed only the files of -o; without it they are not even built.
     result = api.run(file, overrides=set_ or (), seed=seed, progress=progress_default(progress), series=out is not None)
     over: api.JainOver = "group" if jain_over is JainOver.group else "flow"
     if out is not None:
-        from ccarena import plots  # matplotlib: only when plots are written
-
-        result.to_parquet(out, jain_over=over)
-        plots.plot_goodput(result, out / "goodput.png")
-        plots.plot_cwnd(result, out / "cwnd.png")
-        plots.plot_queue(result, out / "queue.png")
+        result.to_parquet(out, jain_over=over, plots=True)
     if json_:
         typer.echo(result.to_json(over))
         return

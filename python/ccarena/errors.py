@@ -16,12 +16,14 @@ class                     raised when
                           or an internal error that should be reported)
 ``ExperimentError``       an experiment definition or a result store is invalid or unreadable
 ``TestbedError``          the Linux kernel backend cannot run a scenario on this machine
+``ArgumentError``         a function of the API got an argument it cannot use (also a
+                          ``ValueError``), e.g. ``RunResult.jain(over="bogus")``
 ========================  =====================================================================
 """
 
 from __future__ import annotations
 
-__all__ = ["Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError"]
+__all__ = ["Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError", "ArgumentError"]
 
 
 class Error(Exception):
@@ -48,3 +50,7 @@ class TestbedError(Error):
     """The Linux kernel backend cannot run this scenario here (the message says why)."""
 
     __test__ = False  # not a pytest test class despite its name
+
+
+class ArgumentError(Error, ValueError):
+    """An argument of an API call has the wrong type or value (the message names it)."""

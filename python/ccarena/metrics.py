@@ -101,14 +101,18 @@ def jain_index(x: ArrayLike | Iterable[float]) -> float:
     """Jain's fairness index: ``J = (Σ xᵢ)² / (n · Σ xᵢ²)``.
 
     1 when all ``n`` values are equal, ``1/n`` when one value takes everything (Jain, Chiu & Hawe
-    1984). NaN for an empty input or when every value is 0 (the index is 0/0 there).
+    1984). NaN for an empty input, when every value is 0 (the index is 0/0 there) or when a value
+    is infinite or NaN. Any finite floats work: the values are scaled by their maximum first.
     """
     v = _values(x)
     n = v.size
-    sq = float(np.sum(v * v))
-    if n == 0 or sq == 0.0:
+    if n == 0 or not np.all(np.isfinite(v)):
         return math.nan
-    return float(np.sum(v)) ** 2 / (n * sq)
+    top = float(np.max(np.abs(v)))
+    if top == 0.0:
+        return math.nan
+    v = v / top  # the index is scale-free; scaling keeps the squares finite for any float input
+    return float(np.sum(v)) ** 2 / (n * float(np.sum(v * v)))
 
 
 def coefficient_of_variation(x: ArrayLike | Iterable[float]) -> float:
@@ -118,8 +122,12 @@ def coefficient_of_variation(x: ArrayLike | Iterable[float]) -> float:
     run), as in the TCP-friendliness literature. NaN for an empty input or a zero mean.
     """
     v = _values(x)
-    if v.size == 0:
+    if v.size == 0 or not np.all(np.isfinite(v)):
         return math.nan
+    top = float(np.max(np.abs(v)))
+    if top == 0.0:
+        return math.nan
+    v = v / top  # scale-free ratio: scaling keeps the squares finite for any float input
     mean = float(np.mean(v))
     if mean == 0.0:
         return math.nan

@@ -37,26 +37,54 @@ def load(scenario: ScenarioSource) -> dict[str, Any]:
     Raises :class:`ScenarioError` if the file is missing or the TOML does not parse.
     """
     if isinstance(scenario, Mapping):
-        return copy.deepcopy(dict(scenario))
+        try:
+            return copy.deepcopy(dict(scenario))
+        except RecursionError:
+            raise ScenarioError(f"scenario: tables or arrays nested too deeply (at most {MAX_NESTING} levels)") from None
     if isinstance(scenario, PathLike):
         return _load_file(Path(scenario))
     if isinstance(scenario, str):
+        if not scenario.strip():
+            raise ScenarioError("scenario: the text is empty (give a path, TOML text or a dict)")
         if _looks_like_path(scenario):
             return _load_file(Path(scenario))
-        try:
-            return tomllib.loads(scenario)
-        except tomllib.TOMLDecodeError as exc:
-            raise ScenarioError(f"scenario text is not valid TOML: {exc}") from None
-    raise TypeError(f"a scenario is a path, TOML text or a dict, not {type(scenario).__name__}")
+        return _parse_toml(scenario, "scenario text")
+    raise ScenarioError(f"scenario: expected a path, TOML text or a dict, not {type(scenario).__name__}")
+
+
+#: How deeply tables and arrays may nest in a scenario: the real format needs fewer than 6 levels.
+MAX_NESTING = 64
+
+
+def _parse_toml(text: str, what: str) -> dict[str, Any]:
+    """Parse TOML, refusing (in one line) nesting too deep for the parser's recursion."""
+    depth = 0
+    deepest = 0
+    for ch in text:  # brackets and braces, strings included: an upper bound on the real depth
+        if ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth = max(depth - 1, 0)
+    if deepest > MAX_NESTING:
+        raise ScenarioError(f"{what}: arrays or tables nested {deepest} deep; at most {MAX_NESTING} levels are allowed")
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{what} is not valid TOML: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"{what}: nested too deeply to parse") from None
 
 
 def _looks_like_path(text: str) -> bool:
     if "\n" in text or "=" in text:
         return False
-    return text.endswith(".toml") or Path(text).is_file()
+    return text.endswith(".toml") or Path(text).is_file() or Path(text).is_dir()
 
 
 def _load_file(path: Path) -> dict[str, Any]:
+    if path.is_dir():
+        raise ScenarioError(f"{path}: is a directory, not a scenario file")
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
@@ -64,11 +92,10 @@ def _load_file(path: Path) -> dict[str, Any]:
     except OSError as exc:
         raise ScenarioError(f"{path}: cannot read: {exc.strerror}") from None
     try:
-        return tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    return _parse_toml(text, str(path))
 
 
 def parse_override_value(text: str) -> Any:
@@ -170,8 +197,12 @@ def apply_overrides(scenario: Mapping[str, Any], overrides: Iterable[str]) -> di
     the way is created (``topology.loss.p=0.01``); an index out of range or a key into a value
     that is not a table raises :class:`ScenarioError` naming the path.
     """
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Iterable):
+        raise ScenarioError(f'overrides: expected a list of "KEY=VALUE" strings, got {type(overrides).__name__}')
     doc = copy.deepcopy(dict(scenario))
     for item in overrides:
+        if not isinstance(item, str):
+            raise ScenarioError(f'overrides: {item!r} is not a "KEY=VALUE" string')
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ScenarioError(f"override {item!r}: expected KEY=VALUE, e.g. flows[0].cc=reno")
@@ -195,11 +226,13 @@ def to_json(scenario: Mapping[str, Any]) -> str:
 
     Raises :class:`ScenarioError` for values JSON cannot carry (TOML dates, NaN, infinity).
     """
-    _check_finite(scenario, "")
     try:
+        _check_finite(scenario, "")
         return json.dumps(scenario, allow_nan=False)
     except (TypeError, ValueError) as exc:
         raise ScenarioError(f"scenario cannot be encoded: {exc}") from None
+    except RecursionError:
+        raise ScenarioError(f"scenario: tables or arrays nested too deeply (at most {MAX_NESTING} levels)") from None
 
 
 def _check_finite(value: Any, path: str) -> None:

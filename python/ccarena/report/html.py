@@ -106,6 +106,9 @@ def render_section(run: DemoRun, out_dir: Path) -> str:
     """Write the plots and data of one scenario under ``out_dir/<slug>/`` and return its HTML."""
     sc = run.scenario
     sub = out_dir / sc.slug
+    # The tables first: to_parquet replaces the directory it writes as a whole.
+    for variant, res in run.results.items():
+        res.to_parquet(sub / variant if variant else sub)
     sub.mkdir(parents=True, exist_ok=True)
     overlay: RunResult | dict[str, RunResult]
     overlay = run.results if len(run.results) > 1 else next(iter(run.results.values()))
@@ -115,8 +118,6 @@ def render_section(run: DemoRun, out_dir: Path) -> str:
     else:
         plots.plot_cwnd(overlay, sub / "cwnd.png")
     plots.plot_queue(overlay, sub / "queue.png")
-    for variant, res in run.results.items():
-        res.to_parquet(sub / variant if variant else sub)
 
     paras = "\n".join(f"<p>{html.escape(p)}</p>" for p in sc.paragraphs)
     variants = ""
