@@ -165,3 +165,22 @@ def test_progress_bar_shows_simulated_time_on_stderr_only() -> None:
     assert out.returncode == 0, out.stderr
     json.loads(out.stdout)  # stdout holds the JSON alone
     assert "20.0 s simulated" in out.stderr and "reno-pair" in out.stderr
+
+
+@pytest.mark.parametrize(("sig", "code", "word"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")])
+def test_a_run_stops_within_a_second_of_a_signal_and_writes_nothing(tmp_path: Path, sig: str, code: int, word: str) -> None:
+    import signal
+    import time
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ccarena.cli", "run", str(ROOT / "scenarios" / "bench" / "b1.toml"), "--set", "duration=900s", "-o", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    time.sleep(2.0)  # past start-up: simulating
+    sent = time.monotonic()
+    proc.send_signal(getattr(signal, sig))
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == code and time.monotonic() - sent < 2.0
+    assert err.strip().splitlines()[-1] == f"error: {word}"
+    assert list(tmp_path.iterdir()) == []  # no output directory, complete-looking or not
