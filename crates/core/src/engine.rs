@@ -16,8 +16,9 @@ use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Probe, Transport};
 use crate::udp::{UdpReceiver, UdpSender};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+
+mod queue;
+pub use queue::EventQueue;
 
 /// Index of an endpoint in the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,56 +37,6 @@ pub enum Event {
     Sample,
     /// Snapshot counters at the end of warm-up.
     WarmupEnd,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
-    time: SimTime,
-    seq: u64,
-    event: Event,
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest-first.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Earliest-first event queue with FIFO ties.
-#[derive(Default)]
-pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    seq: u64,
-    now: SimTime,
-}
-
-impl EventQueue {
-    pub fn schedule(&mut self, time: SimTime, event: Event) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
-        self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
-    }
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now);
-        self.now = e.time;
-        Some((e.time, e.event))
-    }
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
-    }
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 /// Every kind of endpoint the engine drives (closed set: static dispatch).
