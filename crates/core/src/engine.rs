@@ -262,14 +262,15 @@ impl World {
         let link = &mut self.links[l.0 as usize];
         let router = link.from;
         let adm = link.arrive(self.now, id, self.slab.get_mut(id));
-        let pkt = *self.slab.get(id);
+        let pkt = self.slab.get(id);
         let c = &mut self.counters[pkt.flow.0 as usize];
         c.ce_marked_pkts += adm.marked as u64;
+        // Copied (whole) only when a Source Quench must quote it, which is rare.
+        let quoted = adm.quench.map(|code| (code, *pkt));
         match adm.arrival {
             Arrival::Queued => {}
             Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
             Arrival::Dropped(_) => {
-                self.slab.remove(id);
                 match pkt.header {
                     h if h.is_data() => {
                         c.dropped_pkts += 1;
@@ -278,9 +279,10 @@ impl World {
                     Header::IcmpSourceQuench { .. } => c.sq_dropped_pkts += 1,
                     _ => c.ack_dropped_pkts += 1,
                 }
+                self.slab.remove(id);
             }
         }
-        if let Some(code) = adm.quench {
+        if let Some((code, pkt)) = quoted {
             self.send_source_quench(router, &pkt, code);
         }
     }
