@@ -69,6 +69,7 @@ def test_summary_matches_golden(path: Path) -> None:
     if UPDATE:
         record = {"scenario": str(path.relative_to(REPO)), "overrides": _overrides(path), "summary": summary}
         golden.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    assert golden.exists(), f"no golden file for {path.name}: run `make golden` and commit tests/golden/{golden.name}"
     stored = json.loads(golden.read_text())
     assert stored["overrides"] == _overrides(path)
     assert summary["seed"] == stored["summary"]["seed"]

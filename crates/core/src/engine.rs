@@ -223,9 +223,7 @@ impl World {
     }
 
     fn on_tx_done(&mut self, l: LinkId) {
-        let slab = &self.slab;
-        let link = &mut self.links[l.0 as usize];
-        let (arrival, next_done) = link.finish_transmission(self.now, |id| slab.get(id).size);
+        let (arrival, next_done) = self.links[l.0 as usize].finish_transmission(self.now);
         if let Some(at) = arrival {
             self.queue.schedule(at, Event::Arrive(l));
         }
@@ -247,7 +245,7 @@ impl World {
 
     /// A packet is at `node`: deliver it if addressed here, else forward it.
     fn at_node(&mut self, node: NodeId, id: PktId) {
-        let dst = self.slab.get(id).dst;
+        let dst = self.slab.hop(id).dst;
         if dst == node {
             self.deliver(id);
         } else {
@@ -261,17 +259,17 @@ impl World {
     fn enter_link(&mut self, l: LinkId, id: PktId) {
         let link = &mut self.links[l.0 as usize];
         let router = link.from;
-        let adm = link.arrive(self.now, id, self.slab.get_mut(id));
-        let pkt = self.slab.get(id);
-        let c = &mut self.counters[pkt.flow.0 as usize];
+        let hop = self.slab.hop(id);
+        let adm = link.arrive(self.now, id, hop, self.slab.get_mut(id));
+        let c = &mut self.counters[hop.flow.0 as usize];
         c.ce_marked_pkts += adm.marked as u64;
-        // Copied (whole) only when a Source Quench must quote it, which is rare.
-        let quoted = adm.quench.map(|code| (code, *pkt));
+        // The packet itself is read only when a Source Quench quotes it or it is dropped (rare).
+        let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         match adm.arrival {
             Arrival::Queued => {}
             Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
             Arrival::Dropped(_) => {
-                match pkt.header {
+                match self.slab.get(id).header {
                     h if h.is_data() => {
                         c.dropped_pkts += 1;
                         c.in_flight_pkts -= 1;
