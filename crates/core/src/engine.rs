@@ -510,7 +510,7 @@ mod tests {
                     0..=3 => 0,
                     4 | 5 => (r >> 16) % 3,
                     6 => (r >> 16) % 1000,
-                    _ => 1 << 40 | (r >> 16) % 7,
+                    _ => (1 << 40) | ((r >> 16) % 7),
                 };
                 let t = SimTime::from_nanos(now + offset);
                 q.schedule(t, Event::TxDone(LinkId(label)));

@@ -52,7 +52,7 @@ impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
         self.seq += 1;
-        let entry = Entry { key: (time.as_nanos() as u128) << 64 | self.seq as u128, event };
+        let entry = Entry { key: ((time.as_nanos() as u128) << 64) | self.seq as u128, event };
         self.len += 1;
         self.file(entry);
     }
