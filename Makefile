@@ -14,7 +14,7 @@ STAMP_VENV := $(VENV)/.stamp-venv
 STAMP_EXT  := $(VENV)/.stamp-ext
 STAMP_DEV  := $(VENV)/.stamp-dev
 
-.PHONY: all demo test test-rust test-python stubtest typecheck bench install dev clean distclean
+.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean
 
 all: demo
 
@@ -63,6 +63,10 @@ typecheck: dev
 ## bench: time the reference benchmark scenario (see BENCHMARKS.md)
 bench: $(STAMP_EXT)
 	$(BIN)/ccarena bench
+
+## golden: rewrite tests/golden/ from the current engine (review the diff: see tests/test_golden.py)
+golden: dev
+	CCARENA_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py -q
 
 clean:
 	rm -rf out .pytest_cache .mypy_cache $(STAMP_EXT)

@@ -16,8 +16,9 @@ use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Probe, Transport};
 use crate::udp::{UdpReceiver, UdpSender};
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+
+mod queue;
+pub use queue::EventQueue;
 
 /// Index of an endpoint in the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,56 +37,6 @@ pub enum Event {
     Sample,
     /// Snapshot counters at the end of warm-up.
     WarmupEnd,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
-    time: SimTime,
-    seq: u64,
-    event: Event,
-}
-
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // BinaryHeap is a max-heap: reverse for earliest-first.
-        (other.time, other.seq).cmp(&(self.time, self.seq))
-    }
-}
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-/// Earliest-first event queue with FIFO ties.
-#[derive(Default)]
-pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
-    seq: u64,
-    now: SimTime,
-}
-
-impl EventQueue {
-    pub fn schedule(&mut self, time: SimTime, event: Event) {
-        debug_assert!(time >= self.now, "event scheduled in the past: {time} < {}", self.now);
-        self.seq += 1;
-        self.heap.push(Entry { time, seq: self.seq, event });
-    }
-    pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        let e = self.heap.pop()?;
-        debug_assert!(e.time >= self.now);
-        self.now = e.time;
-        Some((e.time, e.event))
-    }
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
-    }
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
 }
 
 /// Every kind of endpoint the engine drives (closed set: static dispatch).
@@ -272,9 +223,7 @@ impl World {
     }
 
     fn on_tx_done(&mut self, l: LinkId) {
-        let slab = &self.slab;
-        let link = &mut self.links[l.0 as usize];
-        let (arrival, next_done) = link.finish_transmission(self.now, |id| slab.get(id).size);
+        let (arrival, next_done) = self.links[l.0 as usize].finish_transmission(self.now);
         if let Some(at) = arrival {
             self.queue.schedule(at, Event::Arrive(l));
         }
@@ -296,7 +245,7 @@ impl World {
 
     /// A packet is at `node`: deliver it if addressed here, else forward it.
     fn at_node(&mut self, node: NodeId, id: PktId) {
-        let dst = self.slab.get(id).dst;
+        let dst = self.slab.hop(id).dst;
         if dst == node {
             self.deliver(id);
         } else {
@@ -310,16 +259,17 @@ impl World {
     fn enter_link(&mut self, l: LinkId, id: PktId) {
         let link = &mut self.links[l.0 as usize];
         let router = link.from;
-        let adm = link.arrive(self.now, id, self.slab.get_mut(id));
-        let pkt = *self.slab.get(id);
-        let c = &mut self.counters[pkt.flow.0 as usize];
+        let hop = self.slab.hop(id);
+        let adm = link.arrive(self.now, id, hop, self.slab.get_mut(id));
+        let c = &mut self.counters[hop.flow.0 as usize];
         c.ce_marked_pkts += adm.marked as u64;
+        // The packet itself is read only when a Source Quench quotes it or it is dropped (rare).
+        let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         match adm.arrival {
             Arrival::Queued => {}
             Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
             Arrival::Dropped(_) => {
-                self.slab.remove(id);
-                match pkt.header {
+                match self.slab.get(id).header {
                     h if h.is_data() => {
                         c.dropped_pkts += 1;
                         c.in_flight_pkts -= 1;
@@ -327,9 +277,10 @@ impl World {
                     Header::IcmpSourceQuench { .. } => c.sq_dropped_pkts += 1,
                     _ => c.ack_dropped_pkts += 1,
                 }
+                self.slab.remove(id);
             }
         }
-        if let Some(code) = adm.quench {
+        if let Some((code, pkt)) = quoted {
             self.send_source_quench(router, &pkt, code);
         }
     }
@@ -433,9 +384,8 @@ impl World {
         for f in 0..self.flows.len() {
             self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
         }
-        let slab = &self.slab;
         for (i, l) in self.links.iter_mut().enumerate() {
-            self.links_at_warmup[i] = l.window_start_counters(self.now, |id| slab.get(id).size);
+            self.links_at_warmup[i] = l.window_start_counters(self.now);
             l.take_max_queue();
         }
     }
@@ -539,5 +489,44 @@ mod tests {
         q.schedule(SimTime::from_millis(1), Event::TxDone(LinkId(1)));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, [Event::TxDone(LinkId(7)), Event::Arrive(LinkId(3)), Event::TxDone(LinkId(1)), Event::Sample]);
+    }
+
+    /// The queue against a reference model (a list sorted by time, stable for ties) over a long
+    /// random mix of schedules and pops with many simultaneous events, as the engine produces
+    /// them: each pop may schedule new events at or after the popped time.
+    #[test]
+    fn simultaneous_events_stay_fifo_under_interleaved_schedules_and_pops() {
+        use crate::rng::{Rng, StreamKind};
+        let mut rng = Rng::stream(14, StreamKind::FlowSetup, 0);
+        let mut q = EventQueue::default();
+        let mut model: Vec<(SimTime, u32)> = Vec::new(); // (time, label) in insertion order
+        let mut label = 0u32;
+        let mut now = 0u64;
+        let mut popped = 0;
+        for _ in 0..200_000 {
+            let r = rng.next_u64();
+            if r % 5 < 2 || model.is_empty() {
+                // Few distinct offsets, so most events tie with others; some far in the future.
+                let offset = match (r >> 8) % 8 {
+                    0..=3 => 0,
+                    4 | 5 => (r >> 16) % 3,
+                    6 => (r >> 16) % 1000,
+                    _ => (1 << 40) | ((r >> 16) % 7),
+                };
+                let t = SimTime::from_nanos(now + offset);
+                q.schedule(t, Event::TxDone(LinkId(label)));
+                model.push((t, label));
+                label += 1;
+            } else {
+                // The model's next event: the earliest time, and among equals the first inserted.
+                let i = (0..model.len()).min_by_key(|&i| (model[i].0, i)).unwrap();
+                let (t, want) = model.remove(i);
+                assert_eq!(q.pop(), Some((t, Event::TxDone(LinkId(want)))), "pop {popped}");
+                assert_eq!(q.len(), model.len());
+                now = t.as_nanos();
+                popped += 1;
+            }
+        }
+        assert!(popped > 50_000);
     }
 }

@@ -11,7 +11,7 @@
 
 use super::icmp::QuenchCode;
 use super::loss::LossModel;
-use super::packet::{Header, NodeId, Packet, PktId};
+use super::packet::{HopView, NodeId, Packet, PktId};
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -76,7 +76,7 @@ pub struct Link {
     loss: Option<LossModel>,
     buffer: VecDeque<(PktId, u32)>,
     buffer_bytes: u64,
-    in_service: Option<PktId>,
+    in_service: Option<(PktId, u32)>,
     /// Packets propagating, with their arrival instants (non-decreasing).
     pipe: VecDeque<(SimTime, PktId)>,
     counters: LinkCounters,
@@ -129,7 +129,9 @@ impl Link {
     }
 
     /// A packet arrives at the link's input. The queue may set its CE mark.
-    pub fn arrive(&mut self, now: SimTime, id: PktId, pkt: &mut Packet) -> Admission {
+    /// `hop` is the packet's [`HopView`]; the packet itself is read only by a loss model and
+    /// written only to mark it.
+    pub fn arrive(&mut self, now: SimTime, id: PktId, hop: HopView, pkt: &mut Packet) -> Admission {
         let quench_on_drop = self.disc.source_quench().then_some(QuenchCode::Dropped);
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
@@ -139,9 +141,8 @@ impl Link {
             }
         }
         let link_idle = self.in_service.is_none();
-        let ect = matches!(pkt.header, Header::TcpData { ect: true, .. });
         let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
-        let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: pkt.size, ect, link_idle }) {
+        let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: hop.size, ect: hop.ect, link_idle }) {
             Admit::Enqueue => (false, None),
             Admit::EnqueueMarked => (true, None),
             Admit::EnqueueQuenched => (false, Some(QuenchCode::CongestionExperienced)),
@@ -161,12 +162,12 @@ impl Link {
         }
         let arrival = if link_idle {
             debug_assert!(self.buffer.is_empty());
-            self.in_service = Some(id);
-            Arrival::Transmitting { done_at: now + self.rate.tx_time(pkt.size) }
+            self.in_service = Some((id, hop.size));
+            Arrival::Transmitting { done_at: now + self.rate.tx_time(hop.size) }
         } else {
             self.account(now);
-            self.buffer.push_back((id, pkt.size));
-            self.buffer_bytes += pkt.size as u64;
+            self.buffer.push_back((id, hop.size));
+            self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
             Arrival::Queued
         };
@@ -181,10 +182,10 @@ impl Link {
     /// The packet in service finished serialisation at `now`. It enters the pipe; returns
     /// `(arrival instant to schedule if the pipe was empty, end of the next transmission if
     /// one starts)`.
-    pub fn finish_transmission(&mut self, now: SimTime, size_of: impl Fn(PktId) -> u32) -> (Option<SimTime>, Option<SimTime>) {
-        let id = self.in_service.take().expect("transmission finished on an idle link");
+    pub fn finish_transmission(&mut self, now: SimTime) -> (Option<SimTime>, Option<SimTime>) {
+        let (id, size) = self.in_service.take().expect("transmission finished on an idle link");
         self.counters.tx_pkts += 1;
-        self.counters.tx_bytes += size_of(id) as u64;
+        self.counters.tx_bytes += size as u64;
         let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
         let arrive_at = (now + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
         let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
@@ -193,7 +194,7 @@ impl Link {
             self.account(now);
             self.buffer.pop_front();
             self.buffer_bytes -= size as u64;
-            self.in_service = Some(next);
+            self.in_service = Some((next, size));
             Some(now + self.rate.tx_time(size))
         } else {
             self.disc.on_idle(now);
@@ -218,11 +219,11 @@ impl Link {
     /// The baseline of a measurement window opening at `now`: the counters with the packet being
     /// serialised counted as already sent, so that the window counts only packets whose whole
     /// transmission lies inside it and `tx_bytes · 8 ≤ rate · window` holds exactly.
-    pub fn window_start_counters(&mut self, now: SimTime, size_of: impl Fn(PktId) -> u32) -> LinkCounters {
+    pub fn window_start_counters(&mut self, now: SimTime) -> LinkCounters {
         let mut c = self.counters(now);
-        if let Some(id) = self.in_service {
+        if let Some((_, size)) = self.in_service {
             c.tx_pkts += 1;
-            c.tx_bytes += size_of(id) as u64;
+            c.tx_bytes += size as u64;
         }
         c
     }
@@ -240,7 +241,7 @@ impl Link {
 
     /// Packets held by the link: buffered, in service, propagating.
     pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
-        self.buffer.iter().map(|&(id, _)| id).chain(self.in_service).chain(self.pipe.iter().map(|&(_, id)| id))
+        self.buffer.iter().map(|&(id, _)| id).chain(self.in_service.map(|(id, _)| id)).chain(self.pipe.iter().map(|&(_, id)| id))
     }
 }
 
@@ -263,6 +264,10 @@ mod tests {
         }
     }
 
+    fn arrive(l: &mut Link, now: SimTime, id: PktId, p: &mut Packet) -> Admission {
+        l.arrive(now, id, HopView::of(p), p)
+    }
+
     fn link(limit: u64) -> Link {
         let disc = QueueDisc::DropTail(DropTail::new(QueueLimit::Packets(limit)));
         Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::from_millis(5), disc, None)
@@ -273,12 +278,12 @@ mod tests {
         let mut l = link(10);
         let t0 = SimTime::ZERO;
         // 1250 B at 10 Mbit/s = 1 ms.
-        assert_eq!(l.arrive(t0, PktId(0), &mut pkt()).arrival, Arrival::Transmitting { done_at: SimTime::from_millis(1) });
-        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
-        let (arr, next) = l.finish_transmission(SimTime::from_millis(1), |_| 1250);
+        assert_eq!(arrive(&mut l, t0, PktId(0), &mut pkt()).arrival, Arrival::Transmitting { done_at: SimTime::from_millis(1) });
+        assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
+        let (arr, next) = l.finish_transmission(SimTime::from_millis(1), );
         assert_eq!(arr, Some(SimTime::from_millis(6)));
         assert_eq!(next, Some(SimTime::from_millis(2)));
-        let (arr, next) = l.finish_transmission(SimTime::from_millis(2), |_| 1250);
+        let (arr, next) = l.finish_transmission(SimTime::from_millis(2), );
         assert_eq!(arr, None, "an arrival is already pending");
         assert_eq!(next, None);
         assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some(SimTime::from_millis(7))));
@@ -290,10 +295,10 @@ mod tests {
     fn full_buffer_drops_and_occupancy_integrates() {
         let mut l = link(1);
         let t0 = SimTime::ZERO;
-        l.arrive(t0, PktId(0), &mut pkt());
-        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
-        assert_eq!(l.arrive(t0, PktId(2), &mut pkt()).arrival, Arrival::Dropped(DropCause::Queue));
-        l.finish_transmission(SimTime::from_millis(1), |_| 1250);
+        arrive(&mut l, t0, PktId(0), &mut pkt());
+        assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
+        assert_eq!(arrive(&mut l, t0, PktId(2), &mut pkt()).arrival, Arrival::Dropped(DropCause::Queue));
+        l.finish_transmission(SimTime::from_millis(1), );
         let c = l.counters(SimTime::from_millis(2));
         assert_eq!(c.dropped_pkts, 1);
         // One packet waited 1 ms.
@@ -306,9 +311,9 @@ mod tests {
         d.source_quench = true;
         let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::DropTail(d), None);
         let t0 = SimTime::ZERO;
-        assert_eq!(l.arrive(t0, PktId(0), &mut pkt()).quench, None);
-        assert_eq!(l.arrive(t0, PktId(1), &mut pkt()).quench, None);
-        let full = l.arrive(t0, PktId(2), &mut pkt());
+        assert_eq!(arrive(&mut l, t0, PktId(0), &mut pkt()).quench, None);
+        assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).quench, None);
+        let full = arrive(&mut l, t0, PktId(2), &mut pkt());
         assert_eq!((full.arrival, full.quench), (Arrival::Dropped(DropCause::Queue), Some(QuenchCode::Dropped)));
         assert_eq!(l.counters(t0).quench_pkts, 1);
     }
@@ -325,13 +330,13 @@ mod tests {
         ect.header = Header::TcpData { seq: 0, len: 1210, retransmit: false, ect: true, cwr: false };
         let t0 = SimTime::ZERO;
         let mut p = ect;
-        assert!(!l.arrive(t0, PktId(0), &mut p).marked, "avg 0: the first packet passes");
+        assert!(!arrive(&mut l, t0, PktId(0), &mut p).marked, "avg 0: the first packet passes");
         let mut p = ect;
-        assert!(!l.arrive(t0, PktId(1), &mut p).marked, "the buffer was still empty");
+        assert!(!arrive(&mut l, t0, PktId(1), &mut p).marked, "the buffer was still empty");
         let mut marked = 0;
         for i in 2..10 {
             let mut p = ect;
-            let a = l.arrive(t0, PktId(i), &mut p);
+            let a = arrive(&mut l, t0, PktId(i), &mut p);
             assert_eq!(a.arrival, Arrival::Queued);
             assert_eq!(a.marked, p.ce);
             marked += a.marked as u64;

@@ -157,30 +157,60 @@ pub struct Packet {
     pub header: Header,
 }
 
-/// Storage for packets in flight: a vector of slots with a free list.
+/// What routers and queues read of a packet at every hop. The slab keeps these 16 bytes in a
+/// dense array of their own: at 10 Gbit/s and 100 ms some 90,000 packets are in flight, each
+/// touched once per hop long after the last touch, and reading a whole 112-byte packet there
+/// missed the cache on every hop (more than half of B2's run time, by `perf`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HopView {
+    pub flow: FlowId,
+    pub dst: NodeId,
+    /// Bytes on the wire.
+    pub size: u32,
+    /// ECN-capable transport (RFC 3168): a queue may mark it instead of dropping it.
+    pub ect: bool,
+}
+
+impl HopView {
+    pub fn of(p: &Packet) -> HopView {
+        HopView { flow: p.flow, dst: p.dst, size: p.size, ect: matches!(p.header, Header::TcpData { ect: true, .. }) }
+    }
+}
+
+/// Storage for packets in flight: a vector of slots with a free list, and each packet's
+/// [`HopView`] in a parallel vector.
 #[derive(Default)]
 pub struct PacketSlab {
     slots: Vec<Packet>,
+    hops: Vec<HopView>,
     free: Vec<u32>,
     live: usize,
 }
 
 impl PacketSlab {
     pub fn with_capacity(n: usize) -> Self {
-        PacketSlab { slots: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
+        PacketSlab { slots: Vec::with_capacity(n), hops: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
     }
     pub fn insert(&mut self, p: Packet) -> PktId {
         self.live += 1;
+        let hop = HopView::of(&p);
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
+            self.hops[i as usize] = hop;
             PktId(i)
         } else {
             self.slots.push(p);
+            self.hops.push(hop);
             PktId((self.slots.len() - 1) as u32)
         }
     }
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id.0 as usize]
+    }
+    /// The fields forwarding needs, without touching the packet itself.
+    #[inline]
+    pub fn hop(&self, id: PktId) -> HopView {
+        self.hops[id.0 as usize]
     }
     pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
         &mut self.slots[id.0 as usize]

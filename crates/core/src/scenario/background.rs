@@ -124,7 +124,7 @@ struct RawBackground {
 pub(crate) struct Segment {
     bg: usize,
     label: String,
-    fwd: (NodeId, NodeId),
+    pub(crate) fwd: (NodeId, NodeId),
 }
 
 /// Most background sources a scenario may expand to.

@@ -221,7 +221,9 @@ impl Scenario {
         let segments = background::attach(&self.background, &self.topology, &mut net);
         // Main flows and link directions are sampled (background sources only get totals).
         super::limits::check_series((plans.len() + net.links.len()) as u64, self.duration.0, self.sample_interval.0)?;
-        let routes = Routes::compute(net.names.len(), &net.edges);
+        // Packets are addressed only to flow endpoints (Source Quench goes back to a packet's source).
+        let destinations: Vec<NodeId> = endpoints_at.iter().chain(segments.iter().map(|s| &s.fwd)).flat_map(|&(a, b)| [a, b]).collect();
+        let routes = Routes::compute(net.names.len(), &net.edges, &destinations).map_err(|e| ScenarioError::new("topology", e))?;
         let group_path = |g: &FlowGroup| format!("flows[{}]", self.flows.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0));
         let mut instances: Vec<Instance> = plans
             .iter()
