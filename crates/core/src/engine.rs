@@ -236,8 +236,10 @@ impl World {
         let link = &mut self.links[l.0 as usize];
         let (id, next) = link.pop_arrival(self.now);
         let node = link.to;
-        if let Some(at) = next {
+        if let Some((at, next_id)) = next {
             self.queue.schedule(at, Event::Arrive(l));
+            // It is this link's next arrival: start loading it while other events run.
+            self.slab.prefetch(next_id);
         }
         self.packets_forwarded += 1;
         self.at_node(node, id);

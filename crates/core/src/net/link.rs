@@ -203,11 +203,12 @@ impl Link {
         (schedule_arrival, next_done)
     }
 
-    /// Removes the packet reaching the far end at `now`; returns it and the next arrival instant.
-    pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<SimTime>) {
+    /// Removes the packet reaching the far end at `now`; returns it and the next packet in the
+    /// pipe with its arrival instant.
+    pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<(SimTime, PktId)>) {
         let (at, id) = self.pipe.pop_front().expect("arrival event on an empty pipe");
         debug_assert_eq!(at, now);
-        (id, self.pipe.front().map(|&(t, _)| t))
+        (id, self.pipe.front().copied())
     }
 
     /// Counters with the occupancy integrals brought up to `now`.
@@ -286,7 +287,7 @@ mod tests {
         let (arr, next) = l.finish_transmission(SimTime::from_millis(2), );
         assert_eq!(arr, None, "an arrival is already pending");
         assert_eq!(next, None);
-        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some(SimTime::from_millis(7))));
+        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
         assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (PktId(1), None));
         assert_eq!(l.counters(SimTime::from_millis(7)).tx_bytes, 2500);
     }
