@@ -132,8 +132,9 @@ class Dumbbell:
     def _veth(self, ns_a: str, if_a: str, ns_b: str, if_b: str) -> None:
         sh(["ip", "-n", ns_a, "link", "add", "name", if_a, "type", "veth", "peer", "name", if_b, "netns", ns_b])
         for ns, dev in ((ns_a, if_a), (ns_b, if_b)):
-            # One packet per skb everywhere, so queue limits and drops count MTU-sized packets.
-            sh(["ethtool", "-K", dev, "tso", "off", "gso", "off", "gro", "off"], netns=ns)
+            # One packet per skb everywhere, so queue limits and drops count MTU-sized packets; checksums
+            # computed in software, so the frames the delay line copies carry complete ones.
+            sh(["ethtool", "-K", dev, "tx", "off", "tso", "off", "gso", "off", "gro", "off"], netns=ns)
             sh(["ip", "-n", ns, "link", "set", "dev", dev, "up"])
 
     def _build(self) -> None:
