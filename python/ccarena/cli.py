@@ -295,6 +295,12 @@ def bench(
     typer.echo(format_report(report))
 
 
+from ccarena.cli_testbed import compare, testbed_app  # noqa: E402  (typer only; commands import lazily)
+
+app.add_typer(testbed_app, name="testbed")
+app.command()(compare)
+
+
 def main() -> None:
     """Entry point of the ``ccarena`` console script."""
     app(prog_name="ccarena")
