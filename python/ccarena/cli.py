@@ -295,10 +295,9 @@ def bench(
     typer.echo(format_report(report))
 
 
-from ccarena.cli_testbed import compare, testbed_app  # noqa: E402  (typer only; commands import lazily)
+from ccarena.cli_testbed import register as _register_testbed  # noqa: E402  (typer only; lazy commands)
 
-app.add_typer(testbed_app, name="testbed")
-app.command()(compare)
+_register_testbed(app, ScenarioFile, SetOption)
 
 
 def main() -> None:

@@ -151,7 +151,8 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
     flow_rows = [_flow_row(f, s, r, meta) for f, s, r in zip(flows.to_dict("records"), raw["senders"], raw["receivers"])]
     series = [row for f, s, r in zip(flows["id"], raw["senders"], raw["receivers"]) for row in _flow_series(int(f), s, r, meta)]
     links, link_series = _links(plan.links, raw["queues"], meta)
-    line = raw["delayline"]
+    # The line's interface a faces r1 (the senders' side): a→b carries data, b→a carries ACKs.
+    line = {"forward": raw["delayline"]["a_to_b"], "reverse": raw["delayline"]["b_to_a"]}
     worst = max(d["lateness_max_s"] for d in line.values())
     meta["backend"] = "kernel"
     meta["testbed"] = {

@@ -114,52 +114,65 @@ def _wait_ready(proc: subprocess.Popen[str], what: str) -> None:
 def _traffic(net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[str, Any], rtt_s: float, tmp: Path, progress: bool) -> dict[str, Any]:
     duration, interval = float(meta["duration_s"]), float(meta["sample_interval_s"])
     one_way_us = int(round(rtt_s / 2 * 1e6))
-    procs: list[subprocess.Popen[str]] = []
+    traffic: list[subprocess.Popen[str]] = []
+    with delay_line(net, one_way_us, tmp / "delayline.json") as line:
+        try:
+            for i in range(len(flows)):
+                # Learn the neighbours' MAC addresses before time zero (ARP would cross the delay line).
+                sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(i)], netns=net.sender(i))
+            t0 = time.time() + LEAD_S
+            for i, flow in flows.iterrows():
+                spec = {"t0": t0, "duration": duration, "interval": interval, "port": BASE_PORT + i, "protocol": flow["protocol"]}
+                recv = _spawn(net, net.receiver(i), [sys.executable, str(AGENT), "recv", json.dumps({**spec, "out": str(tmp / f"recv{i}.json")})])
+                traffic.append(recv)
+                _wait_ready(recv, f"flow {i}'s receiver")
+                if flow.get("recovery") == "newreno":
+                    sh(["sysctl", "-qw", "net.ipv4.tcp_sack=0"], netns=net.sender(i))
+                send_spec = {**spec, "dst": net.receiver_ip(i), "cc": flow["cc"], "start": float(flow["start_s"]),
+                             "app": apps[i], "out": str(tmp / f"send{i}.json")}
+                traffic.append(_spawn(net, net.sender(i), [sys.executable, str(AGENT), "send", json.dumps(send_spec)]))
+            queues = _sample_queues(net, t0, duration, interval, progress)
+            for proc in traffic:
+                _, err = proc.communicate(timeout=30)
+                if proc.returncode != 0:
+                    lines = err.strip().splitlines()
+                    raise TestbedError(f"a traffic process of the run failed: {lines[-1] if lines else proc.returncode}")
+        finally:
+            for proc in traffic:
+                _reap(proc)
+        stop_delay_line(line)
+    return {
+        "t0": t0,
+        "senders": [json.loads((tmp / f"send{i}.json").read_text()) for i in range(len(flows))],
+        "receivers": [json.loads((tmp / f"recv{i}.json").read_text()) for i in range(len(flows))],
+        "queues": queues,
+        "delayline": json.loads((tmp / "delayline.json").read_text()),
+    }
+
+
+@contextmanager
+def delay_line(net: Dumbbell, one_way_us: int, stats: Path) -> Iterator[subprocess.Popen[str]]:
+    """The delay line running in ``net``'s ``dl`` namespace, the same delay both ways; killed on
+    exit if still running (processes started inside it are the caller's, see :func:`_traffic`)."""
+    proc = _spawn(net, net.ns("dl"), [str(delayline_binary()), "left", "right", str(one_way_us), str(one_way_us), str(stats)])
     try:
-        line = _spawn(net, net.ns("dl"), [str(delayline_binary()), "left", "right", str(one_way_us), str(one_way_us), str(tmp / "delayline.json")])
-        procs.append(line)
-        _wait_ready(line, "the delay line")
-        for i in range(len(flows)):
-            # Learn the neighbours' MAC addresses before time zero (ARP would cross the delay line).
-            sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(i)], netns=net.sender(i))
-        t0 = time.time() + LEAD_S
-        senders = []
-        for i, flow in flows.iterrows():
-            spec = {"t0": t0, "duration": duration, "interval": interval, "port": BASE_PORT + i, "protocol": flow["protocol"]}
-            recv = _spawn(net, net.receiver(i), [sys.executable, str(AGENT), "recv", json.dumps({**spec, "out": str(tmp / f"recv{i}.json")})])
-            procs.append(recv)
-            _wait_ready(recv, f"flow {i}'s receiver")
-            send_spec = {
-                **spec,
-                "dst": net.receiver_ip(i),
-                "cc": flow["cc"],
-                "start": float(flow["start_s"]),
-                "app": apps[i],
-                "out": str(tmp / f"send{i}.json"),
-            }
-            if flow.get("recovery") == "newreno":
-                sh(["sysctl", "-qw", "net.ipv4.tcp_sack=0"], netns=net.sender(i))
-            senders.append(_spawn(net, net.sender(i), [sys.executable, str(AGENT), "send", json.dumps(send_spec)]))
-        procs.extend(senders)
-        queues = _sample_queues(net, t0, duration, interval, progress)
-        for i, proc in enumerate(procs[1:]):
-            if proc.wait(timeout=30) != 0:
-                err = proc.stderr.read().strip().splitlines() if proc.stderr else []
-                raise TestbedError(f"a traffic process of the run failed: {err[-1] if err else proc.returncode}")
-        line.send_signal(signal.SIGTERM)
-        line.wait(timeout=10)
-        return {
-            "t0": t0,
-            "senders": [json.loads((tmp / f"send{i}.json").read_text()) for i in range(len(flows))],
-            "receivers": [json.loads((tmp / f"recv{i}.json").read_text()) for i in range(len(flows))],
-            "queues": queues,
-            "delayline": json.loads((tmp / "delayline.json").read_text()),
-        }
+        _wait_ready(proc, "the delay line")
+        yield proc
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
+        _reap(proc)
+
+
+def _reap(proc: subprocess.Popen[str]) -> None:
+    """Kill ``proc`` if it still runs, wait for it and close its pipes."""
+    if proc.poll() is None:
+        proc.kill()
+    proc.communicate()
+
+
+def stop_delay_line(proc: subprocess.Popen[str]) -> None:
+    """Stop the line cleanly so it writes its lateness statistics."""
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=10)
 
 
 def _app_spec(group: dict[str, Any], where: str) -> dict[str, Any]:
