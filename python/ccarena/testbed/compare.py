@@ -48,7 +48,7 @@ class Comparison:
         return rows
 
     def table(self) -> str:
-        fmt = {"rate": _format.rate, "ratio": _format.ratio, "count": _format.number, "number": _format.number}
+        fmt: dict[str, Callable[[Any], str]] = {"rate": _format.rate, "ratio": _format.ratio, "count": _format.number, "number": _format.number}
         out = []
         for name, kind, sim, ker in self.metrics():
             f = fmt[kind]
