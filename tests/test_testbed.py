@@ -222,3 +222,34 @@ def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
     )
     assert out.returncode == 2
     assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ")
+
+
+def test_udp_cbr_keeps_its_rate_beside_reno() -> None:
+    from ccarena import testbed
+
+    result = testbed.run(REPO / "scenarios" / "cbr-vs-reno.toml", overrides=["duration=5s", "warmup=1s"])
+    flows = result.flows.set_index("group")
+    # CBR at 5 Mbit/s of 1000 B datagrams: unresponsive, it keeps its rate; Reno gets what is left.
+    assert abs(flows.loc["cbr", "goodput_bps"] - 5e6) / 5e6 < 0.05
+    assert 0.9 < flows.loc["cbr", "delivery_ratio"] <= 1.0
+    assert 2e6 < flows.loc["reno", "goodput_bps"] < 5e6
+    assert _mine() == []
+
+
+def test_compare_prints_both_backends_and_writes_the_plots(tmp_path: Path) -> None:
+    scenario = tmp_path / "cubic-reno.toml"
+    scenario.write_text(CUBIC_RENO)
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena.cli", "compare", str(scenario), "--replications", "1", "--set", "duration=4s",
+         "-o", str(tmp_path / "cmp")],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[:3] == ["metric", "simulator", "(n=1)"]
+    for metric in ("goodput flow 0 (cubic)", "share reno", "Jain's index", "bottleneck utilisation", "mean queue (pkt)"):
+        assert any(line.startswith(metric) for line in lines), metric
+    utilisation = next(line for line in lines if line.startswith("bottleneck utilisation")).split()
+    assert all(0.9 < float(v) < 1.02 for v in utilisation[2:4])
+    assert (tmp_path / "cmp" / "compare-cwnd.png").stat().st_size > 0
+    assert (tmp_path / "cmp" / "compare-goodput.png").stat().st_size > 0

@@ -181,7 +181,7 @@ def send_udp(spec: dict[str, Any], app: dict[str, Any], end: float) -> dict[str,
     except OSError:
         pass
     sock.close()
-    return {"samples": [], "final": {"data_segs_out": sent, "bytes_sent": sent * app["packet_size"]}, "completion_s": None}
+    return {"samples": [], "final": {"data_segs_out": sent, "bytes_sent": sent * app["packet_size"], "snd_mss": app["packet_size"]}, "completion_s": None}
 
 
 def main() -> None:

@@ -47,7 +47,8 @@ def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, An
     udp = plan_row["protocol"] == "udp"
     headers = UDP_HEADERS if udp else TCP_HEADERS
     segs, payload = float(final.get("data_segs_out", 0)), float(final.get("bytes_sent", 0))
-    mss = float(final.get("snd_mss", 0)) or 1460.0
+    # Payload per packet: the TCP segment size, or the UDP datagram's.
+    size = float(final.get("snd_mss", 0)) or 1460.0
     meas_start = max(float(plan_row["start_s"]), warmup)
     first_bin = int(round(warmup / interval))
     good = float(recv["total"])
@@ -55,7 +56,6 @@ def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, An
     samples = send["samples"]
     meas_segs = segs - _at(samples, warmup, "data_segs_out") if not udp else segs * (duration - meas_start) / max(duration - float(plan_row["start_s"]), 1e-9)
     meas_payload = payload - _at(samples, warmup, "bytes_sent") if not udp else payload * meas_segs / max(segs, 1.0)
-    size = float(send.get("packet_size", 0)) or mss
     row = {k: plan_row[k] for k in PLAN_COLUMNS}
     row.update({
         "sent_pkts": segs,
