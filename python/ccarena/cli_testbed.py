@@ -65,7 +65,9 @@ def _run_command(ScenarioFile: Any, SetOption: Any) -> Any:  # noqa: N803
             )
         if line["lateness_flagged"]:
             typer.echo(f"warning: the delay line released a packet more than {line['lateness_limit_s'] * 1e3:g} ms late", err=True)
-
+        if out is not None:
+            typer.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
+                       "summary.json goodput.png cwnd.png queue.png")
 
     return testbed_run
 

@@ -4,6 +4,8 @@ tear everything down (always), and return a :class:`~ccarena.api.RunResult`."""
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -29,12 +31,18 @@ BASE_PORT = 5201
 
 
 def delayline_binary() -> Path:
-    """The delay-line binary built by ``make testbed`` (``cargo build --release -p ccarena-delayline``)."""
+    """The delay-line binary: ``$CCARENA_DELAYLINE``, else the workspace's build (``make testbed``,
+    i.e. ``cargo build --release -p ccarena-delayline``), else ``ccarena-delayline`` on PATH."""
+    if os.environ.get("CCARENA_DELAYLINE"):
+        return Path(os.environ["CCARENA_DELAYLINE"])
     root = Path(__file__).resolve().parents[3]
     for profile in ("release", "debug"):
         path = root / "target" / profile / "ccarena-delayline"
         if path.exists():
             return path
+    found = shutil.which("ccarena-delayline")
+    if found:
+        return Path(found)
     raise TestbedError("the delay line is not built: run `make testbed` (cargo build --release -p ccarena-delayline)")
 
 
