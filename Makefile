@@ -14,7 +14,7 @@ STAMP_VENV := $(VENV)/.stamp-venv
 STAMP_EXT  := $(VENV)/.stamp-ext
 STAMP_DEV  := $(VENV)/.stamp-dev
 
-.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean
+.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed
 
 all: demo
 
@@ -51,7 +51,7 @@ test: test-rust test-python stubtest typecheck
 test-rust:
 	cargo test --workspace --exclude ccarena-py
 
-test-python: dev
+test-python: dev testbed
 	$(BIN)/python -m pytest
 
 stubtest: dev
@@ -59,6 +59,12 @@ stubtest: dev
 
 typecheck: dev
 	$(BIN)/python -m mypy
+
+## testbed: build the delay line the kernel testbed runs (docs/testbed.md; needs root to use)
+DELAYLINE := target/release/ccarena-delayline
+testbed: $(DELAYLINE)
+$(DELAYLINE): $(RUST_SOURCES)
+	cargo build --release -p ccarena-delayline
 
 ## bench: time the reference benchmark scenario (see BENCHMARKS.md)
 bench: $(STAMP_EXT)

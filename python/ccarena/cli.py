@@ -21,6 +21,7 @@ from typer.core import TyperGroup
 from ccarena import _format
 from ccarena import cli_experiment as _experiment_commands
 from ccarena import cli_reproduce as _reproduce_commands
+from ccarena import cli_testbed as _testbed_commands
 
 if TYPE_CHECKING:
     from ccarena.api import JainOver as JainOverName
@@ -320,6 +321,7 @@ def bench(
 
 _experiment_commands.register(app)
 _reproduce_commands.register(app)
+_testbed_commands.register(app, ScenarioFile, SetOption)
 
 
 def main() -> None:

@@ -1,0 +1,255 @@
+//! A constant-delay line between two interfaces, for kernels without netem (see docs/testbed.md).
+//!
+//! Frames are read from each interface with an AF_PACKET socket, stamped with their due time
+//! (arrival + the direction's delay) and written to the other interface by a release thread once
+//! due. The delay is constant per direction and each direction has one FIFO, so frames leave in
+//! the order they came; the FIFO is unbounded, so the line never drops. Each release records its
+//! lateness (release − due). On SIGTERM or SIGINT the line stops and writes
+//! `{"a_to_b": {...}, "b_to_a": {...}}` to the stats path.
+
+use std::ffi::CString;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread;
+use std::time::{Duration, Instant};
+
+use ccarena_delayline::args;
+use ccarena_delayline::lateness::Lateness;
+
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// How often blocked threads wake up to look at the stop flag.
+const POLL: Duration = Duration::from_millis(100);
+/// Largest frame read (veths with offloads off carry at most MTU + 14 bytes; leave room).
+const FRAME_MAX: usize = 65536;
+/// Socket receive buffer: holds ~4 MB of frames while the reader thread is descheduled.
+const RCVBUF: libc::c_int = 4 << 20;
+/// SOL_PACKET option (linux/if_packet.h): do not read back frames this host sends.
+const PACKET_IGNORE_OUTGOING: libc::c_int = 23;
+
+extern "C" fn on_signal(_: libc::c_int) {
+    STOP.store(true, Ordering::SeqCst);
+}
+
+struct PacketSocket {
+    fd: libc::c_int,
+}
+
+impl PacketSocket {
+    /// An AF_PACKET socket bound to `ifname`, promiscuous, not seeing its own output.
+    fn open(ifname: &str) -> io::Result<PacketSocket> {
+        let name = CString::new(ifname).map_err(|_| io::Error::other("interface name has a NUL byte"))?;
+        let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        if ifindex == 0 {
+            return Err(io::Error::other(format!("no interface {ifname:?}")));
+        }
+        let proto = (libc::ETH_P_ALL as u16).to_be();
+        let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, proto as libc::c_int) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let sock = PacketSocket { fd };
+        let mut addr: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        addr.sll_family = libc::AF_PACKET as u16;
+        addr.sll_protocol = proto;
+        addr.sll_ifindex = ifindex as libc::c_int;
+        let rc = unsafe {
+            libc::bind(
+                fd,
+                &addr as *const libc::sockaddr_ll as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut mreq: libc::packet_mreq = unsafe { std::mem::zeroed() };
+        mreq.mr_ifindex = ifindex as libc::c_int;
+        mreq.mr_type = libc::PACKET_MR_PROMISC as u16;
+        sock.setopt(libc::SOL_PACKET, libc::PACKET_ADD_MEMBERSHIP, &mreq)?;
+        sock.setopt(libc::SOL_PACKET, PACKET_IGNORE_OUTGOING, &(1 as libc::c_int))?;
+        sock.setopt(libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, &RCVBUF)
+            .or_else(|_| sock.setopt(libc::SOL_SOCKET, libc::SO_RCVBUF, &RCVBUF))?;
+        let tv = libc::timeval { tv_sec: 0, tv_usec: POLL.as_micros() as libc::suseconds_t };
+        sock.setopt(libc::SOL_SOCKET, libc::SO_RCVTIMEO, &tv)?;
+        Ok(sock)
+    }
+
+    fn setopt<T>(&self, level: libc::c_int, name: libc::c_int, value: &T) -> io::Result<()> {
+        let rc = unsafe {
+            libc::setsockopt(
+                self.fd,
+                level,
+                name,
+                value as *const T as *const libc::c_void,
+                std::mem::size_of::<T>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(())
+    }
+
+    /// One frame, or `None` when the poll interval passed without one.
+    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
+        let n = unsafe { libc::recv(self.fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0) };
+        if n >= 0 {
+            return Ok(Some(n as usize));
+        }
+        let err = io::Error::last_os_error();
+        match err.raw_os_error() {
+            Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(None),
+            _ => Err(err),
+        }
+    }
+
+    fn send(&self, frame: &[u8]) -> io::Result<()> {
+        loop {
+            let n = unsafe { libc::send(self.fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
+            if n >= 0 {
+                return Ok(());
+            }
+            let err = io::Error::last_os_error();
+            // A full device queue is transient: retry rather than drop (the line never drops).
+            match err.raw_os_error() {
+                Some(libc::ENOBUFS) | Some(libc::EAGAIN) | Some(libc::EINTR) => thread::yield_now(),
+                _ => return Err(err),
+            }
+        }
+    }
+
+    /// Frames the kernel dropped because this socket's buffer was full (PACKET_STATISTICS).
+    fn drops(&self) -> u64 {
+        let mut st: libc::tpacket_stats = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tpacket_stats>() as libc::socklen_t;
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd,
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                &mut st as *mut libc::tpacket_stats as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        if rc == 0 {
+            st.tp_drops as u64
+        } else {
+            0
+        }
+    }
+}
+
+impl Drop for PacketSocket {
+    fn drop(&mut self) {
+        unsafe { libc::close(self.fd) };
+    }
+}
+
+/// Read frames from `input` and queue them with their due time.
+fn reader(input: Arc<PacketSocket>, delay: Duration, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<()> {
+    let mut buf = vec![0u8; FRAME_MAX];
+    while !STOP.load(Ordering::Relaxed) {
+        if let Some(n) = input.recv(&mut buf)? {
+            let due = Instant::now() + delay;
+            if queue.send((due, buf[..n].to_vec())).is_err() {
+                break;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Release queued frames on `output` at their due time; return their lateness.
+fn releaser(output: Arc<PacketSocket>, queue: Receiver<(Instant, Vec<u8>)>) -> io::Result<Lateness> {
+    let mut lateness = Lateness::default();
+    loop {
+        let (due, frame) = match queue.recv_timeout(POLL) {
+            Ok(item) => item,
+            Err(RecvTimeoutError::Timeout) if !STOP.load(Ordering::Relaxed) => continue,
+            Err(_) => break,
+        };
+        let now = Instant::now();
+        if due > now {
+            thread::sleep(due - now);
+        }
+        output.send(&frame)?;
+        lateness.record(Instant::now().saturating_duration_since(due).as_nanos() as u64);
+    }
+    Ok(lateness)
+}
+
+/// Best effort: real-time priority and a 1 ns timer slack make sleeps end close to the due time.
+fn tighten_timing() {
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong, 0, 0, 0);
+        let param = libc::sched_param { sched_priority: 50 };
+        libc::sched_setscheduler(0, libc::SCHED_FIFO, &param);
+    }
+}
+
+type Direction = (thread::JoinHandle<io::Result<()>>, thread::JoinHandle<io::Result<Lateness>>);
+
+fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Duration) -> Direction {
+    let (tx, rx) = mpsc::channel();
+    let input = Arc::clone(input);
+    let output = Arc::clone(output);
+    let read = thread::spawn(move || {
+        tighten_timing();
+        reader(input, delay, tx)
+    });
+    let release = thread::spawn(move || {
+        tighten_timing();
+        releaser(output, rx)
+    });
+    (read, release)
+}
+
+fn finish(dir: Direction) -> io::Result<Lateness> {
+    let (read, release) = dir;
+    let read_result = read.join().map_err(|_| io::Error::other("reader thread panicked"))?;
+    let lateness = release.join().map_err(|_| io::Error::other("release thread panicked"))??;
+    read_result?;
+    Ok(lateness)
+}
+
+fn run(a: args::Args) -> io::Result<()> {
+    let sock_a = Arc::new(PacketSocket::open(&a.if_a)?);
+    let sock_b = Arc::new(PacketSocket::open(&a.if_b)?);
+    unsafe {
+        libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
+    }
+    let ab = direction(&sock_a, &sock_b, a.delay_ab);
+    let ba = direction(&sock_b, &sock_a, a.delay_ba);
+    // Tell the parent the line is up (it waits for this line before starting traffic).
+    println!("ready");
+    while !STOP.load(Ordering::Relaxed) {
+        thread::sleep(POLL / 4);
+    }
+    let late_ab = finish(ab)?;
+    let late_ba = finish(ba)?;
+    let json = format!(
+        "{{\"a_to_b\": {}, \"b_to_a\": {}}}\n",
+        late_ab.summary().to_json(sock_a.drops()),
+        late_ba.summary().to_json(sock_b.drops())
+    );
+    std::fs::write(&a.stats_path, json)
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let parsed = match args::parse(&argv) {
+        Ok(p) => p,
+        Err(msg) => {
+            eprintln!("ccarena-delayline: {msg}");
+            std::process::exit(2);
+        }
+    };
+    if let Err(e) = run(parsed) {
+        eprintln!("ccarena-delayline: {e}");
+        std::process::exit(1);
+    }
+}

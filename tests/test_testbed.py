@@ -1,0 +1,255 @@
+"""The Linux kernel backend (docs/testbed.md): rate and RTT accuracy, two real algorithms side by
+side, cleanup on every way a run can end, and refusals of what the kernel cannot do.
+
+Needs root, network namespaces, iproute2/ethtool/ping and the delay line (`make testbed`);
+skipped with the reason otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ccarena import api
+from ccarena.errors import TestbedError
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _unavailable() -> str | None:
+    if os.geteuid() != 0:
+        return "the kernel testbed needs root"
+    for tool in ("ip", "tc", "ethtool", "ping"):
+        if shutil.which(tool) is None:
+            return f"the kernel testbed needs {tool}"
+    if not (REPO / "target" / "release" / "ccarena-delayline").exists():
+        return "the delay line is not built (make testbed)"
+    if subprocess.run(["ip", "netns", "add", "ccarena-tb-probe-test"], capture_output=True).returncode != 0:
+        return "cannot create network namespaces here"
+    subprocess.run(["ip", "netns", "del", "ccarena-tb-probe-test"], capture_output=True)
+    return None
+
+
+pytestmark = pytest.mark.skipif(bool(_unavailable()), reason=_unavailable() or "")
+
+ONE_CUBIC = """
+name = "one-cubic"
+duration = "8s"
+warmup = "3s"
+sample_interval = "500ms"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "droptail", limit = "34pkt" }
+[[flows]]
+protocol = "tcp"
+cc = "cubic"
+rtt = "40ms"
+"""
+
+CUBIC_RENO = """
+name = "cubic-reno"
+duration = "6s"
+warmup = "1s"
+sample_interval = "250ms"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "droptail", limit = "50pkt" }
+[[flows]]
+name = "cubic"
+cc = "cubic"
+rtt = "40ms"
+[[flows]]
+name = "reno"
+cc = "reno"
+rtt = "40ms"
+start = "0.5s"
+"""
+
+
+def _mine(pid: int | None = None) -> list[str]:
+    """Testbed namespaces of runner ``pid`` (this process by default)."""
+    from ccarena.testbed.netns import PREFIX, namespaces
+
+    return [ns for ns in namespaces() if ns.startswith(f"{PREFIX}{pid or os.getpid()}-")]
+
+
+def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
+    from ccarena import testbed
+
+    result = testbed.run(ONE_CUBIC)
+    # 1460 B of payload per 1500 B on the wire (timestamps off): the TCP maximum of 10 Mbit/s.
+    tcp_max = 10e6 * 1460 / 1500
+    goodput = float(result.flows["goodput_bps"].iloc[0])
+    assert abs(goodput - tcp_max) / tcp_max < 0.02, goodput
+    # The rate limit counts IP bytes (tc's Ethernet header taken off): busy link ≈ 100% utilised.
+    assert 0.97 < float(result.links.set_index("name").loc["bottleneck", "utilisation"]) < 1.02
+    line = result.meta["testbed"]["delayline"]
+    assert line["forward"]["packets"] > 3000 and line["forward"]["socket_drops"] == 0
+    assert _mine() == []
+
+
+def test_idle_rtt_matches_the_configured_rtt() -> None:
+    from ccarena.testbed.netns import Dumbbell, sh
+    from ccarena.testbed.runner import delay_line, stop_delay_line
+
+    net = Dumbbell(flows=1, rate_bps=10e6, queue_limit=34, queue_unit="pkt")
+    try:
+        net.build()
+        with delay_line(net, 20_000, Path("/dev/null")) as line:
+            sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(0)], netns=net.sender(0))  # ARP first
+            out = sh(["ping", "-c", "10", "-i", "0.1", net.receiver_ip(0)], netns=net.sender(0)).stdout
+            stop_delay_line(line)
+    finally:
+        net.teardown()
+    rtt_min, rtt_avg, rtt_max = map(float, re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out).groups())
+    assert 40.0 <= rtt_min and rtt_avg < 41.0, out
+
+
+def test_cubic_and_reno_both_get_throughput_in_the_simulator_s_tables() -> None:
+    from ccarena import testbed
+
+    kernel = testbed.run(CUBIC_RENO)
+    sim = api.run(CUBIC_RENO)
+    for table in ("flows", "flow_series", "links", "link_series"):
+        assert list(getattr(kernel, table).columns) == list(getattr(sim, table).columns), table
+    flows = kernel.flows.set_index("group")
+    assert list(flows["cc"]) == ["cubic", "reno"]
+    for group in ("cubic", "reno"):
+        assert flows.loc[group, "goodput_bps"] > 1e6, flows.loc[group]
+    total = float(flows["goodput_bps"].sum())
+    assert 0.9 * 10e6 * 1460 / 1500 < total < 10e6
+    # TCP_INFO samples: cwnd and RTT of every flow at every interval after its start.
+    series = kernel.flow_series[kernel.flow_series["t_s"] > 1.0]
+    assert series["cwnd_pkts"].notna().all() and (series["srtt_s"] >= 0.04).all()
+    summary = kernel.summary()
+    assert [f["cc"] for f in summary["flows"]] == ["cubic", "reno"]
+    assert _mine() == []
+
+
+def test_an_exception_inside_a_run_leaves_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ccarena import testbed
+    from ccarena.testbed import runner
+
+    def boom(*args: object, **kwargs: object) -> None:
+        assert _mine(), "the network should be up when sampling starts"
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(runner, "_sample_queues", boom)
+    with pytest.raises(RuntimeError, match="boom"):
+        testbed.run(ONE_CUBIC)
+    assert _mine() == []
+
+
+def _start_runner(duration: str) -> subprocess.Popen[bytes]:
+    code = f"import ccarena.testbed as t; t.run({ONE_CUBIC!r}, overrides=['duration={duration}', 'warmup=0s'])"
+    return subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE)
+
+
+def _wait_for_namespaces(pid: int, count: int) -> list[str]:
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        found = _mine(pid)
+        if len(found) >= count:
+            return found
+        time.sleep(0.1)
+    raise AssertionError(f"runner {pid} never built its network")
+
+
+def test_sigterm_tears_the_run_down() -> None:
+    proc = _start_runner("30s")
+    _wait_for_namespaces(proc.pid, 5)
+    time.sleep(1.5)  # traffic running
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=20)
+    assert proc.returncode != 0 and b"KeyboardInterrupt" in err
+    assert _mine(proc.pid) == []
+
+
+def test_sigkill_leftovers_are_removed_by_testbed_cleanup() -> None:
+    proc = _start_runner("30s")
+    _wait_for_namespaces(proc.pid, 5)
+    time.sleep(1.5)
+    proc.kill()
+    proc.communicate()
+    assert len(_mine(proc.pid)) == 5  # r1, dl, r2, sender, receiver: killed runs leave them
+    out = subprocess.run([sys.executable, "-m", "ccarena.cli", "testbed", "cleanup"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert _mine(proc.pid) == []
+    assert "removed 5 namespaces" in out.stdout
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ("flows[0].protocol=dccp", r"flows\[0\]\.protocol: 'dccp' .*Linux removed DCCP"),
+        ("flows[0].cc=vegas", r"flows\[0\]\.cc: 'vegas' is not available in this kernel"),
+        ("topology.queue={kind='red',limit='100pkt',min_th=5,max_th=15,max_p=0.1,wq=0.002}",
+         r"topology\.queue\.kind: 'red' cannot run on the testbed"),
+    ],
+)
+def test_refusals_are_one_line(override: str, expected: str) -> None:
+    from ccarena import testbed
+
+    if override.endswith("vegas") and "vegas" in Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text():
+        pytest.skip("this kernel has vegas")
+    doc = api.prepare(ONE_CUBIC, overrides=[override])
+    if "dccp" in override:
+        doc["flows"][0]["cc"] = "ccid2"
+    with pytest.raises(TestbedError, match=expected) as info:
+        testbed.run(doc)
+    assert "\n" not in str(info.value)
+    assert _mine() == []
+
+
+def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
+    scenario = tmp_path / "x.toml"
+    scenario.write_text(ONE_CUBIC)
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena.cli", "testbed", "run", str(scenario), "--set", "topology.kind=parking_lot"],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 2
+    assert out.stderr.count("\n") == 1 and out.stderr.startswith("error: ")
+
+
+def test_udp_cbr_keeps_its_rate_beside_reno() -> None:
+    from ccarena import testbed
+
+    result = testbed.run(REPO / "scenarios" / "cbr-vs-reno.toml", overrides=["duration=5s", "warmup=1s"])
+    flows = result.flows.set_index("group")
+    # CBR at 5 Mbit/s of 1000 B datagrams: unresponsive, it keeps its rate; Reno gets what is left.
+    assert abs(flows.loc["cbr", "goodput_bps"] - 5e6) / 5e6 < 0.05
+    assert 0.9 < flows.loc["cbr", "delivery_ratio"] <= 1.0
+    assert 2e6 < flows.loc["reno", "goodput_bps"] < 5e6
+    assert _mine() == []
+
+
+def test_compare_prints_both_backends_and_writes_the_plots(tmp_path: Path) -> None:
+    scenario = tmp_path / "cubic-reno.toml"
+    scenario.write_text(CUBIC_RENO)
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena.cli", "compare", str(scenario), "--replications", "1", "--set", "duration=4s",
+         "-o", str(tmp_path / "cmp")],
+        capture_output=True, text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].split()[:3] == ["metric", "simulator", "(n=1)"]
+    for metric in ("goodput flow 0 (cubic)", "share reno", "Jain's index", "bottleneck utilisation", "mean queue (pkt)"):
+        assert any(line.startswith(metric) for line in lines), metric
+    utilisation = next(line for line in lines if line.startswith("bottleneck utilisation")).split()
+    assert all(0.9 < float(v) < 1.02 for v in utilisation[2:4])
+    assert (tmp_path / "cmp" / "compare-cwnd.png").stat().st_size > 0
+    assert (tmp_path / "cmp" / "compare-goodput.png").stat().st_size > 0
