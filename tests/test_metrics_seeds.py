@@ -67,6 +67,7 @@ def test_voip_jitter_is_zero_alone_and_grows_with_a_competing_queue() -> None:
     import ccarena
 
     base = ccarena.scenario.load(str(Path(__file__).resolve().parents[1] / "scenarios" / "cbr-vs-reno.toml"))
+    base["jitter"] = False  # the example jitters link delays: here delays must vary only by queueing
     alone = dict(base, flows=[base["flows"][0]], duration="10s")
     shared = dict(base, duration="10s")
     j_alone = ccarena.run(alone).flows.iloc[0]["delay_jitter_s"]
