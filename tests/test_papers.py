@@ -108,6 +108,8 @@ def test_smoke_scale_writes_a_page_with_every_table_and_a_verdict_for_every_clai
     for fig in pap.figures:
         assert fig.id in page
     assert all(p.stat().st_size > 5_000 for p in (tmp_path / name).glob("*.png"))
+    if name == "e1-testbed":  # the kernel half: a kernel-vs-simulator table, or the reason it was skipped
+        assert "On the Linux kernel" in page and ("<th>kernel</th>" in page or "Skipped:" in page)
 
 
 def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:

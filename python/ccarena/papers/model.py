@@ -118,6 +118,9 @@ class Paper:
     figures: Sequence[Figure] = ()
     #: Experiments whose runs keep their time series (for figures over time).
     series: Sequence[str] = ()
+    #: Further page sections the experiment layer cannot produce (e.g. runs on the Linux kernel):
+    #: each gets the scale and the output directory and returns its HTML.
+    sections: Sequence[Callable[[Scale, Path], str]] = ()
     #: A note shown at the top of the page (e.g. what the simulator cannot do for this paper).
     note: str = ""
 

@@ -176,6 +176,7 @@ finished, {failed} failed; {reproduced} of {len(verdicts)} claims reproduced.</p
 <h2>Tables: the paper's numbers beside ours</h2>
 {tables}
 {"<h2>Figures</h2>" + "".join(figures) if figures else ""}
+{"".join(section(scale, out_dir) for section in paper.sections)}
 </body>
 </html>
 """
