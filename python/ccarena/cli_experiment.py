@@ -76,10 +76,9 @@ def register(app: typer.Typer) -> None:
             typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
         ] = None,
     ) -> None:
-        """Run an experiment (a grid of scenario values × replications) into a resumable store and
-        print each grid point's mean ± 95% confidence interval.
+        """Run an experiment into a resumable store; print means ± 95% CI per grid point.
 
-        Finished runs are stored at once; run the same command again after an interruption and
+        An experiment is a grid of scenario values × replications (docs/experiments.md). Finished runs are stored at once; run the same command again after an interruption and
         only the missing runs execute. Example:
         ccarena sweep scenarios/experiments/reno-vs-cubic.toml --jobs 2"""
         from ccarena.cli import progress_default
@@ -143,10 +142,10 @@ def register(app: typer.Typer) -> None:
         experiment: ExperimentName = None,
         out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory for index.html and plots (default: STORE/report).", file_okay=False, show_default=False)] = None,
     ) -> None:
-        """Write an HTML page for a store: the grid points' means ± 95% CI and, per metric, a plot
-        against the swept parameter with one line per algorithm (or other varied key).
+        """Write an HTML page with a store's means ± 95% CI and plots.
 
-        Example: ccarena report out/reno-vs-cubic"""
+        One plot per metric against the swept parameter, one line per algorithm (or other varied
+        key), confidence intervals as error bars. Example: ccarena report out/reno-vs-cubic"""
         from ccarena.experiment import open_store
         from ccarena.experiment.report import write_report
 

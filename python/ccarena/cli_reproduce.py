@@ -35,8 +35,10 @@ def register(app: typer.Typer) -> None:
             typer.Option("--progress/--no-progress", help="Progress bars on stderr (default: when stdout and stderr are terminals).", show_default=False),
         ] = None,
     ) -> None:
-        """Re-run a seed paper's experiments and write a page with the paper's tables beside ours,
-        its figures redrawn and its claims checked. Interrupted reproductions resume.
+        """Re-run a seed paper; write its page with the paper's numbers beside ours.
+
+        The page shows the paper's tables beside ours, its figures redrawn and its claims checked
+        (docs/reproducing.md). Interrupted reproductions resume.
 
         Example: ccarena reproduce sqm-response --scale quick"""
         from ccarena.cli import progress_default
