@@ -18,7 +18,7 @@ from ccarena import metrics
 
 #: Version of the per-run metric definitions below: part of every run's store key, so that a
 #: changed definition recomputes the runs instead of mixing old and new values in one table.
-METRICS_VERSION = 2
+METRICS_VERSION = 3
 
 #: Width of the bins a flow's rate is averaged over for convergence: seed 003 §4.1.4 used 1 s.
 CONVERGENCE_BIN_S = 1.0
@@ -138,15 +138,18 @@ def _reno_share(flows: pd.DataFrame) -> float:
 
 def _convergence(res: Any, capacity_bps: float) -> float:
     """Time the last main flow to start takes to reach its fair share and stay there (seed 003
-    §4.1.4): the fair share is the bottleneck capacity less the background goodput, over the
-    number of main flows; its rate is averaged over 1 s bins."""
+    §4.1.4): the fair share is the bottleneck capacity less the goodput of the background going
+    the same way, over the number of main flows; its rate is averaged over 1 s bins."""
     main = res.main_flows
     s = res.flow_series
     if main.empty or s.empty or not capacity_bps > 0:
         return math.nan
     last = main.loc[main["start_s"].idxmax()]
     bg = res.background()
-    bg_rate = float(bg["goodput_bps"].sum()) if not bg.empty else 0.0
+    # Only background in the main flows' direction takes from their capacity (groups named
+    # "background:…:rev:…" run the other way).
+    forward = bg[~bg["group"].astype(str).str.contains(":rev:")] if not bg.empty else bg
+    bg_rate = float(forward["goodput_bps"].sum()) if not forward.empty else 0.0
     fair = (capacity_bps - bg_rate) / len(main)
     interval = float(res.meta["sample_interval_s"])
     per_bin = max(1, int(round(CONVERGENCE_BIN_S / interval)))

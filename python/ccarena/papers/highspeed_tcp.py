@@ -2,7 +2,9 @@
 HighSpeed TCP, H-TCP, TCP Libra and Scalable TCP on a dumbbell and a parking lot with 20, 50 or
 80% background traffic. Transcribed here: the dumbbell's scalability (Figs 4.3, 4.4, 4.6 and
 Tabela 4.1), Reno compatibility (Fig. 4.7), RTT fairness (Tabela 4.2), inter-protocol fairness
-(Tabela 4.3) and the parking lot's RTT fairness (Tabela 4.4)."""
+(Tabela 4.3), convergence (Fig. 4.10), stability (Fig. 4.11), and on the parking lot scalability
+with the number of connections (Fig. 4.13), Reno compatibility (Fig. 4.15) and RTT fairness
+(Tabela 4.4)."""
 
 from __future__ import annotations
 
@@ -53,13 +55,16 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
         # every experiment at a tenth of the rate, 10 s: the pipeline, not the claims
         common = ["duration=10s", "warmup=2s", "topology.bottleneck_rate=100Mbps"]
         conns, loads, delays, caps = [2, 16], [0.2], [10, 200], ["50Mbps", "100Mbps"]
+        parking_conns = [4, 16]
     elif scale == "quick":
         common = []
         conns, loads, delays, caps = [2, 16, 64], [0.2, 0.5], [10, 200], ["155Mbps", "622Mbps"]
+        parking_conns = [16, 64]
     else:
         common = ["duration=600s", "warmup=60s"]
         conns, loads, delays = [2**i for i in range(1, 9)], list(LOADS), [10, 50, 100, 200]
         caps = ["155Mbps", "622Mbps", "1Gbps", "2.5Gbps", "5Gbps", "10Gbps"]
+        parking_conns = [2**i for i in range(2, 9)]
     all_loads = list(LOADS)
     dumbbell = SCENARIOS / "dumbbell.toml"
     return {
@@ -89,6 +94,32 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
             grid={LOAD: all_loads if scale != "smoke" else loads},
             zip=[{"flows[0].cc": algos, "flows[1].cc": algos}],
             name="hs-parking-lot",
+            overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
+            + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
+        ),
+        "convergence": Experiment(
+            SCENARIOS / "convergence.toml",
+            grid={LOAD: all_loads if scale == "full" else loads[:1]},
+            zip=[{"flows[0].cc": algos, "flows[1].cc": algos}],
+            name="hs-convergence",
+            overrides=(["duration=40s", "warmup=2s", "topology.bottleneck_rate=100Mbps", "flows[1].start=20s"] if scale == "smoke" else ["duration=600s"] if scale == "full" else []),
+        ),
+        "parking-connections": Experiment(
+            SCENARIOS.parent.parent / "seed003-parking-lot.toml",
+            grid={LOAD: [0.2] if scale != "full" else all_loads},
+            zip=[
+                {"flows[0].cc": algos, "flows[1].cc": algos},
+                {"flows[0].count": [c // 2 for c in parking_conns], "flows[1].count": [c // 2 for c in parking_conns]},
+            ],
+            name="hs-parking-connections",
+            overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
+            + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
+        ),
+        "parking-compat": Experiment(
+            SCENARIOS / "parking-reno-compat.toml",
+            grid={LOAD: [0.2] if scale != "full" else all_loads},
+            zip=[{"flows[2].cc": algos, "flows[3].cc": algos}],
+            name="hs-parking-compat",
             overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
             + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
         ),
@@ -373,6 +404,53 @@ def _parking_fair(results: Results) -> Verdict:
     return Verdict(ok, "lowest Jain over the loads: " + ", ".join(f"{p} {fmt(j, 3)}" for p, j in sorted(fair.items(), key=lambda kv: kv[1])) + " (paper: FAST, HTCP, LIBRA above 0.9; HSTCP, STCP least fair)")
 
 
+def _convergence(results: Results) -> dict[str, float]:
+    m = results["convergence"].metrics
+    return {LABEL[c]: float(g["convergence_s"].mean()) for c, g in m.groupby("flows[0].cc")}
+
+
+def _bic_cubic_converge_slowest(results: Results) -> Verdict:
+    t = _convergence(results)
+    fast_ones = [t[p] for p in ("FAST", "HSTCP", "HTCP")]
+    slow_ones = [t[p] for p in ("BIC", "CUBIC")]
+    defined = all(np.isfinite(x) for x in slow_ones + fast_ones)
+    ok = defined and min(slow_ones) > max(fast_ones)
+    shown = ", ".join(f"{p} {fmt(v)} s" for p, v in sorted(t.items(), key=lambda kv: (np.isnan(kv[1]), kv[1])))
+    return Verdict(ok, f"time for a connection started at 150 s to hold 80% of its fair share: {shown} (NaN: not within the run; paper: BIC about 12 s, CUBIC 12-17 s)")
+
+
+def _bic_least_stable(results: Results) -> Verdict:
+    m = results["connections"].metrics
+    top = m[m[LOAD] == m[LOAD].max()]
+    cov = top.groupby(CC)["stability_cov"].mean()
+    worst = LABEL[cov.idxmax()]
+    return Verdict(
+        worst == "BIC", f"CoV of the aggregate goodput at {int(float(top[LOAD].iloc[0]) * 100)}% background: "
+        + ", ".join(f"{LABEL[c]} {fmt(v * 100)}%" for c, v in cov.sort_values().items()) + " (paper: BIC the least stable, 59% at 80%)",
+    )
+
+
+def _parking_libra_scales_worst(results: Results) -> Verdict:
+    m = _main_utilisation(results["parking-connections"])
+    by = m.groupby(["flows[0].count", CC])["util"].mean().unstack()
+    ok = bool((by.idxmin(axis=1) == ALGORITHMS["LIBRA"]).all())
+    return Verdict(ok, "parking lot, lowest main-flow utilisation per number of connections: " + ", ".join(f"N={2 * n}: {LABEL[c]}" for n, c in by.idxmin(axis=1).items()))
+
+
+def _parking_compat(results: Results) -> Verdict:
+    res = results["parking-compat"]
+    flows = res.runs[res.runs["role"] != "background"]
+    share = {}
+    for cc, part in flows.groupby("flows[2].cc"):
+        total = part.groupby("run_id")["goodput_bps"].sum()
+        reno = part[part["group"].str.startswith("reno")].groupby("run_id")["goodput_bps"].sum()
+        share[LABEL[cc]] = float((reno / total).mean())
+    most = max(share, key=lambda p: share[p])
+    least = min(share, key=lambda p: share[p])
+    ok = most == "LIBRA" and least in ("FAST", "HTCP")
+    return Verdict(ok, "share of the main goodput kept by 20 Reno flows against 20 of each, parking lot: " + ", ".join(f"{p} {fmt(v * 100)}%" for p, v in sorted(share.items(), key=lambda kv: kv[1])) + " (paper: Libra most compatible, then CUBIC and STCP; FAST and HTCP least)")
+
+
 CLAIMS = (
     Claim("libra-scales-worst", "TCP Libra scales worst with the number of connections.", "§4.1.1, Figura 4.3", _libra_scales_worst, "quick"),
     Claim("sixteen-fill", "With 20% background, 16 connections of any protocol but Libra fill the available link.", "§4.1.1, Figura 4.3", _sixteen_fill),
@@ -382,6 +460,10 @@ CLAIMS = (
     Claim("compat-order", "FAST and H-TCP hurt TCP Reno most; Libra and CUBIC are the most Reno-compatible.", "§4.1.2, Figura 4.7", _compat_order),
     Claim("fast-starves-reno", "With as many FAST as Reno connections, Reno gets under 5% of the link.", "§4.1.6", _fast_starves_reno),
     Claim("libra-cubic-below-reno", "Among all protocols, Libra and CUBIC get less than TCP Reno at every load.", "§4.1.3, Tabela 4.3", _libra_cubic_below_reno),
+    Claim("convergence-order", "BIC and CUBIC take longer to converge to a fair share than FAST, HSTCP and H-TCP.", "§4.1.4, Figura 4.10", _bic_cubic_converge_slowest),
+    Claim("bic-least-stable", "Under heavy background BIC is the least stable protocol.", "§4.1.5, Figura 4.11", _bic_least_stable),
+    Claim("parking-libra-scales-worst", "On the parking lot too, Libra scales worst with the number of connections.", "§4.2.1, Figura 4.13", _parking_libra_scales_worst, "quick"),
+    Claim("parking-compat", "On the parking lot Libra is the most Reno-compatible; FAST and H-TCP the least.", "§4.2.2, Figura 4.15", _parking_compat),
     Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins, "quick"),
     Claim("parking-fair", "On the parking lot, FAST, H-TCP and Libra keep Jain above 0.9; HSTCP and STCP are the least RTT-fair.", "§4.2.3, Figura 4.16", _parking_fair),
     Claim("inter-jain-falls", "Fairness between protocols falls as the background grows.", "§4.1.3, Figura 4.9", _inter_jain_falls),
@@ -439,7 +521,7 @@ PAPER = Paper(
     ),
     scales={
         "smoke": "every experiment at 100 Mbit/s, 10 s runs, a few grid points",
-        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot at three loads; Reno compatibility with 10 and 20 flows",
+        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot at three loads; Reno compatibility with 10 and 20 flows; convergence (210 s runs) and the parking lot's scalability (16, 64 connections) and Reno compatibility at 20% background",
         "full": "the paper's grid: 600 s, 2..256 connections, six capacities, four delays, three loads, 10..40 flows against Reno",
     },
     experiments=experiments,
@@ -450,6 +532,7 @@ PAPER = Paper(
         Figure("Figura 4.3", "Utilisation by the main flows against the number of connections.", _draw_against("connections", "flows[0].count", "Figura 4.3: scalability with the number of connections", "connections")),
         Figure("Figura 4.6", "Utilisation by 20 connections against the bottleneck's propagation delay.", _draw_against("delay", "topology.bottleneck_delay", "Figura 4.6: scalability with the delay", "one-way delay")),
     ),
-    note="Not transcribed yet: the parking lot's scalability and Reno compatibility (Figs 4.13-4.15, 4.17), convergence "
-    "(§4.1.4) and stability (§4.1.5); their metrics (convergence_s, stability_cov) exist for `ccarena sweep`.",
+    note="Not transcribed yet: the parking lot's scalability with capacity (Figura 4.14) and inter-protocol fairness "
+    "(Figura 4.17, Tabela 4.5); scalability with the number of connections on the parking lot is at 20% background "
+    "only below `full`.",
 )
