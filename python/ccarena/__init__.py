@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ccarena._core import __version__
-from ccarena.errors import Error, ExperimentError, OutputError, ScenarioError, SimulationError, TestbedError
+from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, ScenarioError, SimulationError, TestbedError
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult, algorithms, run, validate
@@ -49,6 +49,7 @@ __all__ = [
     "SimulationError",
     "ExperimentError",
     "TestbedError",
+    "ArgumentError",
 ]
 
 
