@@ -41,8 +41,9 @@ pub fn source_quench(now: SimTime, at: NodeId, orig: &Packet, code: QuenchCode) 
     let (seq, of_data) = match orig.header {
         Header::TcpData { seq, .. } | Header::Udp { seq, .. } => (seq, true),
         Header::TcpAck { ack, .. } => (ack, false),
-        // No quench about ICMP, nor about DCCP: RFC 4340 defines no reaction to Source Quench.
-        Header::IcmpSourceQuench { .. } | Header::Dccp(_) => return None,
+        // No quench about ICMP, nor about DCCP (RFC 4340 defines no reaction to Source Quench),
+        // nor about a connection request (no connection to slow down yet).
+        Header::IcmpSourceQuench { .. } | Header::Dccp(_) | Header::TcpSyn { .. } => return None,
     };
     Some(Packet {
         flow: orig.flow,
@@ -68,7 +69,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime::from_millis(3),
             ce: false,
-            header: Header::TcpData { seq: 41, len: 1460, retransmit: false, ect: false, cwr: false },
+            header: Header::TcpData { seq: 41, len: 1460, retransmit: false, ect: false, cwr: false, ts: None },
         }
     }
 

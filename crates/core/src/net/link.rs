@@ -328,7 +328,7 @@ mod tests {
         let red = Red::new(cfg, QueueLimit::Packets(100), Rate::mbps(10), Rng::stream(1, StreamKind::Queue, 0));
         let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::Red(Box::new(red)), None);
         let mut ect = pkt();
-        ect.header = Header::TcpData { seq: 0, len: 1210, retransmit: false, ect: true, cwr: false };
+        ect.header = Header::TcpData { seq: 0, len: 1210, retransmit: false, ect: true, cwr: false, ts: None };
         let t0 = SimTime::ZERO;
         let mut p = ect;
         assert!(!arrive(&mut l, t0, PktId(0), &mut p).marked, "avg 0: the first packet passes");

@@ -55,7 +55,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData { seq, len: 1460, retransmit, ect: false, cwr: false },
+            header: Header::TcpData { seq, len: 1460, retransmit, ect: false, cwr: false, ts: None },
         }
     }
 

@@ -25,6 +25,12 @@ pub struct PktId(pub u32);
 
 /// Bytes of IPv4 (20) + TCP (20) headers without options.
 pub const TCP_IP_HEADER: u32 = 40;
+/// Bytes of the TCP timestamp option on the wire: kind, length, TSval, TSecr and two NOPs for
+/// alignment (RFC 7323 §3, Appendix A's layout, as Linux sends it).
+pub const TCP_TS_OPTION: u32 = 12;
+/// Bytes of a SYN or SYN-ACK as Linux sends it: IPv4 (20) + TCP (20) + options MSS (4),
+/// SACK-permitted (2), timestamps (10), NOP (1), window scale (3).
+pub const TCP_SYN_SIZE: u32 = 60;
 /// Bytes of IPv4 (20) + UDP (8) headers.
 pub const UDP_IP_HEADER: u32 = 28;
 
@@ -82,6 +88,8 @@ pub enum Header {
         ect: bool,
         /// Congestion Window Reduced: the sender answered an ECN-Echo (RFC 3168 §6.1.2).
         cwr: bool,
+        /// TSval of the timestamp option (RFC 7323), milliseconds; `None` without timestamps.
+        ts: Option<u32>,
     },
     /// A pure TCP acknowledgement.
     TcpAck {
@@ -90,6 +98,20 @@ pub enum Header {
         sack: SackBlocks,
         /// ECN-Echo (RFC 3168).
         ece: bool,
+        /// TSecr of the timestamp option (RFC 7323 §4.3: TS.Recent); `None` without timestamps.
+        tsecr: Option<u32>,
+        /// The ACK reports a duplicate segment (the one bit of RFC 2883's D-SACK the sender uses).
+        dsack: bool,
+        /// Receive window: segments the receiver accepts from `ack` on (`u32::MAX`: no limit).
+        wnd: u32,
+    },
+    /// A connection request (`reply == false`, SYN) or its answer (SYN-ACK), RFC 9293 §3.5.
+    TcpSyn {
+        reply: bool,
+        /// TSval (RFC 7323), milliseconds; `None` without timestamps.
+        ts: Option<u32>,
+        /// TSecr: a SYN-ACK echoes the SYN's TSval.
+        tsecr: Option<u32>,
     },
     /// A UDP datagram.
     Udp { seq: u64, len: u32 },
@@ -113,7 +135,7 @@ impl Header {
     pub fn is_data(&self) -> bool {
         match self {
             Header::TcpData { .. } | Header::Udp { .. } => true,
-            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => false,
+            Header::TcpAck { .. } | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => false,
             Header::Dccp(h) => h.kind.is_data(),
         }
     }
@@ -122,6 +144,7 @@ impl Header {
     pub fn to_receiver(&self) -> bool {
         match self {
             Header::TcpData { .. } | Header::Udp { .. } => true,
+            Header::TcpSyn { reply, .. } => !reply,
             Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => false,
             Header::Dccp(h) => h.from_client,
         }
@@ -130,7 +153,7 @@ impl Header {
     pub fn payload(&self) -> u32 {
         match *self {
             Header::TcpData { len, .. } | Header::Udp { len, .. } => len,
-            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => 0,
+            Header::TcpAck { .. } | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => 0,
             Header::Dccp(h) => {
                 if h.kind.is_data() {
                     h.len

@@ -110,6 +110,33 @@ pub struct TcpConfig {
     /// Restart the window after an idle period longer than the RTO (see `idle.rs`). Default on,
     /// Linux `net.ipv4.tcp_slow_start_after_idle = 1` (RFC 5681 §4.1, RFC 2861).
     pub slow_start_after_idle: bool,
+    /// Open the connection with a three-way handshake (`handshake.rs`): SYN retransmitted on the
+    /// initial RTO, the handshake's RTT the first sample. Default off (the connection starts
+    /// established, as in ns-2).
+    pub handshake: bool,
+    /// RFC 7323 timestamps: every segment carries TSval, every ACK TS.Recent; an ACK of
+    /// retransmitted data gives an RTT sample from the echo (Linux `tcp_ack_update_rtt`) and so
+    /// clears the RTO backoff. Costs 12 bytes per packet. Default off.
+    pub timestamps: bool,
+    /// The receiver's quick-ACK mode (`receiver.rs`): the first segments of a connection, and
+    /// those after a duplicate arrives, are acknowledged one by one (Linux `tcp_incr_quickack`).
+    /// Default off.
+    pub quickack: bool,
+    /// RACK-TLP loss detection (RFC 8985, `rack.rs`), with SACK recovery only. Default off.
+    pub rack_tlp: bool,
+    /// Proportional Rate Reduction in fast recovery (RFC 6937, `prr.rs`), with SACK recovery
+    /// only. Default off (cwnd = ssthresh at once, RFC 6675).
+    pub prr: bool,
+    /// Receive buffer, payload bytes: out-of-order data above RCV.NXT is bounded by it and the
+    /// advertised window is what remains; `u64::MAX` means unlimited (the default).
+    pub rcv_buf: u64,
+}
+
+impl TcpConfig {
+    /// Bytes of IPv4 and TCP headers on a data segment or pure ACK.
+    pub fn header_bytes(&self) -> u32 {
+        crate::net::packet::TCP_IP_HEADER + if self.timestamps { crate::net::packet::TCP_TS_OPTION } else { 0 }
+    }
 }
 
 impl Default for TcpConfig {
@@ -130,6 +157,12 @@ impl Default for TcpConfig {
             source_quench: false,
             slow_start_after_idle: true,
             head_retransmit_rearms_rto: true,
+            handshake: false,
+            timestamps: false,
+            quickack: false,
+            rack_tlp: false,
+            prr: false,
+            rcv_buf: u64::MAX,
         }
     }
 }

@@ -193,7 +193,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime::ZERO,
             ce,
-            header: Header::TcpData { seq, len: 1460, retransmit: false, ect: true, cwr },
+            header: Header::TcpData { seq, len: 1460, retransmit: false, ect: true, cwr, ts: None },
         }
     }
 

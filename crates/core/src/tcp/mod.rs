@@ -52,16 +52,21 @@ mod ecn;
 pub mod idle;
 mod ranges;
 pub mod receiver;
+mod prr;
+mod rack;
+mod handshake;
 mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
+pub mod stack;
 mod sqm;
 
 #[cfg(test)]
 mod testutil;
 
 pub use config::{DelayedAck, Recovery, RtoRule, TcpConfig};
+pub use stack::Stack;
 pub use receiver::TcpReceiver;
 pub use recovery::Phase;
 pub use sender::TcpSender;

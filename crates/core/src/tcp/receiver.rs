@@ -5,24 +5,40 @@
 //! SACK     = block holding the segment that triggered this ACK, then the most recently reported
 //!            blocks still valid, then any others; at most MAX_SACK_BLOCKS  (RFC 2018 §4)
 //! ACK now  : out-of-order or duplicate segment, segment filling (part of) a hole  (RFC 5681 §4.2)
+//!            quick-ACK mode: the next `quick` segments (16 at the start, again after a
+//!            duplicate arrives: Linux tcp_incr_quickack, TCP_MAX_QUICKACKS)
 //! delayed  : otherwise, after `every` in-order segments or `max_delay`, whichever comes first
+//! TSecr    = TS.Recent: the TSval of the latest segment at or below the last ACK sent,
+//!            so a delayed ACK echoes the earlier of its two segments     (RFC 7323 §4.3)
+//! window   = rcv_buf / 2 − out-of-order bytes held: Linux reserves half the buffer for
+//!            overhead (tcp_adv_win_scale = 1); data beyond the window is dropped
 //! ```
 //!
 //! Out-of-order segments are kept as a sorted set of ranges (one per island between holes), each
 //! with the payload bytes it holds, so a hole filled delivers the island behind it in O(1).
 //!
-//! Deviations: no receive-buffer limit (the sender's `rwnd` models it); no quick-ACK mode at
-//! connection start (Linux acknowledges the first segments at once, and again on CE).
+//! A SYN is answered with a SYN-ACK echoing its timestamp, each time it arrives (a lost SYN-ACK
+//! is repaired by the sender's SYN retransmission; the receiver keeps no SYN-ACK timer).
+//! Deviations: D-SACK (RFC 2883) is one bit, "this ACK reports a duplicate", not a block;
+//! Linux's adaptive delayed-ACK timeout (`ato`) is the fixed `max_delay`.
 //!
 //! ECN (RFC 3168 §6.1.3, when the connection is ECN-capable): after a CE-marked segment every
 //! ACK carries ECE until a segment with CWR arrives; CE on that segment starts a new echo.
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::SeqRanges;
-use crate::net::packet::{Header, Packet, SackBlock, SackBlocks, MAX_SACK_BLOCKS, TCP_IP_HEADER};
+use crate::net::packet::{Header, Packet, SackBlock, SackBlocks, MAX_SACK_BLOCKS, TCP_SYN_SIZE};
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
 use std::collections::VecDeque;
+
+/// Segments acknowledged one by one when quick-ACK mode starts (Linux `TCP_MAX_QUICKACKS`).
+const MAX_QUICKACKS: u32 = 16;
+
+/// The timestamp clock: milliseconds (Linux `TCP_TS_HZ` = 1000), wrapping as a 32-bit TSval.
+pub(super) fn ts_clock(now: SimTime) -> u32 {
+    (now.as_nanos() / 1_000_000) as u32
+}
 
 pub struct TcpReceiver {
     addr: Addr,
@@ -30,6 +46,9 @@ pub struct TcpReceiver {
     rcv_nxt: u64,
     /// Segments received above `rcv_nxt`, with their payload bytes.
     out_of_order: SeqRanges,
+    /// Payload bytes and segments held out of order.
+    ooo_bytes: u64,
+    ooo_segments: u64,
     /// Payload bytes delivered in order (duplicates excluded).
     delivered_bytes: u64,
     delayed_ack: Option<DelayedAck>,
@@ -37,29 +56,58 @@ pub struct TcpReceiver {
     unacked: u32,
     /// When the delayed ACK must go out, if one is pending.
     delack_at: Option<SimTime>,
+    /// Quick-ACK mode is configured.
+    quickack: bool,
+    /// ACKs still to send at once in quick-ACK mode.
+    quick: u32,
     /// The connection is ECN-capable (RFC 3168).
     ecn: bool,
     /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
     ece: bool,
+    /// Timestamps are on: TS.Recent (RFC 7323 §4.3).
+    ts_recent: Option<u32>,
+    /// RCV.NXT as the last ACK carried it (RFC 7323 `Last.ACK.sent`).
+    last_ack_sent: u64,
+    /// The segment that caused the pending ACK was a duplicate (one-bit D-SACK).
+    duplicate: bool,
+    /// Half the receive buffer, bytes: the most out-of-order data held (see the module table).
+    window_bytes: u64,
+    /// Payload bytes of a full segment, to express the window in segments.
+    mss: u64,
     /// SACK blocks of the last ACK, most recent first (RFC 2018 §4 repeats them).
     reported: SackBlocks,
+    /// Bytes of IPv4 + TCP headers with the options every packet carries.
+    header_bytes: u32,
     /// ACKs built and not yet taken by `poll_transmit`.
     outbox: VecDeque<Packet>,
 }
 
 impl TcpReceiver {
     pub fn new(addr: Addr, cfg: &TcpConfig) -> Self {
+        let window_bytes = cfg.rcv_buf / 2;
+        let mss = cfg.mss.max(1) as u64;
         TcpReceiver {
             addr,
             rcv_nxt: 0,
             out_of_order: SeqRanges::new(),
+            ooo_bytes: 0,
+            ooo_segments: 0,
             delivered_bytes: 0,
             delayed_ack: cfg.delayed_ack.clone(),
             unacked: 0,
             delack_at: None,
+            quickack: cfg.quickack,
+            // Linux bounds the count by half the initial window in segments.
+            quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
             ecn: cfg.ecn,
             ece: false,
+            ts_recent: cfg.timestamps.then_some(0),
+            last_ack_sent: 0,
+            duplicate: false,
+            window_bytes,
+            mss,
             reported: SackBlocks::default(),
+            header_bytes: cfg.header_bytes(),
             outbox: VecDeque::with_capacity(4),
         }
     }
@@ -69,18 +117,47 @@ impl TcpReceiver {
         self.rcv_nxt
     }
 
-    fn on_segment(&mut self, now: SimTime, seq: u64, len: u32) {
-        if seq < self.rcv_nxt {
-            // A duplicate: tell the sender at once where we are (RFC 5681 §4.2).
-            self.ack_now(now, None);
+    /// Segments the sender may have outstanding from RCV.NXT on (`u32::MAX`: unlimited).
+    fn window_segments(&self) -> u32 {
+        if self.window_bytes >= u64::MAX / 2 {
+            return u32::MAX;
+        }
+        // Segments held out of order lie inside the window they were sent in.
+        (self.window_bytes.saturating_sub(self.ooo_bytes) / self.mss + self.ooo_segments).min(u32::MAX as u64 - 1) as u32
+    }
+
+    fn enter_quickack(&mut self, acks: u32) {
+        if self.quickack {
+            self.quick = self.quick.max(acks);
+        }
+    }
+
+    fn on_segment(&mut self, now: SimTime, seq: u64, len: u32, ts: Option<u32>) {
+        if let (Some(recent), Some(ts)) = (self.ts_recent, ts) {
+            // RFC 7323 §4.3 (2): only a segment at or below the last ACK's left edge updates it.
+            if seq <= self.last_ack_sent && ts >= recent {
+                self.ts_recent = Some(ts);
+            }
+        }
+        if seq < self.rcv_nxt || self.out_of_order.find(seq).is_some() {
+            // A duplicate: tell the sender at once where we are (RFC 5681 §4.2); Linux also
+            // returns to quick-ACK mode (tcp_data_queue: "A retransmit ... force an immediate ack").
+            self.enter_quickack(MAX_QUICKACKS);
+            self.duplicate = true;
+            let trigger = (seq > self.rcv_nxt).then_some(seq);
+            self.ack_now(now, trigger);
             return;
         }
         if seq > self.rcv_nxt {
-            let mut new = false;
-            let i = self.out_of_order.insert(seq, seq + 1, |_, _| new = true);
-            if new {
-                self.out_of_order.add_bytes(i, len as u64);
+            if self.window_bytes < u64::MAX / 2 && self.ooo_bytes + len as u64 > self.window_bytes {
+                // Beyond the receive buffer: dropped, and the ACK says where the window is.
+                self.ack_now(now, None);
+                return;
             }
+            let i = self.out_of_order.insert(seq, seq + 1, |_, _| {});
+            self.out_of_order.add_bytes(i, len as u64);
+            self.ooo_bytes += len as u64;
+            self.ooo_segments += 1;
             self.ack_now(now, Some(seq));
             return;
         }
@@ -90,9 +167,11 @@ impl TcpReceiver {
         if let Some(island) = self.out_of_order.pop_first_starting_at(self.rcv_nxt) {
             self.rcv_nxt = island.end;
             self.delivered_bytes += island.bytes;
+            self.ooo_bytes -= island.bytes;
+            self.ooo_segments -= island.end - island.start;
         }
         match &self.delayed_ack {
-            Some(d) if !fills_hole => {
+            Some(d) if !fills_hole && self.quick == 0 => {
                 self.unacked += 1;
                 if self.unacked >= d.every {
                     self.ack_now(now, None);
@@ -100,7 +179,11 @@ impl TcpReceiver {
                     self.delack_at = Some(now + d.max_delay);
                 }
             }
-            _ => self.ack_now(now, None),
+            _ => {
+                // Linux tcp_dec_quickack_mode: one fewer quick ACK per ACK of new data.
+                self.quick = self.quick.saturating_sub(1);
+                self.ack_now(now, None)
+            }
         }
     }
 
@@ -110,18 +193,21 @@ impl TcpReceiver {
         self.reported = sack;
         self.unacked = 0;
         self.delack_at = None;
-        let ece = self.ece;
-        self.outbox.push_back(Packet {
-            flow: self.addr.flow,
-            src: self.addr.local,
-            dst: self.addr.remote,
-            size: TCP_IP_HEADER + sack.option_bytes(),
-            sent_at: now,
-            ce: false,
-            header: Header::TcpAck { ack: self.rcv_nxt, sack, ece },
-        });
+        self.last_ack_sent = self.rcv_nxt;
+        let header = Header::TcpAck {
+            ack: self.rcv_nxt,
+            sack,
+            ece: self.ece,
+            tsecr: self.ts_recent,
+            dsack: std::mem::take(&mut self.duplicate),
+            wnd: self.window_segments(),
+        };
+        self.outbox.push_back(self.reply(now, self.header_bytes + sack.option_bytes(), header));
     }
 
+    fn reply(&self, now: SimTime, size: u32, header: Header) -> Packet {
+        Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size, sent_at: now, ce: false, header }
+    }
     /// SACK blocks per RFC 2018 §4: the block holding the triggering segment first, then the
     /// blocks of the previous ACK that still exist (each as it is now, possibly grown), then
     /// other islands from the highest down ("as many distinct SACK blocks as possible").
@@ -157,12 +243,23 @@ impl TcpReceiver {
 
 impl Transport for TcpReceiver {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
-        if let Header::TcpData { seq, len, cwr, .. } = pkt.header {
-            if self.ecn {
-                // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR segment re-arms.
-                self.ece = (self.ece && !cwr) || pkt.ce;
+        match pkt.header {
+            Header::TcpData { seq, len, cwr, ts, .. } => {
+                if self.ecn {
+                    // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR segment
+                    // re-arms, and CE asks for two quick ACKs (the sender may have a tiny cwnd).
+                    self.ece = (self.ece && !cwr) || pkt.ce;
+                    if pkt.ce {
+                        self.enter_quickack(2);
+                    }
+                }
+                self.on_segment(now, seq, len, ts);
             }
-            self.on_segment(now, seq, len);
+            Header::TcpSyn { reply: false, ts, .. } => {
+                let answer = Header::TcpSyn { reply: true, ts: ts.map(|_| ts_clock(now)), tsecr: ts };
+                self.outbox.push_back(self.reply(now, TCP_SYN_SIZE, answer));
+            }
+            _ => {}
         }
     }
 
@@ -188,6 +285,7 @@ impl Transport for TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::time::SimDuration;
 
@@ -203,7 +301,7 @@ mod tests {
             size: len + TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData { seq, len, retransmit: false, ect: false, cwr: false },
+            header: Header::TcpData { seq, len, retransmit: false, ect: false, cwr: false, ts: None },
         }
     }
 
@@ -219,7 +317,7 @@ mod tests {
     fn drain(r: &mut TcpReceiver, now: SimTime) -> Vec<Ack> {
         let mut out = Vec::new();
         while let Some(p) = r.poll_transmit(now) {
-            let Header::TcpAck { ack, sack, ece } = p.header else { panic!("not an ACK") };
+            let Header::TcpAck { ack, sack, ece, .. } = p.header else { panic!("not an ACK") };
             assert_eq!(p.size, TCP_IP_HEADER + sack.option_bytes());
             assert_eq!((p.src, p.dst, p.sent_at), (NodeId(2), NodeId(1), now));
             out.push((ack, sack.as_slice().iter().map(|b| (b.start, b.end)).collect(), ece));

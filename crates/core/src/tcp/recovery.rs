@@ -150,11 +150,16 @@ impl TcpSender {
                 self.st.cwnd += 1.0;
             }
         }
+        self.maybe_enter_recovery(now);
+        restart_rto
+    }
+
+    /// Enters fast recovery if a loss is detected and this state allows it.
+    pub(super) fn maybe_enter_recovery(&mut self, now: SimTime) {
         let unreported = !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
         if self.state.detects_loss() && self.loss_detected() && self.may_enter_recovery() && unreported {
             self.enter_recovery(now);
         }
-        restart_rto
     }
 
     /// A duplicate ACK (SND.UNA unchanged): RFC 5681 §2 needs outstanding data; RFC 6675 §2 also
@@ -164,6 +169,10 @@ impl TcpSender {
     }
 
     fn loss_detected(&self) -> bool {
+        if self.rack.is_some() {
+            // RACK marks losses by time; any mark is proof (Linux tcp_time_to_recover, trick 1).
+            return self.sb.lost_out() > 0;
+        }
         self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.is_lost(self.sb.una()))
     }
 
@@ -179,6 +188,7 @@ impl TcpSender {
     /// Fast retransmit: Open → Recovery (tahoe: → Loss). From Cwr or SourceQuench the window
     /// was already cut in this round trip and ssthresh stays (RFC 3168 §6.1.2).
     fn enter_recovery(&mut self, now: SimTime) {
+        let prior_cwnd = self.st.cwnd;
         if self.state == CaState::Open {
             let flight_size = self.sb.packets_out();
             let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
@@ -198,13 +208,29 @@ impl TcpSender {
                 self.state = CaState::Recovery { high_water, partial_acked: false };
             }
             Recovery::Sack => {
-                self.st.cwnd = self.st.ssthresh;
-                self.sb.mark_lost(una);
+                if self.cfg.prr {
+                    // The window comes down with the ACKs (`prr.rs`), starting with this one.
+                    self.prr = Some(super::prr::Prr::start(prior_cwnd));
+                } else {
+                    self.st.cwnd = self.st.ssthresh;
+                }
+                if self.rack.is_none() {
+                    self.sb.mark_lost(una);
+                }
                 self.force_retransmit = true;
                 self.state = CaState::Recovery { high_water, partial_acked: false };
             }
         }
+        self.end_tail_probe();
         self.st.in_flight = self.sb.pipe();
+    }
+
+    /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
+    fn end_tail_probe(&mut self) {
+        if let Some(rack) = &mut self.rack {
+            rack.probe = None;
+        }
+        self.timers.probe = None;
     }
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
@@ -245,6 +271,7 @@ impl TcpSender {
 
     /// Recovery → Open with the given window.
     fn exit_recovery(&mut self, now: SimTime, cwnd: f64) {
+        self.prr = None;
         self.st.cwnd = cwnd;
         self.state = CaState::Open;
         self.cc.inner_mut().on_recovery_exit(&mut self.st, now);
@@ -284,6 +311,12 @@ impl TcpSender {
         }
         self.timeouts += 1;
         self.rtt.back_off();
+        self.prr = None;
+        self.end_tail_probe();
+        if let Some(rack) = &mut self.rack {
+            rack.on_timeout();
+        }
+        self.timers.reorder = None;
         let high_water = self.sb.high_tx();
         self.recover = Some(high_water);
         self.enter_loss(high_water);

@@ -46,6 +46,21 @@ struct Seg {
     flags: u8,
 }
 
+/// The most recently sent transmission among those an ACK newly delivered (RACK's input,
+/// RFC 8985 §6.2 step 1): later send time wins, then the higher sequence number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct LatestSent {
+    pub sent_at: SimTime,
+    pub seq: u64,
+    /// The segment was sent more than once: its delivery may be the original's (RFC 8985 §6.2
+    /// step 2 then asks for an RTT at least `min_rtt`).
+    pub retransmitted: bool,
+}
+
+fn latest(a: Option<LatestSent>, b: LatestSent) -> Option<LatestSent> {
+    Some(a.map_or(b, |a| a.max(b)))
+}
+
 /// What one cumulative acknowledgement removed from the scoreboard.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CumAcked {
@@ -56,6 +71,8 @@ pub struct CumAcked {
     /// Send time of the latest newly delivered segment, if none of the newly delivered segments
     /// was ever retransmitted (Karn's algorithm; Linux `FLAG_RETRANS_DATA_ACKED`).
     pub rtt_sent_at: Option<SimTime>,
+    /// The most recently sent of the newly delivered segments.
+    pub latest: Option<LatestSent>,
 }
 
 /// What SACK blocks added to the scoreboard, accumulated over an ACK's blocks.
@@ -65,6 +82,8 @@ pub struct Sacked {
     pub segments: u64,
     /// Send time of the latest newly SACKed segment that was sent only once (Karn).
     pub rtt_sent_at: Option<SimTime>,
+    /// The most recently sent of the newly SACKed segments.
+    pub latest: Option<LatestSent>,
 }
 
 /// Per-segment state of the outstanding window, with Linux-style incremental counters.
@@ -172,8 +191,10 @@ impl Scoreboard {
                 }
             } else {
                 out.delivered += 1;
-                retransmitted |= s.flags & EVER_RETRANS != 0;
+                let ever = s.flags & EVER_RETRANS != 0;
+                retransmitted |= ever;
                 out.rtt_sent_at = Some(s.sent_at);
+                out.latest = latest(out.latest, LatestSent { sent_at: s.sent_at, seq: self.una, retransmitted: ever });
             }
             if s.flags & LOST != 0 {
                 self.lost_out -= 1;
@@ -226,6 +247,7 @@ impl Scoreboard {
         if flags & EVER_RETRANS == 0 {
             acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(sent_at, |t| t.max(sent_at)));
         }
+        acc.latest = latest(acc.latest, LatestSent { sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
         if !below_mark {
             self.sacked_from_mark += 1;
         }
@@ -285,15 +307,31 @@ impl Scoreboard {
         if s.flags & SACKED != 0 || s.sent_at != copy_sent_at {
             return false;
         }
-        if s.flags & RETRANS != 0 {
+        self.mark_copy_lost(seq);
+        self.seg_mut(seq).flags |= QUENCHED;
+        true
+    }
+
+    /// The latest copy of outstanding, unSACKed segment `seq` is lost: if it was a
+    /// retransmission, that copy is no longer in flight and NextSeg rule 1 sends another.
+    pub fn mark_copy_lost(&mut self, seq: u64) {
+        if self.seg(seq).flags & RETRANS != 0 {
             self.seg_mut(seq).flags &= !RETRANS;
             self.retrans_out -= 1;
             self.retx_hint = self.retx_hint.min(seq);
         } else {
             self.flag_lost(seq);
         }
-        self.seg_mut(seq).flags |= QUENCHED;
-        true
+    }
+
+    /// True if the copy of `seq` sent at `sent_at` is outstanding and may still arrive: not
+    /// acknowledged, not SACKed, not superseded by a later copy, not already deemed lost.
+    pub fn copy_in_flight(&self, seq: u64, sent_at: SimTime) -> bool {
+        if !(self.una..self.high_tx()).contains(&seq) {
+            return false;
+        }
+        let s = self.seg(seq);
+        s.sent_at == sent_at && s.flags & SACKED == 0 && s.flags & (LOST | RETRANS) != LOST
     }
 
     /// A retransmission timeout (or Tahoe's fast retransmit): every unSACKed outstanding

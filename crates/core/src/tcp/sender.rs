@@ -19,13 +19,17 @@
 
 use super::config::{Recovery, TcpConfig};
 use super::ecn::EcnState;
+use super::handshake::Handshake;
+use super::prr::Prr;
+use super::rack::Rack;
+use super::receiver::ts_clock;
 use super::recovery::{CaState, Phase};
 use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState};
-use crate::net::packet::{Header, Packet, SackBlocks, TCP_IP_HEADER};
+use crate::net::packet::{Header, Packet, SackBlocks};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 
@@ -38,6 +42,12 @@ pub(super) struct Timers {
     pub(super) app: Option<SimTime>,
     /// The pacing gap since the last transmission ends (algorithms with a pacing rate).
     pub(super) pace: Option<SimTime>,
+    /// SYN retransmission (handshake).
+    pub(super) syn: Option<SimTime>,
+    /// RACK's reorder timer: a copy becomes overdue (RFC 8985 §6.3).
+    pub(super) reorder: Option<SimTime>,
+    /// Tail loss probe (RFC 8985 §7).
+    pub(super) probe: Option<SimTime>,
 }
 
 /// Whether the window, rather than the application or rwnd, limited sending in the last round
@@ -60,6 +70,16 @@ enum NextSeg {
     Wait {
         cwnd_limited: bool,
     },
+}
+
+/// What an acceptable ACK carries.
+struct AckFields {
+    ack: u64,
+    sack: SackBlocks,
+    ece: bool,
+    tsecr: Option<u32>,
+    dsack: bool,
+    wnd: u32,
 }
 
 pub struct TcpSender {
@@ -96,6 +116,16 @@ pub struct TcpSender {
     pub(super) sqm: SqmState,
     /// When data last left (for the restart after idle).
     last_data_sent: Option<SimTime>,
+    /// The three-way handshake, when configured (`handshake.rs`).
+    pub(super) handshake: Option<Handshake>,
+    /// RACK-TLP state (`rack.rs`), when configured.
+    pub(super) rack: Option<Rack>,
+    /// Proportional Rate Reduction in progress (`prr.rs`).
+    pub(super) prr: Option<Prr>,
+    /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
+    pub(super) probe_due: bool,
+    /// The receiver's advertised window, segments from SND.UNA.
+    snd_wnd: u64,
 }
 
 impl TcpSender {
@@ -104,7 +134,6 @@ impl TcpSender {
         let rtt = RttEstimator::new(&cfg);
         TcpSender {
             addr,
-            cfg,
             cc,
             st,
             app,
@@ -126,6 +155,12 @@ impl TcpSender {
             ecn: EcnState::default(),
             sqm: SqmState::default(),
             last_data_sent: None,
+            handshake: cfg.handshake.then(Handshake::default),
+            rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Rack::default),
+            prr: None,
+            probe_due: false,
+            snd_wnd: u64::MAX,
+            cfg,
         }
     }
 
@@ -156,13 +191,26 @@ impl TcpSender {
         &self.cc
     }
 
+    pub(super) fn addr(&self) -> Addr {
+        self.addr
+    }
+
+    /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
+    pub(super) fn on_rtt_sample(&mut self, now: SimTime, r: SimDuration) {
+        self.rtt.on_sample(r);
+        self.st.srtt = self.rtt.srtt();
+        self.st.min_rtt = self.rtt.min_rtt();
+        self.cc.inner_mut().on_rtt_sample(&mut self.st, now, r);
+    }
+
     /// Segments the window allows in the network.
     fn window(&self) -> u64 {
         self.cwnd_segments().min(self.rwnd())
     }
-    /// The receiver window, at least one segment (we do not model zero-window probing).
+    /// The receiver window: the configured limit or the advertised window, whichever is
+    /// smaller, at least one segment (we do not model zero-window probing).
     fn rwnd(&self) -> u64 {
-        self.cfg.rwnd.max(1)
+        self.cfg.rwnd.min(self.snd_wnd).max(1)
     }
     fn cwnd_segments(&self) -> u64 {
         (self.st.cwnd.floor() as u64).max(1)
@@ -193,7 +241,7 @@ impl TcpSender {
     }
 
     /// True if the application has a new segment ready and the receiver window has room.
-    fn new_data_ready(&self, now: SimTime) -> bool {
+    pub(super) fn new_data_ready(&self, now: SimTime) -> bool {
         let next = self.sb.high_tx();
         next < self.app.available(now)
             && self.app.total().is_none_or(|t| next < t)
@@ -225,7 +273,7 @@ impl TcpSender {
         NextSeg::Wait { cwnd_limited: false }
     }
 
-    fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+    pub(super) fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
         if let Some(last) = self.last_data_sent.filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0) {
             super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
@@ -234,6 +282,12 @@ impl TcpSender {
             self.sb.on_retransmitted(seq, now);
         } else {
             self.sb.on_sent_new(now);
+        }
+        if let Some(rack) = &mut self.rack {
+            rack.on_sent(seq, now);
+        }
+        if let (Some(prr), CaState::Recovery { .. }) = (&mut self.prr, self.state) {
+            prr.on_sent();
         }
         self.burst_sent = true;
         // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
@@ -250,16 +304,20 @@ impl TcpSender {
         self.st.in_flight = self.sb.pipe();
         self.st.snd_nxt = self.sb.high_tx();
         self.cc.inner_mut().on_sent(&mut self.st, now);
+        if !retransmit && self.rack.is_some() {
+            self.arm_probe_or_rto(now); // Linux tcp_write_xmit → tcp_schedule_loss_probe
+        }
         let len = self.app.len(seq);
+        let size = len + self.cfg.header_bytes();
         if let Some(rate) = self.cc.inner().pacing_rate(&self.st) {
             // Space segments by their serialisation time at the pacing rate.
-            self.next_send = now + rate.tx_time(len + TCP_IP_HEADER);
+            self.next_send = now + rate.tx_time(size);
         }
         Packet {
             flow: self.addr.flow,
             src: self.addr.local,
             dst: self.addr.remote,
-            size: len + TCP_IP_HEADER,
+            size,
             sent_at: now,
             ce: false,
             // RFC 3168 §6.1.5: retransmissions are not ECT; CWR goes on the first new segment.
@@ -269,6 +327,7 @@ impl TcpSender {
                 retransmit,
                 ect: self.cfg.ecn && !retransmit,
                 cwr: !retransmit && self.ecn.take_cwr(),
+                ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
     }
@@ -290,37 +349,47 @@ impl TcpSender {
         self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
-    fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks, ece: bool) {
+    fn on_ack(&mut self, now: SimTime, a: &AckFields) {
+        let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
         let could_grow = self.state.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
+        self.snd_wnd = u64::from(a.wnd);
         let mut sacked = Sacked::default();
         if self.cfg.recovery == Recovery::Sack {
-            for b in sack.as_slice() {
+            for b in a.sack.as_slice() {
                 self.sb.sack(b.start, b.end, &mut sacked);
             }
-            self.sb.mark_lost_by_sack(self.cfg.dupthresh);
+            if self.rack.is_none() {
+                self.sb.mark_lost_by_sack(self.cfg.dupthresh);
+            }
         }
         self.st.snd_una = self.sb.una();
-        self.st.delivered += cum.delivered + sacked.segments;
-        // The latest clean send time gives the RTT of the segment that triggered this ACK.
-        let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent);
+        let acked = cum.delivered + sacked.segments;
+        self.st.delivered += acked;
+        // The latest clean send time gives the RTT of the segment that triggered this ACK;
+        // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
+        let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1))));
+        let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent).or_else(echo_rtt);
         if let Some(r) = rtt {
-            self.rtt.on_sample(r);
-            self.st.srtt = self.rtt.srtt();
-            self.st.min_rtt = self.rtt.min_rtt();
-            self.cc.inner_mut().on_rtt_sample(&mut self.st, now, r);
+            self.on_rtt_sample(now, r);
         }
+        let newly_lost = self.rack_detect_loss(now, cum.latest.max(sacked.latest));
         let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
         if ece {
             self.on_ecn_echo(now, ack);
+        }
+        self.on_tail_probe_ack(now, prev_una, a.dsack);
+        if let (Some(prr), CaState::Recovery { .. }) = (&mut self.prr, self.state) {
+            if let Some(cwnd) = prr.cwnd_after_ack(acked, self.sb.pipe(), self.st.ssthresh, ack > prev_una, newly_lost > 0) {
+                self.st.cwnd = cwnd;
+            }
         }
         if self.sb.packets_out() == 0 {
             self.timers.rto = None; // RFC 6298 §5.2
         } else if ack > prev_una && restart_rto {
             self.timers.rto = Some(now + self.rtt.rto()); // RFC 6298 §5.3
         }
-        let acked = cum.delivered + sacked.segments;
         // RFC 3168 §6.1.2: no growth in response to an ECN-Echo.
         let echo = ece && self.cfg.ecn;
         if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
@@ -343,13 +412,15 @@ impl Transport for TcpSender {
             return;
         }
         match pkt.header {
-            Header::TcpAck { ack, sack, ece } => {
+            Header::TcpAck { ack, sack, ece, tsecr, dsack, wnd } => {
                 // An ACK below SND.UNA is stale; one above SND.MAX acknowledges nothing we sent.
                 if ack < self.sb.una() || ack > self.sb.high_tx() {
                     return;
                 }
-                self.on_ack(now, ack, &sack, ece);
+                self.on_ack(now, &AckFields { ack, sack, ece, tsecr, dsack, wnd });
+                self.arm_probe_or_rto(now);
             }
+            Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
             Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at } => {
                 self.on_source_quench(now, code, seq, quoted_sent_at);
             }
@@ -367,6 +438,18 @@ impl Transport for TcpSender {
         if self.timers.pace.is_some_and(|t| t <= now) {
             self.timers.pace = None; // `poll_transmit` may send again.
         }
+        if self.timers.syn.is_some_and(|t| t <= now) {
+            self.timers.syn = None;
+            self.on_syn_timeout();
+        }
+        if self.timers.reorder.is_some_and(|t| t <= now) {
+            self.timers.reorder = None;
+            self.on_reorder_timeout(now);
+        }
+        if self.timers.probe.is_some_and(|t| t <= now) {
+            self.timers.probe = None;
+            self.probe_due = true;
+        }
         if self.timers.rto.is_some_and(|t| t <= now) {
             self.timers.rto = None;
             self.on_retransmission_timeout(now);
@@ -376,6 +459,14 @@ impl Transport for TcpSender {
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         if !self.begin(now) {
             return None;
+        }
+        if let Some(syn) = self.poll_handshake(now) {
+            return syn;
+        }
+        if self.probe_due {
+            if let Some(p) = self.send_tail_probe(now) {
+                return Some(p);
+            }
         }
         if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
             // Paced: the sender, not the application, holds data back until `next_send`.
@@ -400,7 +491,8 @@ impl Transport for TcpSender {
         if !self.started {
             return Some(self.start);
         }
-        [self.timers.rto, self.timers.app, self.timers.pace].into_iter().flatten().min()
+        let t = &self.timers;
+        [t.rto, t.app, t.pace, t.syn, t.reorder, t.probe].into_iter().flatten().min()
     }
 
     fn probe(&self) -> Probe {
@@ -422,6 +514,7 @@ impl Transport for TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::net::packet::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
@@ -439,7 +532,7 @@ mod tests {
             size: TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpAck { ack: n, sack: SackBlocks::default(), ece: false },
+            header: Header::TcpAck { ack: n, sack: SackBlocks::default(), ece: false, tsecr: None, dsack: false, wnd: u32::MAX },
         }
     }
 

@@ -125,7 +125,7 @@ mod tests {
             size: 1500,
             sent_at,
             ce: false,
-            header: Header::TcpData { seq, len: 1460, retransmit: false, ect: false, cwr: false },
+            header: Header::TcpData { seq, len: 1460, retransmit: false, ect: false, cwr: false, ts: None },
         };
         icmp::source_quench(now, NodeId(7), &orig, code).unwrap()
     }

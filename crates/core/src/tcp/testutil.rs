@@ -68,7 +68,7 @@ pub fn ack_packet(ack: u64, blocks: &[(u64, u64)], ece: bool) -> Packet {
         size: TCP_IP_HEADER + sack.option_bytes(),
         sent_at: SimTime::ZERO,
         ce: false,
-        header: Header::TcpAck { ack, sack, ece },
+        header: Header::TcpAck { ack, sack, ece, tsecr: None, dsack: false, wnd: u32::MAX },
     }
 }
 

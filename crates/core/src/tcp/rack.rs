@@ -1,0 +1,308 @@
+//! RACK-TLP loss detection (RFC 8985), time-based: a segment is lost when a segment sent after
+//! it has been delivered and more than an RTT plus a reordering window has passed since it was
+//! sent; a tail loss, which leaves no later segment to be delivered, is probed for (TLP).
+//!
+//! ```text
+//! per ACK:   RACK.xmit_ts, RACK.end_seq = latest-sent newly delivered segment      (§6.2 step 2)
+//!            RACK.rtt = now − its send time  (a retransmission counts only if ≥ min_rtt)
+//! reo_wnd    = 0 in recovery, or once DupThresh segments are SACKed;             (§6.2 step 4)
+//!              else min(min_rtt / 4, SRTT)
+//! lost(S)   ⇔ S sent before RACK.xmit_ts  and  S.sent + RACK.rtt + reo_wnd ≤ now   (§6.2 step 5)
+//!            otherwise a reorder timer fires at the earliest such deadline
+//! PTO        = 2·SRTT (+ 200 ms when one segment is outstanding; + 2 ms otherwise),
+//!              at most the RTO still to run; 1 s before any RTT sample           (§7.2, Linux)
+//! on PTO:    send one new segment whatever cwnd says, else resend the last one (§7.3)
+//! ```
+//!
+//! Transmissions are kept in send order (Linux's `tsorted_sent_queue`): a retransmission is
+//! appended again, and entries whose copy was acknowledged, SACKed, superseded or already
+//! marked are dropped as the walk meets them, so detection is amortised O(1) per ACK.
+//!
+//! Deviations: reordering is never detected (RACK.reordering_seen stays false: a constant-delay
+//! path does not reorder), so reo_wnd does not adapt (§6.2 step 4's multiplier stays 1);
+//! D-SACK is a single bit per ACK (see `receiver.rs`).
+
+use super::recovery::CaState;
+use super::scoreboard::{LatestSent, Scoreboard};
+use super::sender::TcpSender;
+use crate::cc::{CongestionEvent, CongestionKind};
+use crate::net::packet::Packet;
+use crate::time::{SimDuration, SimTime};
+use std::collections::VecDeque;
+
+/// A probe timeout one RTT-ish ahead needs this much slack when a single segment is
+/// outstanding: the receiver may hold its ACK for the delayed-ACK timer (RFC 8985 §7.2
+/// `WCDelAckT`; Linux adds `TCP_RTO_MIN`, 200 ms).
+const WORST_CASE_DELAYED_ACK: SimDuration = SimDuration::from_millis(200);
+/// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000) added to the PTO otherwise.
+const PTO_SLACK: SimDuration = SimDuration::from_millis(2);
+/// PTO before any RTT sample (RFC 8985 §7.2: 1 s, Linux `TCP_TIMEOUT_INIT`).
+const PTO_WITHOUT_SRTT: SimDuration = SimDuration::from_secs(1);
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Rack {
+    /// The latest-sent delivered segment (RACK.xmit_ts, RACK.end_seq); `None` before any.
+    latest: Option<LatestSent>,
+    /// RACK.rtt: the RTT of that segment.
+    rtt: SimDuration,
+    /// Transmissions in send order: (segment, send time of that copy).
+    sent: VecDeque<(u64, SimTime)>,
+    /// The loss probe in flight: SND.MAX after it, and whether it was a retransmission.
+    pub(super) probe: Option<TailProbe>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct TailProbe {
+    pub(super) high_seq: u64,
+    pub(super) retransmission: bool,
+}
+
+impl Rack {
+    /// A copy of `seq` left at `now`.
+    pub(super) fn on_sent(&mut self, seq: u64, now: SimTime) {
+        self.sent.push_back((seq, now));
+    }
+
+    /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
+    /// delivery may be the original's, so it counts only if the RTT it implies is plausible.
+    pub(super) fn on_delivered(&mut self, delivered: LatestSent, now: SimTime, min_rtt: Option<SimDuration>) {
+        let rtt = now - delivered.sent_at;
+        if delivered.retransmitted && min_rtt.is_some_and(|m| rtt < m) {
+            return;
+        }
+        if self.latest.is_none_or(|l| delivered > l) {
+            self.latest = Some(delivered);
+            self.rtt = rtt;
+        }
+    }
+
+    /// RFC 8985 §6.2 step 4 without reordering detection: no window once loss is certain.
+    pub(super) fn reo_wnd(in_recovery: bool, sacked_out: u64, dupthresh: u32, min_rtt: Option<SimDuration>, srtt: Option<SimDuration>) -> SimDuration {
+        if in_recovery || sacked_out >= dupthresh as u64 {
+            return SimDuration::ZERO;
+        }
+        match (min_rtt, srtt) {
+            (Some(m), Some(s)) => SimDuration(m.as_nanos() / 4).min(s),
+            _ => SimDuration::ZERO,
+        }
+    }
+
+    /// RFC 8985 §6.2 step 5: marks lost every in-flight copy sent before the latest delivered
+    /// one whose deadline has passed. Returns the segments marked and the reorder-timer deadline
+    /// of the first copy not yet overdue, if any.
+    pub(super) fn detect_loss(&mut self, now: SimTime, reo_wnd: SimDuration, sb: &mut Scoreboard) -> (u64, Option<SimTime>) {
+        let Some(latest) = self.latest else { return (0, None) };
+        let mut marked = 0;
+        while let Some(&(seq, sent_at)) = self.sent.front() {
+            if !sb.copy_in_flight(seq, sent_at) {
+                self.sent.pop_front();
+                continue;
+            }
+            let sent_before = (sent_at, seq) < (latest.sent_at, latest.seq);
+            if !sent_before {
+                break;
+            }
+            let deadline = sent_at + self.rtt + reo_wnd;
+            if deadline > now {
+                return (marked, Some(deadline));
+            }
+            sb.mark_copy_lost(seq);
+            marked += 1;
+            self.sent.pop_front();
+        }
+        (marked, None)
+    }
+
+    /// RFC 8985 §7.2: when to send a loss probe, `rto_left` being what the RTO timer still has.
+    pub(super) fn probe_timeout(srtt: Option<SimDuration>, packets_out: u64, rto_left: SimDuration) -> SimDuration {
+        let pto = match srtt {
+            None => PTO_WITHOUT_SRTT,
+            Some(s) => s.saturating_mul(2) + if packets_out == 1 { WORST_CASE_DELAYED_ACK } else { PTO_SLACK },
+        };
+        pto.min(rto_left)
+    }
+
+    /// Forgets every transmission (a retransmission timeout marks them all lost anyway).
+    pub(super) fn on_timeout(&mut self) {
+        self.sent.clear();
+        self.probe = None;
+    }
+}
+
+impl TcpSender {
+    /// RACK on an ACK (or the reorder timer, `delivered = None`): marks overdue copies lost and
+    /// arms the reorder timer. Returns the segments newly marked.
+    pub(super) fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
+        let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
+        let reo_wnd = Rack::reo_wnd(in_recovery, self.sb.sacked_out(), self.cfg.dupthresh, self.rtt.min_rtt(), self.rtt.srtt());
+        let min_rtt = self.rtt.min_rtt();
+        let Some(rack) = &mut self.rack else { return 0 };
+        if let Some(d) = delivered {
+            rack.on_delivered(d, now, min_rtt);
+        }
+        let (marked, deadline) = rack.detect_loss(now, reo_wnd, &mut self.sb);
+        self.timers.reorder = deadline;
+        marked
+    }
+
+    /// RFC 8985 §6.3: the reorder timer fired; what is now overdue is lost, and fast recovery
+    /// starts with one PRR step as if one segment had been delivered (Linux tcp_rack_reo_timeout).
+    pub(super) fn on_reorder_timeout(&mut self, now: SimTime) {
+        if self.rack_detect_loss(now, None) == 0 {
+            return;
+        }
+        let was_open = !matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
+        self.maybe_enter_recovery(now);
+        if was_open && matches!(self.state, CaState::Recovery { .. }) {
+            if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true)) {
+                self.st.cwnd = cwnd;
+            }
+        }
+        self.st.in_flight = self.sb.pipe();
+    }
+
+    /// RFC 8985 §7.2: a probe may be scheduled in the Open state with data outstanding and no
+    /// probe in flight (Linux tcp_schedule_loss_probe also allows CWR).
+    fn may_probe(&self) -> bool {
+        let open = matches!(self.state, CaState::Open | CaState::Cwr { .. });
+        self.rack.as_ref().is_some_and(|r| r.probe.is_none()) && open && self.sb.packets_out() > 0
+    }
+
+    /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
+    pub(super) fn arm_probe_or_rto(&mut self, now: SimTime) {
+        if !self.may_probe() {
+            self.timers.probe = None;
+            return;
+        }
+        let rto_left = self.timers.rto.map_or(self.rtt.rto(), |t| t.saturating_since(now));
+        self.timers.probe = Some(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+    }
+
+    /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
+    /// cwnd says, else the highest outstanding segment again; then re-arms the RTO.
+    pub(super) fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
+        self.probe_due = false;
+        if !self.may_probe() {
+            return None;
+        }
+        let (seq, retransmission) = if self.new_data_ready(now) {
+            (self.sb.high_tx(), false)
+        } else {
+            let last = self.sb.high_tx() - 1;
+            if !self.sb.mark_lost(last) {
+                return None; // SACKed already: nothing to learn from resending it
+            }
+            (last, true)
+        };
+        let pkt = self.transmit(now, seq, retransmission);
+        if let Some(rack) = &mut self.rack {
+            rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
+        }
+        self.timers.probe = None;
+        self.timers.rto = Some(now + self.rtt.rto());
+        Some(pkt)
+    }
+
+    /// RFC 8985 §7.4 (Linux tcp_process_tlp_ack): once the probe is acknowledged, an advancing
+    /// ACK without D-SACK means the probe repaired a loss, answered by a window reduction.
+    pub(super) fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
+        let Some(probe) = self.rack.as_ref().and_then(|r| r.probe) else { return };
+        let ack = self.sb.una();
+        if ack < probe.high_seq {
+            return;
+        }
+        if let Some(rack) = &mut self.rack {
+            rack.probe = None;
+        }
+        if probe.retransmission && !dsack && ack > prev_una && self.state == CaState::Open {
+            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size: self.sb.packets_out() };
+            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
+            self.note_window_reduction();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(v: u64) -> SimTime {
+        SimTime::from_millis(v)
+    }
+
+    /// Segments 0..n sent at 0, 1, 2 … ms.
+    fn sent(n: u64) -> (Rack, Scoreboard) {
+        let (mut r, mut sb) = (Rack::default(), Scoreboard::new());
+        for i in 0..n {
+            sb.on_sent_new(ms(i));
+            r.on_sent(i, ms(i));
+        }
+        (r, sb)
+    }
+
+    fn deliver(r: &mut Rack, sb: &mut Scoreboard, seq: u64, now: SimTime) {
+        let mut acc = Default::default();
+        sb.sack(seq, seq + 1, &mut acc);
+        r.on_delivered(acc.latest.unwrap(), now, Some(SimDuration::from_millis(40)));
+    }
+
+    #[test]
+    fn a_segment_is_lost_one_rtt_plus_reo_wnd_after_it_was_sent_if_a_later_one_arrived() {
+        let (mut r, mut sb) = sent(5);
+        // Segment 3 (sent at 3 ms) is SACKed at 43 ms: RACK.rtt = 40 ms.
+        deliver(&mut r, &mut sb, 3, ms(43));
+        let reo = SimDuration::from_millis(10);
+        // Segment 0 is overdue at 0 + 40 + 10 = 50 ms; not before.
+        assert_eq!(r.detect_loss(ms(43), reo, &mut sb), (0, Some(ms(50))));
+        assert_eq!(r.detect_loss(ms(51), reo, &mut sb), (2, Some(ms(52))));
+        assert!(sb.is_lost(0) && sb.is_lost(1) && !sb.is_lost(2));
+        // Segment 4 was sent after the delivered one: never marked by it.
+        assert_eq!(r.detect_loss(ms(100), reo, &mut sb), (1, None));
+        assert!(sb.is_lost(2) && !sb.is_lost(4));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_detected_when_a_later_transmission_is_delivered() {
+        let (mut r, mut sb) = sent(3);
+        deliver(&mut r, &mut sb, 2, ms(42));
+        assert_eq!(r.detect_loss(ms(42), SimDuration::ZERO, &mut sb).0, 2);
+        // Segment 0 is resent at 50 ms and lost again; new segment 3 leaves at 60 ms and arrives.
+        sb.on_retransmitted(0, ms(50));
+        r.on_sent(0, ms(50));
+        sb.on_sent_new(ms(60));
+        r.on_sent(3, ms(60));
+        deliver(&mut r, &mut sb, 3, ms(100));
+        assert_eq!(r.detect_loss(ms(100), SimDuration::ZERO, &mut sb).0, 1);
+        assert!(sb.is_lost(0) && sb.retrans_out() == 0, "the lost copy no longer counts in pipe");
+        assert_eq!(sb.next_retransmission(), Some(0));
+    }
+
+    #[test]
+    fn a_retransmission_delivered_faster_than_min_rtt_is_the_original_and_ignored() {
+        let mut r = Rack::default();
+        let orig = LatestSent { sent_at: ms(100), seq: 7, retransmitted: true };
+        r.on_delivered(orig, ms(110), Some(SimDuration::from_millis(40)));
+        assert!(r.latest.is_none());
+        r.on_delivered(orig, ms(150), Some(SimDuration::from_millis(40)));
+        assert_eq!((r.latest, r.rtt), (Some(orig), SimDuration::from_millis(50)));
+    }
+
+    #[test]
+    fn probe_timeout_is_two_srtt_with_slack_for_a_delayed_ack_of_a_single_segment() {
+        let srtt = Some(SimDuration::from_millis(50));
+        let long = SimDuration::from_secs(10);
+        assert_eq!(Rack::probe_timeout(srtt, 5, long), SimDuration::from_millis(102));
+        assert_eq!(Rack::probe_timeout(srtt, 1, long), SimDuration::from_millis(300));
+        assert_eq!(Rack::probe_timeout(srtt, 5, SimDuration::from_millis(80)), SimDuration::from_millis(80));
+        assert_eq!(Rack::probe_timeout(None, 5, long), SimDuration::from_secs(1));
+    }
+
+    #[test]
+    fn reordering_window_closes_in_recovery_and_after_dupthresh_sacks() {
+        let (m, s) = (Some(SimDuration::from_millis(40)), Some(SimDuration::from_millis(60)));
+        assert_eq!(Rack::reo_wnd(false, 1, 3, m, s), SimDuration::from_millis(10));
+        assert_eq!(Rack::reo_wnd(false, 3, 3, m, s), SimDuration::ZERO);
+        assert_eq!(Rack::reo_wnd(true, 0, 3, m, s), SimDuration::ZERO);
+    }
+}
