@@ -78,6 +78,9 @@ pub struct FlowEnds {
     pub sender: EpId,
     pub receiver: EpId,
     pub start: SimTime,
+    /// The sender goes silent at this instant (the flow's `stop`): it still takes packets in
+    /// but sends nothing and arms no timer.
+    pub stop: Option<SimTime>,
     /// Record this flow's per-interval series (background sources only keep totals).
     pub sampled: bool,
 }
@@ -87,6 +90,8 @@ pub struct FlowEnds {
 struct TimerSlot {
     armed: Option<SimTime>,
     gen: u64,
+    /// The endpoint is silent from this instant on (see [`FlowEnds::stop`]).
+    silent_from: Option<SimTime>,
 }
 
 /// Whether a run went to its end or was stopped by the progress callback.
@@ -151,7 +156,13 @@ impl World {
             links: parts.links,
             node_count: parts.node_count,
             routes: parts.routes,
-            timers: vec![TimerSlot::default(); parts.endpoints.len()],
+            timers: {
+                let mut t = vec![TimerSlot::default(); parts.endpoints.len()];
+                for f in &parts.flows {
+                    t[f.sender.0 as usize].silent_from = f.stop;
+                }
+                t
+            },
             endpoints: parts.endpoints,
             flows: parts.flows,
             counters: vec![FlowCounters::default(); n_flows],
@@ -345,12 +356,16 @@ impl World {
     /// Sends whatever the endpoint wants to send now and arms its timer.
     fn service(&mut self, ep: EpId) {
         let now = self.now;
+        let silent_from = self.timers[ep.0 as usize].silent_from;
+        if silent_from.is_some_and(|s| now >= s) {
+            return;
+        }
         while let Some(pkt) = self.endpoints[ep.0 as usize].inner().poll_transmit(now) {
             self.emit(pkt);
         }
         let deadline = self.endpoints[ep.0 as usize].inner().poll_timeout();
         let slot = &mut self.timers[ep.0 as usize];
-        if let Some(d) = deadline {
+        if let Some(d) = deadline.filter(|&d| silent_from.is_none_or(|s| d < s)) {
             // A later deadline needs no new event: the armed one fires early and re-arms.
             if slot.armed.is_none_or(|a| d < a) {
                 let at = d.max(now);

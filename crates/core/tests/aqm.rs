@@ -46,6 +46,7 @@ const RED_DUMBBELL: &str = r#"
     queue = { kind = "red", limit = "300pkt", min_th = 5, max_th = 15, max_p = 0.1, wq = 0.002, gentle = true, ecn = ECN }
     [[flows]]
     count = COUNT
+    stack = "rfc" # RED and ECN are the point: no SYN lost to early drops, no handshake
     cc = "reno"
     recovery = "sack"
     ecn = ECN

@@ -104,6 +104,7 @@ fn ccid2_shares_a_bottleneck_fairly_with_tcp() {
             rtt = "60ms"
             start = {{ uniform = ["0s", "2s"] }}
             [[flows]]
+            stack = "rfc" # the calibration of the shares below predates the Linux profile
             cc = "reno"
             recovery = "{recovery}"
             count = 2

@@ -152,6 +152,7 @@ fn closed_loop(app: &str, duration: &str) -> RunResult {
         bottleneck_rate = "100Mbps"
         bottleneck_delay = "20ms"
         [[flows]]
+        stack = "rfc" # whole segments of 1460 B and no handshake round trip: the timing below
         rtt = "100ms"
         app = {app}
         "#

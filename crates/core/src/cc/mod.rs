@@ -326,7 +326,7 @@ mod tests {
     fn params_override_defaults_and_are_recorded() {
         let p = serde_json::json!({"beta": 0.7});
         let c = CcConfig::from_name("newreno", Some(&p)).unwrap();
-        assert_eq!(c.params_json(), serde_json::json!({"beta": 0.7}));
+        assert_eq!(c.params_json(), serde_json::json!({"beta": 0.7, "basis": "flight_size"}));
         assert!(tcp_algorithms().iter().any(|a| a.name == "reno" && a.params["beta"] == 0.5));
     }
 

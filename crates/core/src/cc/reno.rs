@@ -3,12 +3,15 @@
 //! ```text
 //! slow start (cwnd < ssthresh):  cwnd += acked
 //! congestion avoidance:          cwnd += acked / cwnd        (≈ +1 segment per RTT)
-//! on loss / ECN / quench:        ssthresh = max(beta · FlightSize, 2)   beta = 1/2
-//! on timeout:                    ssthresh = max(beta · FlightSize, 2)   (cwnd → 1 by the transport)
+//! on loss / ECN / quench:        ssthresh = max(beta · W, 2)   beta = 1/2
+//! on timeout:                    ssthresh = max(beta · W, 2)   (cwnd → 1 by the transport)
+//! W = cwnd (`basis = "cwnd"`, Linux tcp_reno_ssthresh; ns-2's window()) or
+//!     FlightSize (`basis = "flight_size"`, RFC 5681 eq. 4)
 //! ```
 //!
-//! Deviation: RFC 5681 eq. (4) halves FlightSize, Linux halves cwnd. We follow the RFC; the two
-//! agree whenever the sender is window-limited, which is when congestion is detected.
+//! The two agree when the sender is window-limited without SACK; with SACK, FlightSize
+//! (SND.MAX − SND.UNA) also counts SACKed segments and exceeds cwnd in recovery. The default is
+//! the RFC's; the scenario's `stack = "linux"` and `"ns2"` profiles pick `cwnd`.
 
 use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
@@ -18,6 +21,19 @@ use serde::{Deserialize, Serialize};
 pub struct RenoConfig {
     /// Multiplicative decrease factor (RFC 5681 eq. 4: one half).
     pub beta: f64,
+    /// What the factor multiplies.
+    pub basis: ReductionBasis,
+}
+
+/// The window Reno's reduction starts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReductionBasis {
+    /// The congestion window (Linux `tcp_reno_ssthresh`).
+    Cwnd,
+    /// Data outstanding, SND.MAX − SND.UNA (RFC 5681 eq. 4).
+    #[default]
+    FlightSize,
 }
 
 impl CcParams for RenoConfig {
@@ -29,7 +45,7 @@ impl CcParams for RenoConfig {
 
 impl Default for RenoConfig {
     fn default() -> Self {
-        RenoConfig { beta: 0.5 }
+        RenoConfig { beta: 0.5, basis: ReductionBasis::FlightSize }
     }
 }
 
@@ -58,7 +74,11 @@ impl CongestionControl for Reno {
     }
 
     fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionEvent) {
-        st.ssthresh = (self.cfg.beta * ev.flight_size as f64).max(2.0);
+        let w = match self.cfg.basis {
+            ReductionBasis::Cwnd => st.cwnd,
+            ReductionBasis::FlightSize => ev.flight_size as f64,
+        };
+        st.ssthresh = (self.cfg.beta * w).max(2.0);
     }
 }
 

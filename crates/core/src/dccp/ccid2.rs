@@ -36,7 +36,7 @@
 
 use super::ack_vector::AckVectorRecord;
 use super::{CcidRx, CcidTx, DccpOptions, Feedback, RxPacket, SendDecision, SentPacket};
-use crate::cc::reno::{Reno, RenoConfig};
+use crate::cc::reno::{ReductionBasis, Reno, RenoConfig};
 use crate::cc::{AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::tcp::rtt::RttEstimator;
 use crate::tcp::TcpConfig;
@@ -187,7 +187,9 @@ impl Ccid2Tx {
         let st = CcState::new(iw, f64::INFINITY, s);
         let ack = AckRatio { r: cfg.ack_ratio.max(1), last_peer_seq: None, loss_recover: 0, window_end: 0, clean_windows: 0 };
         Ccid2Tx {
-            cc: Reno::new(RenoConfig { beta: cfg.beta }),
+            // Halves the packets in flight; RFC 4341 §5 says the window, which is the same while
+            // the sender is window-limited.
+            cc: Reno::new(RenoConfig { beta: cfg.beta, basis: ReductionBasis::FlightSize }),
             cfg,
             st,
             rtt: RttEstimator::new(&tcp),

@@ -19,7 +19,7 @@ use crate::net::queue::QueueLimit;
 use crate::net::routing::{Edge, Routes};
 use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
-use crate::tcp::{DelayedAck, TcpConfig, TcpReceiver, TcpSender};
+use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::topology::HopRange;
 use crate::transport::Addr;
@@ -66,6 +66,7 @@ struct FlowPlan<'a> {
 struct Instance<'a> {
     group: &'a FlowGroup,
     start: SimTime,
+    stop: Option<SimTime>,
     src: NodeId,
     dst: NodeId,
     role: &'static str,
@@ -228,10 +229,10 @@ impl Scenario {
         let mut instances: Vec<Instance> = plans
             .iter()
             .zip(&endpoints_at)
-            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, src, dst, role: "main", path: group_path(p.group) })
+            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, stop: p.group.stop.map(|d| SimTime::ZERO + d.0), src, dst, role: "main", path: group_path(p.group) })
             .collect();
         let bg = background::expand(self, &segments, &routes, &net, instances.len())?;
-        instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
+        instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, stop: None, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
         let mut endpoints = Vec::new();
         let mut flows = Vec::new();
         let mut metas = Vec::new();
@@ -266,6 +267,7 @@ impl Scenario {
             let receiver = EpId(endpoints.len() as u32 + 1);
             match (g.protocol, &g.tcp) {
                 (Protocol::Tcp, Some(t)) => {
+                    let profile = t.stack.config();
                     let cfg = TcpConfig {
                         mss,
                         initial_cwnd: t.initial_cwnd,
@@ -274,12 +276,18 @@ impl Scenario {
                         rto_rule: t.rto,
                         head_retransmit_rearms_rto: t.head_retransmit_rearms_rto,
                         recovery: t.recovery,
-                        delayed_ack: t.delayed_ack.then(DelayedAck::default),
+                        delayed_ack: t.delayed_ack.then(|| t.stack.delayed_ack()),
                         slow_start_after_idle: t.slow_start_after_idle,
                         rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
                         ecn: t.ecn,
                         source_quench: t.source_quench,
-                        ..TcpConfig::default()
+                        handshake: t.handshake,
+                        timestamps: t.timestamps,
+                        quickack: t.quickack,
+                        rack_tlp: t.rack_tlp,
+                        prr: t.prr,
+                        rcv_buf: t.rcv_buf.map_or(u64::MAX, |b| b.0),
+                        ..profile
                     };
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, inst.start))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
@@ -297,7 +305,7 @@ impl Scenario {
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
-            flows.push(FlowEnds { sender, receiver, start: inst.start, sampled: inst.role == "main" });
+            flows.push(FlowEnds { sender, receiver, start: inst.start, stop: inst.stop, sampled: inst.role == "main" });
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),

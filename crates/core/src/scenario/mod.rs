@@ -16,7 +16,7 @@ pub mod units;
 use crate::cc::CcConfig;
 use crate::dccp::CcidConfig;
 use crate::net::queue::QueueLimit;
-use crate::tcp::{Recovery, RtoRule};
+use crate::tcp::{Recovery, RtoRule, Stack};
 use crate::topology::{LanRing, ParkingLot};
 use app_spec::{FtpParams, WebParams};
 use background::Background;
@@ -132,6 +132,14 @@ struct RawFlowGroup {
     head_retransmit_rearms_rto: Option<bool>,
     delayed_ack: Option<bool>,
     slow_start_after_idle: Option<bool>,
+    stack: Option<Stack>,
+    handshake: Option<bool>,
+    timestamps: Option<bool>,
+    quickack: Option<bool>,
+    rack_tlp: Option<bool>,
+    prr: Option<bool>,
+    rcv_buf: Option<Bytes>,
+    stop: Option<Dur>,
     rwnd: Option<Bytes>,
     max_queue_delay: Option<Dur>,
     src: Option<String>,
@@ -307,9 +315,12 @@ struct CbrParams {
     packet_size: Bytes,
 }
 
-/// TCP options of a flow group (absent for other protocols).
+/// TCP options of a flow group (absent for other protocols). The normalised form records
+/// every behaviour resolved: the stack profile's defaults with the group's own keys on top.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TcpOptions {
+    /// The profile the defaults came from (`tcp/stack.rs`).
+    pub stack: Stack,
     pub cc: String,
     pub cc_params: Value,
     #[serde(skip)]
@@ -334,6 +345,19 @@ pub struct TcpOptions {
     pub ecn: bool,
     /// SQM-Response to ICMP Source Quench (seed 004 §3.3).
     pub source_quench: bool,
+    /// Three-way handshake before data.
+    pub handshake: bool,
+    /// RFC 7323 timestamps.
+    pub timestamps: bool,
+    /// The receiver's quick-ACK mode.
+    pub quickack: bool,
+    /// RACK-TLP loss detection (RFC 8985).
+    pub rack_tlp: bool,
+    /// Proportional Rate Reduction (RFC 6937).
+    pub prr: bool,
+    /// Receive buffer, bytes; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rcv_buf: Option<Bytes>,
 }
 
 /// DCCP options of a flow group (absent for other protocols).
@@ -362,6 +386,9 @@ pub struct FlowGroup {
     pub dccp: Option<DccpGroupOptions>,
     pub mss: Bytes,
     pub start: Spread,
+    /// The flows stop sending at this time (any protocol); `None` = at the end of the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Dur>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<Spread>,
     pub app: AppSpec,
@@ -678,7 +705,9 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
     if !(1..=limits::MAX_FLOWS).contains(&u64::from(count)) {
         return Err(ScenarioError::new(format!("{path}.count"), format!("{count} is out of range: expected 1..{}", limits::MAX_FLOWS)));
     }
-    let mss = g.mss.unwrap_or(Bytes(1460));
+    // TCP's default payload keeps 1500-byte packets with the profile's options.
+    let default_mss = if protocol == Protocol::Tcp { g.stack.unwrap_or_default().config().mss as u64 } else { 1460 };
+    let mss = g.mss.unwrap_or(Bytes(default_mss));
     if !(1..=65_000).contains(&mss.0) {
         return Err(ScenarioError::new(format!("{path}.mss"), format!("{}B is out of range: expected 1B..65000B", mss.0)));
     }
@@ -694,6 +723,16 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             if v.is_some() {
                 return Err(ScenarioError::new(format!("{path}.{key}"), "is only for graph topologies: a dumbbell gives each flow its own sender and receiver"));
             }
+        }
+    }
+    if let Some(stop) = g.stop {
+        let latest_start = match g.start {
+            Some(Spread::Fixed(d)) => d.0,
+            Some(Spread::Uniform(_, hi)) => hi.0,
+            None => crate::time::SimDuration::ZERO,
+        };
+        if stop.0 <= latest_start {
+            return Err(ScenarioError::new(format!("{path}.stop"), format!("{} is not after the start ({}): a flow stops after it starts", stop.0, latest_start)));
         }
     }
     if protocol != Protocol::Dccp && g.max_queue_delay.is_some() {
@@ -730,6 +769,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         dccp,
         mss,
         start: g.start.unwrap_or(Spread::Fixed(Dur(crate::time::SimDuration::ZERO))),
+        stop: g.stop,
         rtt: g.rtt,
         app,
         src: g.src,
@@ -740,8 +780,15 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
 }
 
 /// The keys only TCP groups accept, each with whether this group sets it.
-fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 11] {
+fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 18] {
     [
+        ("stack", g.stack.is_some()),
+        ("handshake", g.handshake.is_some()),
+        ("timestamps", g.timestamps.is_some()),
+        ("quickack", g.quickack.is_some()),
+        ("rack_tlp", g.rack_tlp.is_some()),
+        ("prr", g.prr.is_some()),
+        ("rcv_buf", g.rcv_buf.is_some()),
         ("recovery", g.recovery.is_some()),
         ("initial_cwnd", g.initial_cwnd.is_some()),
         ("initial_ssthresh", g.initial_ssthresh.is_some()),
@@ -793,8 +840,11 @@ fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -
 }
 
 fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<TcpOptions, ScenarioError> {
+    let stack = g.stack.unwrap_or_default();
+    let profile = stack.config();
     let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
-    let cc_config = CcConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
+    let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
+    let cc_config = CcConfig::from_name(&cc, cc_params.as_ref()).map_err(|msg| {
         if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") && !msg.starts_with("unknown preset") {
             cc_params_error(path, msg)
         } else {
@@ -803,13 +853,19 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
     })?;
     // `newreno` names Reno's window rule with RFC 6582 recovery.
     let recovery = g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
-    let initial_cwnd = g.initial_cwnd.unwrap_or(10.0);
+    let initial_cwnd = g.initial_cwnd.unwrap_or(profile.initial_cwnd);
     if !(1.0..=1e6).contains(&initial_cwnd) {
         return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));
     }
     if let Some(s) = g.initial_ssthresh {
         if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
             return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected 2..1000000 segments (leave it out for no limit)")));
+        }
+    }
+    if let Some(b) = g.rcv_buf {
+        // The window is half the buffer (receiver.rs): it must hold one segment.
+        if b.0 < 2 * mss.0 {
+            return Err(ScenarioError::new(format!("{path}.rcv_buf"), format!("{}B is smaller than two segments ({}B): the window is half the buffer", b.0, 2 * mss.0)));
         }
     }
     if let Some(r) = g.rwnd {
@@ -829,15 +885,41 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         recovery,
         initial_cwnd,
         initial_ssthresh: g.initial_ssthresh,
-        min_rto: g.min_rto.unwrap_or(Dur(crate::time::SimDuration::from_millis(200))),
-        rto: g.rto.unwrap_or(RtoRule::Linux),
-        head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(true),
-        delayed_ack: g.delayed_ack.unwrap_or(false),
-        slow_start_after_idle: g.slow_start_after_idle.unwrap_or(true),
+        min_rto: g.min_rto.unwrap_or(Dur(profile.min_rto)),
+        rto: g.rto.unwrap_or(profile.rto_rule),
+        head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(profile.head_retransmit_rearms_rto),
+        delayed_ack: g.delayed_ack.unwrap_or(profile.delayed_ack.is_some()),
+        slow_start_after_idle: g.slow_start_after_idle.unwrap_or(profile.slow_start_after_idle),
         rwnd: g.rwnd,
-        ecn: g.ecn.unwrap_or(false),
-        source_quench: g.source_quench.unwrap_or(false),
+        ecn: g.ecn.unwrap_or(profile.ecn),
+        source_quench: g.source_quench.unwrap_or(profile.source_quench),
+        handshake: g.handshake.unwrap_or(profile.handshake),
+        timestamps: g.timestamps.unwrap_or(profile.timestamps),
+        quickack: g.quickack.unwrap_or(profile.quickack),
+        // Both need the SACK scoreboard; with another recovery variant they stay off.
+        rack_tlp: g.rack_tlp.unwrap_or(profile.rack_tlp) && recovery == Recovery::Sack,
+        prr: g.prr.unwrap_or(profile.prr) && recovery == Recovery::Sack,
+        rcv_buf: g.rcv_buf.or((profile.rcv_buf != u64::MAX).then_some(Bytes(profile.rcv_buf))),
+        stack,
     })
+}
+
+/// Reno's reduction follows the profile unless the group says otherwise: Linux halves cwnd
+/// (`tcp_reno_ssthresh`), as ns-2 halves its window; Reno's own default is RFC 5681 eq. (4)'s
+/// FlightSize.
+fn reno_basis_for(stack: Stack, cc: &str, params: Option<&Value>) -> Option<Value> {
+    if !matches!(cc, "reno" | "newreno") || stack == Stack::Rfc {
+        return params.cloned();
+    }
+    match params {
+        None => Some(serde_json::json!({ "basis": "cwnd" })),
+        Some(Value::Object(m)) if !m.contains_key("basis") => {
+            let mut m = m.clone();
+            m.insert("basis".into(), Value::String("cwnd".into()));
+            Some(Value::Object(m))
+        }
+        Some(other) => Some(other.clone()),
+    }
 }
 
 #[cfg(test)]
