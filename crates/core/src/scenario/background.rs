@@ -33,6 +33,7 @@
 use super::app_spec::{FtpParams, WebParams};
 use super::build::Net;
 use super::units::{Bytes, Dur, RateQ, Spread};
+use crate::tcp::Stack;
 use super::{parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError, TcpOptions, Topology};
 use crate::net::packet::{NodeId, TCP_IP_HEADER, UDP_IP_HEADER};
 use crate::net::routing::Routes;
@@ -85,6 +86,8 @@ pub struct Background {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rtt: Option<Dur>,
     pub start: Dur,
+    /// The TCP profile of the background's TCP sources (`tcp/stack.rs`).
+    pub stack: Stack,
     pub cc: String,
     pub cc_params: Value,
     pub recovery: Recovery,
@@ -107,6 +110,7 @@ struct RawBackground {
     dst: Option<String>,
     rtt: Option<Dur>,
     start: Option<Dur>,
+    stack: Option<Stack>,
     cc: Option<String>,
     cc_params: Option<Value>,
     recovery: Option<Recovery>,
@@ -153,7 +157,7 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology) -> Result<
         return Err(ScenarioError::new(at("mix"), format!("udp {}, ftp {}, web {} must be shares from 0 to 1 that sum to 1", mix.udp, mix.ftp, mix.web)));
     }
     check_attachment(&raw, path, t)?;
-    let group = RawFlowGroup { cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
+    let group = RawFlowGroup { stack: raw.stack, cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
     let tcp = parse_tcp_options(&group, path, &AppSpec::Bulk, Bytes(1460))?;
     let packet_size = raw.packet_size.unwrap_or(Bytes(1000));
     if !(1..=65_000).contains(&packet_size.0) {
@@ -182,6 +186,7 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology) -> Result<
         dst: raw.dst,
         rtt: raw.rtt,
         start: raw.start.unwrap_or(Dur(SimDuration::ZERO)),
+        stack: tcp.stack,
         cc: tcp.cc.clone(),
         cc_params: tcp.cc_params.clone(),
         recovery: tcp.recovery,

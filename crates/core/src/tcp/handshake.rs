@@ -80,3 +80,51 @@ impl TcpSender {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::tcp::config::TcpConfig;
+    use crate::tcp::testutil::{file, ms, Pair};
+    use crate::time::SimDuration;
+    use crate::transport::Transport;
+
+    fn pair(timestamps: bool, syn_drops: u32) -> Pair {
+        let cfg = TcpConfig { handshake: true, timestamps, ..TcpConfig::default() };
+        Pair::new(cfg, file(50), SimDuration::from_millis(30)).dropping_syns(syn_drops)
+    }
+
+    #[test]
+    fn the_first_rtt_sample_is_the_handshake_and_equals_the_path_rtt() {
+        let mut p = pair(false, 0);
+        p.run_until(ms(60));
+        assert_eq!(p.syns, vec![ms(0)]);
+        assert_eq!(p.sender.rtt.srtt(), Some(SimDuration::from_millis(60)));
+        // Data follows the SYN-ACK at once, with the initial window.
+        assert_eq!(p.sent.len(), 10);
+        assert!(p.sent.iter().all(|t| t.at == ms(60)));
+    }
+
+    #[test]
+    fn a_lost_syn_is_resent_after_the_one_second_initial_rto() {
+        let mut p = pair(false, 1);
+        p.run_until(ms(1060));
+        assert_eq!(p.syns, vec![ms(0), ms(1000)]);
+        // Karn: the SYN-ACK of a resent SYN gives no sample without timestamps.
+        assert_eq!(p.sender.rtt.srtt(), None);
+        // With timestamps the echo names the SYN that got through.
+        let mut q = pair(true, 1);
+        q.run_until(ms(1060));
+        assert_eq!(q.sender.rtt.srtt(), Some(SimDuration::from_millis(60)));
+        assert_eq!(q.sender.rtt.backoff(), 0, "a valid sample clears the backoff");
+        assert_eq!(q.sender.cc_state().cwnd, 10.0, "one SYN retransmission keeps the initial window");
+    }
+
+    #[test]
+    fn two_lost_syns_back_off_and_leave_a_window_of_one() {
+        let mut p = pair(true, 2);
+        p.run_until(ms(3060));
+        assert_eq!(p.syns, vec![ms(0), ms(1000), ms(3000)]);
+        assert_eq!(p.sent.len(), 1, "Linux tcp_init_transfer: cwnd = 1 after more than one SYN retransmission");
+        assert_eq!(p.sender.probe().timeouts, 2);
+    }
+}

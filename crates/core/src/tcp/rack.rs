@@ -45,8 +45,8 @@ pub(super) struct Rack {
     latest: Option<LatestSent>,
     /// RACK.rtt: the RTT of that segment.
     rtt: SimDuration,
-    /// Transmissions in send order: (segment, send time of that copy).
-    sent: VecDeque<(u64, SimTime)>,
+    /// Transmissions in send order: (segment, transmission order, send time of that copy).
+    sent: VecDeque<(u64, u64, SimTime)>,
     /// The loss probe in flight: SND.MAX after it, and whether it was a retransmission.
     pub(super) probe: Option<TailProbe>,
 }
@@ -58,9 +58,9 @@ pub(super) struct TailProbe {
 }
 
 impl Rack {
-    /// A copy of `seq` left at `now`.
-    pub(super) fn on_sent(&mut self, seq: u64, now: SimTime) {
-        self.sent.push_back((seq, now));
+    /// A copy of `seq` left at `now`, the scoreboard's `order`-th transmission.
+    pub(super) fn on_sent(&mut self, seq: u64, order: u64, now: SimTime) {
+        self.sent.push_back((seq, order, now));
     }
 
     /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
@@ -93,13 +93,12 @@ impl Rack {
     pub(super) fn detect_loss(&mut self, now: SimTime, reo_wnd: SimDuration, sb: &mut Scoreboard) -> (u64, Option<SimTime>) {
         let Some(latest) = self.latest else { return (0, None) };
         let mut marked = 0;
-        while let Some(&(seq, sent_at)) = self.sent.front() {
-            if !sb.copy_in_flight(seq, sent_at) {
+        while let Some(&(seq, order, sent_at)) = self.sent.front() {
+            if !sb.copy_in_flight(seq, order) {
                 self.sent.pop_front();
                 continue;
             }
-            let sent_before = (sent_at, seq) < (latest.sent_at, latest.seq);
-            if !sent_before {
+            if order >= latest.order {
                 break;
             }
             let deadline = sent_at + self.rtt + reo_wnd;
@@ -236,7 +235,7 @@ mod tests {
         let (mut r, mut sb) = (Rack::default(), Scoreboard::new());
         for i in 0..n {
             sb.on_sent_new(ms(i));
-            r.on_sent(i, ms(i));
+            r.on_sent(i, sb.order_of(i), ms(i));
         }
         (r, sb)
     }
@@ -269,9 +268,9 @@ mod tests {
         assert_eq!(r.detect_loss(ms(42), SimDuration::ZERO, &mut sb).0, 2);
         // Segment 0 is resent at 50 ms and lost again; new segment 3 leaves at 60 ms and arrives.
         sb.on_retransmitted(0, ms(50));
-        r.on_sent(0, ms(50));
+        r.on_sent(0, sb.order_of(0), ms(50));
         sb.on_sent_new(ms(60));
-        r.on_sent(3, ms(60));
+        r.on_sent(3, sb.order_of(3), ms(60));
         deliver(&mut r, &mut sb, 3, ms(100));
         assert_eq!(r.detect_loss(ms(100), SimDuration::ZERO, &mut sb).0, 1);
         assert!(sb.is_lost(0) && sb.retrans_out() == 0, "the lost copy no longer counts in pipe");
@@ -281,7 +280,7 @@ mod tests {
     #[test]
     fn a_retransmission_delivered_faster_than_min_rtt_is_the_original_and_ignored() {
         let mut r = Rack::default();
-        let orig = LatestSent { sent_at: ms(100), seq: 7, retransmitted: true };
+        let orig = LatestSent { order: 9, sent_at: ms(100), seq: 7, retransmitted: true };
         r.on_delivered(orig, ms(110), Some(SimDuration::from_millis(40)));
         assert!(r.latest.is_none());
         r.on_delivered(orig, ms(150), Some(SimDuration::from_millis(40)));
@@ -304,5 +303,55 @@ mod tests {
         assert_eq!(Rack::reo_wnd(false, 1, 3, m, s), SimDuration::from_millis(10));
         assert_eq!(Rack::reo_wnd(false, 3, 3, m, s), SimDuration::ZERO);
         assert_eq!(Rack::reo_wnd(true, 0, 3, m, s), SimDuration::ZERO);
+    }
+
+    mod in_a_connection {
+        use crate::tcp::config::{Recovery, TcpConfig};
+        use crate::tcp::testutil::{file, ms, Pair};
+        use crate::time::SimDuration;
+        use crate::transport::Transport;
+
+        fn pair(rack_tlp: bool, segments: u64, drops: &[u64]) -> Pair {
+            let cfg = TcpConfig { rack_tlp, recovery: Recovery::Sack, ..TcpConfig::default() };
+            Pair::new(cfg, file(segments), SimDuration::from_millis(20)).dropping_first_transmission_of(drops)
+        }
+
+        #[test]
+        fn a_tail_loss_is_repaired_by_a_probe_about_two_rtts_later_not_by_the_timer() {
+            // 20 segments: 10, then 10 more a round trip later; the last two are lost. (With a
+            // single segment outstanding the probe waits for a delayed ACK too, 2·SRTT + 200 ms,
+            // and the RTO comes first: RFC 8985 §7.2.)
+            let mut p = pair(true, 20, &[18, 19]);
+            let done = p.run_to_completion(ms(10_000));
+            let sent = p.sent.iter().find(|t| t.seq == 19 && !t.retransmit).unwrap().at;
+            let probe = p.sent.iter().find(|t| t.seq == 19 && t.retransmit).unwrap().at;
+            // The last ACK (for 17) returns one RTT (40 ms) after 19 left; the probe follows
+            // 2·SRTT + 2 ms later. The RTO would have waited SRTT + 200 ms from that ACK.
+            assert_eq!(probe - sent, SimDuration::from_millis(40 + 82));
+            assert_eq!(p.sender.probe().timeouts, 0);
+            // The probe's SACK shows 18 lost: fast recovery, not a timeout.
+            assert_eq!(p.sender.probe().fast_recoveries, 1);
+            assert!(done < probe + SimDuration::from_millis(100), "done at {done}");
+            // Without RACK-TLP the same losses cost a timeout.
+            let mut q = pair(false, 20, &[18, 19]);
+            q.run_to_completion(ms(10_000));
+            assert_eq!(q.sender.probe().timeouts, 1);
+        }
+
+        #[test]
+        fn a_lost_retransmission_is_detected_by_later_deliveries_not_by_the_timer() {
+            let run = |rack_tlp| {
+                let mut p = pair(rack_tlp, 300, &[40]).dropping_first_retransmission_of(&[40]);
+                p.run_to_completion(ms(60_000));
+                p
+            };
+            let p = run(true);
+            assert_eq!(p.retransmissions().iter().filter(|&&s| s == 40).count(), 2);
+            assert_eq!(p.sender.probe().timeouts, 0);
+            assert_eq!(p.sender.probe().fast_recoveries, 1, "one episode repairs both losses");
+            // The scoreboard alone (RFC 6675) waits for the retransmission timer.
+            let q = run(false);
+            assert_eq!(q.sender.probe().timeouts, 1);
+        }
     }
 }

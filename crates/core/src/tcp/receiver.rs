@@ -431,6 +431,51 @@ mod tests {
     }
 
     #[test]
+    fn quick_ack_mode_acknowledges_the_first_16_segments_one_by_one_then_delays() {
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(addr(), &cfg);
+        let t = SimTime::ZERO;
+        for seq in 0..16 {
+            assert_eq!(recv(&mut r, t, seq), vec![(seq + 1, vec![], false)], "segment {seq}");
+        }
+        assert_eq!(recv(&mut r, t, 16), vec![]);
+        assert_eq!(recv(&mut r, t, 17), vec![(18, vec![], false)]);
+        // A duplicate (a retransmission of data already held) restarts quick-ACK mode.
+        assert_eq!(recv(&mut r, t, 3), vec![(18, vec![], false)]);
+        assert_eq!(recv(&mut r, t, 18), vec![(19, vec![], false)]);
+        assert_eq!(recv(&mut r, t, 19), vec![(20, vec![], false)]);
+    }
+
+    #[test]
+    fn the_receive_buffer_bounds_out_of_order_data_and_the_advertised_window() {
+        // 20 000 B of buffer: a window of 10 000 B, 6 segments of 1460 B (tcp_adv_win_scale 1).
+        let cfg = TcpConfig { rcv_buf: 20_000, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(addr(), &cfg);
+        let t = SimTime::ZERO;
+        let wnd = |r: &mut TcpReceiver, seq| {
+            r.handle_packet(t, &data(seq, 1000));
+            let p = r.poll_transmit(t).unwrap();
+            let Header::TcpAck { ack, wnd, .. } = p.header else { panic!() };
+            (ack, wnd)
+        };
+        assert_eq!(wnd(&mut r, 0), (1, 6));
+        // Segment 1 is lost; 2..=11 (10 000 B) fill the buffer out of order, and each one held
+        // stays inside the window.
+        for seq in 2..=10 {
+            wnd(&mut r, seq);
+        }
+        assert_eq!(wnd(&mut r, 11), (1, 10));
+        // The 11th out-of-order segment does not fit: dropped, not SACKed.
+        r.handle_packet(t, &data(12, 1000));
+        let p = r.poll_transmit(t).unwrap();
+        let Header::TcpAck { sack, .. } = p.header else { panic!() };
+        assert_eq!(sack.as_slice()[0].end, 12);
+        // The hole filled, everything is delivered and the window is whole again.
+        assert_eq!(wnd(&mut r, 1), (12, 6));
+        assert_eq!(r.probe().delivered_bytes, 12_000);
+    }
+
+    #[test]
     fn congestion_experienced_is_echoed_until_cwr_when_ecn_is_on() {
         let cfg = TcpConfig { delayed_ack: None, ecn: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);

@@ -43,13 +43,18 @@ const QUENCHED: u8 = 1 << 4; // an ICMP Source Quench reported this segment drop
 struct Seg {
     /// When the latest copy was sent.
     sent_at: SimTime,
+    /// The latest copy's place in the connection's transmission order (copies sent at the same
+    /// instant are still ordered: RACK needs "sent after", RFC 8985 §6.2).
+    order: u64,
     flags: u8,
 }
 
 /// The most recently sent transmission among those an ACK newly delivered (RACK's input,
-/// RFC 8985 §6.2 step 1): later send time wins, then the higher sequence number.
+/// RFC 8985 §6.2 step 1): the later transmission wins.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct LatestSent {
+    /// Transmission order (first field: it decides the comparison).
+    pub order: u64,
     pub sent_at: SimTime,
     pub seq: u64,
     /// The segment was sent more than once: its delivery may be the original's (RFC 8985 §6.2
@@ -98,6 +103,8 @@ pub struct Scoreboard {
     retrans_out: u64,
     /// SACKed ranges at or above `una`, to skip segments SACKed before.
     sacked: SeqRanges,
+    /// Transmissions so far (each copy's `order`).
+    tx_count: u64,
     /// IsLost walk: every unSACKed segment in `una..mark_next` is flagged LOST.
     mark_next: u64,
     /// SACKed segments in `mark_next..SND.MAX`.
@@ -165,7 +172,13 @@ impl Scoreboard {
 
     /// Segment `high_tx()` was sent for the first time.
     pub fn on_sent_new(&mut self, now: SimTime) {
-        self.segs.push_back(Seg { sent_at: now, flags: 0 });
+        self.segs.push_back(Seg { sent_at: now, order: self.tx_count, flags: 0 });
+        self.tx_count += 1;
+    }
+
+    /// The transmission order of the latest copy of outstanding segment `seq`.
+    pub fn order_of(&self, seq: u64) -> u64 {
+        self.seg(seq).order
     }
 
     /// Lost segment `seq` was sent again.
@@ -174,6 +187,9 @@ impl Scoreboard {
         debug_assert!(s.flags & (LOST | RETRANS | SACKED) == LOST, "retransmitting segment {seq} not pending");
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
+        let order = self.tx_count;
+        self.seg_mut(seq).order = order;
+        self.tx_count += 1;
         self.retrans_out += 1;
     }
 
@@ -194,7 +210,7 @@ impl Scoreboard {
                 let ever = s.flags & EVER_RETRANS != 0;
                 retransmitted |= ever;
                 out.rtt_sent_at = Some(s.sent_at);
-                out.latest = latest(out.latest, LatestSent { sent_at: s.sent_at, seq: self.una, retransmitted: ever });
+                out.latest = latest(out.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq: self.una, retransmitted: ever });
             }
             if s.flags & LOST != 0 {
                 self.lost_out -= 1;
@@ -237,7 +253,7 @@ impl Scoreboard {
         debug_assert!(s.flags & SACKED == 0);
         let flags = s.flags;
         s.flags = (flags | SACKED) & !(LOST | RETRANS);
-        let sent_at = s.sent_at;
+        let (sent_at, order) = (s.sent_at, s.order);
         if flags & LOST != 0 {
             self.lost_out -= 1;
         }
@@ -247,7 +263,7 @@ impl Scoreboard {
         if flags & EVER_RETRANS == 0 {
             acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(sent_at, |t| t.max(sent_at)));
         }
-        acc.latest = latest(acc.latest, LatestSent { sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
+        acc.latest = latest(acc.latest, LatestSent { order, sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
         if !below_mark {
             self.sacked_from_mark += 1;
         }
@@ -324,14 +340,14 @@ impl Scoreboard {
         }
     }
 
-    /// True if the copy of `seq` sent at `sent_at` is outstanding and may still arrive: not
-    /// acknowledged, not SACKed, not superseded by a later copy, not already deemed lost.
-    pub fn copy_in_flight(&self, seq: u64, sent_at: SimTime) -> bool {
+    /// True if the copy of `seq` with transmission order `order` is outstanding and may still
+    /// arrive: not acknowledged, not SACKed, not superseded by a later copy, not deemed lost.
+    pub fn copy_in_flight(&self, seq: u64, order: u64) -> bool {
         if !(self.una..self.high_tx()).contains(&seq) {
             return false;
         }
         let s = self.seg(seq);
-        s.sent_at == sent_at && s.flags & SACKED == 0 && s.flags & (LOST | RETRANS) != LOST
+        s.order == order && s.flags & SACKED == 0 && s.flags & (LOST | RETRANS) != LOST
     }
 
     /// A retransmission timeout (or Tahoe's fast retransmit): every unSACKed outstanding

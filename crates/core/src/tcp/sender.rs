@@ -284,7 +284,7 @@ impl TcpSender {
             self.sb.on_sent_new(now);
         }
         if let Some(rack) = &mut self.rack {
-            rack.on_sent(seq, now);
+            rack.on_sent(seq, self.sb.order_of(seq), now);
         }
         if let (Some(prr), CaState::Recovery { .. }) = (&mut self.prr, self.state) {
             prr.on_sent();
@@ -668,6 +668,19 @@ mod tests {
         // Karn: the ACK of the retransmission gave no sample, so the doubled RTO stands.
         assert_eq!(pr.srtt, Some(SimDuration::from_millis(40)));
         assert_eq!(p.sender.rto(), SimDuration::from_millis(480));
+    }
+
+    #[test]
+    fn with_timestamps_the_ack_of_a_retransmission_is_a_sample_and_clears_the_backoff() {
+        // The case above with RFC 7323 timestamps: the ACK of the retransmitted segment echoes
+        // the retransmission's TSval (it sits at the receiver's left edge), so it measures the
+        // 40 ms RTT and collapses the backed-off RTO (Linux tcp_ack_update_rtt).
+        let cfg = TcpConfig { timestamps: true, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, AppSource::File { bytes: 20 * 1448, mss: 1448 }, SimDuration::from_millis(20)).dropping_first_transmission_of(&[19]);
+        assert_eq!(p.run_to_completion(ms(5_000)), ms(360));
+        assert_eq!(p.sender.probe().timeouts, 1);
+        assert_eq!(p.sender.rtt.backoff(), 0);
+        assert_eq!(p.sender.rto(), SimDuration::from_millis(240));
     }
 
     #[test]

@@ -48,6 +48,12 @@ pub struct Pair {
     /// Departure times of the packets queued or being sent at the bottleneck.
     departures: VecDeque<SimTime>,
     drop_first: BTreeSet<u64>,
+    /// Segments whose first retransmission is dropped too.
+    drop_first_retransmission: BTreeSet<u64>,
+    /// SYNs still to drop.
+    syn_drops: u32,
+    /// When each SYN left.
+    pub syns: Vec<SimTime>,
     to_receiver: VecDeque<(SimTime, Packet)>,
     to_sender: VecDeque<(SimTime, Packet)>,
     pub sent: Vec<Tx>,
@@ -111,6 +117,9 @@ impl Pair {
             queue_limit: None,
             departures: VecDeque::new(),
             drop_first: BTreeSet::new(),
+            drop_first_retransmission: BTreeSet::new(),
+            syn_drops: 0,
+            syns: Vec::new(),
             to_receiver: VecDeque::new(),
             to_sender: VecDeque::new(),
             sent: Vec::new(),
@@ -120,6 +129,18 @@ impl Pair {
 
     pub fn dropping_first_transmission_of(mut self, segs: &[u64]) -> Pair {
         self.drop_first = segs.iter().copied().collect();
+        self
+    }
+
+    /// Also drops the first retransmission of each of `segs`.
+    pub fn dropping_first_retransmission_of(mut self, segs: &[u64]) -> Pair {
+        self.drop_first_retransmission = segs.iter().copied().collect();
+        self
+    }
+
+    /// Drops the first `n` SYNs (with a handshake).
+    pub fn dropping_syns(mut self, n: u32) -> Pair {
+        self.syn_drops = n;
         self
     }
 
@@ -136,13 +157,24 @@ impl Pair {
 
     fn flush(&mut self) {
         while let Some(p) = self.sender.poll_transmit(self.now) {
+            if let Header::TcpSyn { .. } = p.header {
+                self.syns.push(self.now);
+                if self.syn_drops > 0 {
+                    self.syn_drops -= 1;
+                } else {
+                    self.to_receiver.push_back((self.now + self.delay, p));
+                }
+                continue;
+            }
             let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("sender sent {p:?}") };
             while self.departures.front().is_some_and(|&t| t <= self.now) {
                 self.departures.pop_front();
             }
             // One packet is being serialised; the rest wait in the queue.
             let queue_full = self.queue_limit.is_some_and(|l| self.departures.len() > l);
-            let dropped = queue_full || (!retransmit && self.drop_first.contains(&seq));
+            let dropped = queue_full
+                || (!retransmit && self.drop_first.contains(&seq))
+                || (retransmit && self.drop_first_retransmission.remove(&seq));
             self.sent.push(Tx { at: self.now, seq, retransmit, dropped });
             if dropped {
                 continue;
