@@ -57,6 +57,7 @@ def synthetic_raw() -> dict[str, Any]:
         "protocol": ["tcp", "tcp", "udp"],
         "cc": ["reno", "reno", ""],
         "recovery": ["sack", "sack", ""],
+        "stack": ["linux", "linux", ""],
         "app": ["bulk", "file", "cbr"],
         "cc_params": ["{}", "{}", "{}"],
         "src": ["s0", "s1", "s2"],

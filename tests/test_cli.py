@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 
 FLOW_KEYS = {
-    "id", "group", "protocol", "cc", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
+    "id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
     "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s", "completion_s",
 }
 

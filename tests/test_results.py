@@ -15,7 +15,7 @@ from ccarena.demo import DemoRun, parse_header
 from ccarena.report import write_report
 
 FLOW_KEYS = {
-    "id", "group", "protocol", "cc", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
+    "id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
     "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s", "completion_s",
 }
 LINK_KEYS = {"name", "utilisation", "dropped_pkts", "mean_queue_pkts"}

@@ -35,6 +35,7 @@ FLOW_SUMMARY_KEYS = (
     "group",
     "protocol",
     "cc",
+    "stack",
     "start_s",
     "rtt_base_s",
     "sent_pkts",

@@ -114,6 +114,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("cc", strs(&|m| m.cc.clone()));
     flows.push("cc_params", strs(&|m| m.cc_params.clone()));
     flows.push("recovery", strs(&|m| m.recovery.clone()));
+    flows.push("stack", strs(&|m| m.stack.to_string()));
     flows.push("app", strs(&|m| m.app.to_string()));
     flows.push("role", strs(&|m| m.role.to_string()));
     flows.push("src", strs(&|m| m.src.clone()));

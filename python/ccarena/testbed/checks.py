@@ -90,8 +90,13 @@ def refuse_unsupported(doc: dict[str, Any]) -> None:
             raise TestbedError(f"{where}.recovery: {group['recovery']!r} does not exist in Linux (allowed: sack, newreno)")
         if group.get("ecn") or group.get("source_quench"):
             raise TestbedError(f"{where}: ECN and Source Quench are not supported by the testbed")
-        if group.get("cc_params") and group["cc_params"] != _defaults(group["cc"]):
+        if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(_defaults(group["cc"])):
             raise TestbedError(f"{where}.cc_params: Linux's {group['cc']} takes no parameters per socket")
+
+
+def _linux_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Parameters without Reno's reduction basis when it is Linux's own (cwnd halving)."""
+    return {k: v for k, v in params.items() if not (k == "basis" and v in ("cwnd", "flight_size"))}
 
 
 def _defaults(cc: str) -> dict[str, Any]:

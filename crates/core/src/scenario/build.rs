@@ -33,6 +33,8 @@ pub struct FlowMeta {
     pub cc: String,
     pub cc_params: String,
     pub recovery: String,
+    /// TCP's stack profile (`""` for other protocols).
+    pub stack: &'static str,
     pub app: &'static str,
     /// `"main"` for the scenario's `[[flows]]`, `"background"` for `[[background]]` sources.
     pub role: &'static str,
@@ -312,6 +314,7 @@ impl Scenario {
                 cc: g.tcp.as_ref().map(|t| t.cc.clone()).or_else(|| g.dccp.as_ref().map(|d| d.cc.clone())).unwrap_or_default(),
                 cc_params: g.tcp.as_ref().map(|t| t.cc_params.to_string()).or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string())).unwrap_or_else(|| "{}".into()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+                stack: g.tcp.as_ref().map_or("", |t| t.stack.name()),
                 app: g.app.kind(),
                 role: inst.role,
                 src: net.names[src.0 as usize].clone(),
