@@ -229,6 +229,8 @@ PAPER = Paper(
         "for 900 s; every cell is the mean of 10 runs with its 95% CI (§4.1-4.2)."
     ),
     choices=(
+        "TCP stack (ns-2 ran the paper): ccarena's `ns2` profile, ns-2's one-way agents: no handshake, no "
+        "timestamps, duplicate-ACK loss detection, no PRR, no receive-buffer limit (docs/tcp.md).",
         "Which ring direction the traffic takes (both are two hops): clockwise for all, so each clockwise ring link carries two LANs' traffic.",
         "CUBIC: the cubic@linux-2.6.22 preset (ns-2.34's TCP-Linux, which the paper's ns-2 used). CTCP: ccarena's compound with its defaults.",
         "Start times (unstated): uniform in 0-1 s, so replications differ.",

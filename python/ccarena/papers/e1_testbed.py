@@ -257,6 +257,8 @@ PAPER = Paper(
         "100, 200 and 300 ms besides the base 2 ms."
     ),
     choices=(
+        "TCP stack (the paper measured Linux hosts): ccarena's default `linux` profile: handshake, timestamps, "
+        "quick-ACK, RACK-TLP, PRR and a 6 MB receive buffer as Linux 6.x runs them (docs/tcp.md).",
         "Router queue (unstated): 40 packets, the Cisco IOS default output hold queue of a serial interface.",
         "Packet size: 1500-byte IP packets (Ethernet MTU); UDP datagrams of 1470 bytes as iperf sends them.",
         "RTTs above 2 ms (the paper does not say how they were added): as propagation delay of each flow's path.",

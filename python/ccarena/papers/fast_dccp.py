@@ -226,6 +226,8 @@ PAPER = Paper(
         "Compatibility: a TCP-Reno FTP flow against another Reno flow (TCP-1) or a FAST DCCP flow (TCP-2)."
     ),
     choices=(
+        "TCP stack (ns-2 ran the paper): ccarena's `ns2` profile, ns-2's one-way agents: no handshake, no "
+        "timestamps, duplicate-ACK loss detection, no PRR, no receive-buffer limit (docs/tcp.md).",
         "The 100 ms (and 10 ms) is the bottleneck's one-way delay; the 5-15 ms per connection are access delays (round trips 210-230 ms).",
         "Packets of 1460 bytes of payload; FAST-TFRC and TFRC (CCID 3) with ccarena's defaults (docs/dccp.md).",
         "Convergence is reached when the late connection's 1 s goodput stays at or above 80% of half the link (the paper does not define the band).",

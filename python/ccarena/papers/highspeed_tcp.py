@@ -509,6 +509,8 @@ PAPER = Paper(
         "delays uniform in 10-105 ms. Inter-protocol fairness: two connections of each protocol."
     ),
     choices=(
+        "TCP stack (ns-2 ran the paper): ccarena's `ns2` profile, ns-2's one-way agents: no handshake, no "
+        "timestamps, duplicate-ACK loss detection, no PRR, no receive-buffer limit (docs/tcp.md).",
         "The 100 ms is the bottleneck link's one-way delay: the paper's buffer sizing (20% of the BDP = 16,666 packets "
         "at 5 Gbit/s) implies a 200 ms round trip.",
         "CUBIC as the Linux 2.6.22 v2.1 the paper's era implemented; HighSpeed TCP as ns-2's own; Scalable TCP with "

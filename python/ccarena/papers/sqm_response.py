@@ -200,6 +200,8 @@ PAPER = Paper(
         "once per round trip and resend the reported segment at once."
     ),
     choices=(
+        "TCP stack (ns-2 ran the paper): ccarena's `ns2` profile, ns-2's one-way agents: no handshake, no "
+        "timestamps, duplicate-ACK loss detection, no PRR, no receive-buffer limit (docs/tcp.md).",
         "Host links (unstated): 100 Mbit/s, 1 ms, with 1000-packet host queues, so that only the routers drop.",
         "Competing traffic in §5.1 (\"the other clients\", unstated count): nine 5 MB FTP transfers, three per other client, "
         "starting uniformly in 0.25-0.35 s so that drop-tail phase effects vary with the seed.",

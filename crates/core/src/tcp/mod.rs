@@ -2,7 +2,7 @@
 //!
 //! Sequence numbers count segments: segment `n` carries application message `n`
 //! ([`AppSource::len`](crate::app::AppSource::len) payload bytes, plus 40 bytes of headers on the
-//! wire). Windows are in segments. The congestion controller ([`crate::cc`]) only sets ssthresh
+//! wire, 52 with timestamps). Windows are in segments. The congestion controller ([`crate::cc`]) only sets ssthresh
 //! and grows cwnd; detecting and repairing losses is this module's job.
 //!
 //! ```text
@@ -10,7 +10,8 @@
 //!   window = min(⌊cwnd⌋, rwnd)                        ACK = RCV.NXT (next segment expected)
 //!   send while pipe < window: lost first, then new    SACK: ≤ 3 blocks, triggering block first
 //!   pipe = out − sacked − lost + retransmitted        delayed ACK: every 2nd segment or 40 ms,
-//!   RTO = SRTT + max(G, 4·RTTVAR) ∈ [200 ms, 60 s]      immediate when out of order or filling
+//!   RTO = SRTT + max(G, 4·RTTVAR) ∈ [min, max RTO]     immediate when out of order or filling,
+//!   loss: DupThresh (RFC 6675) or RACK-TLP            and in quick-ACK mode
 //!   Open ⇄ Recovery (fast retransmit) ; any → Loss (timeout)
 //! ```
 //!
@@ -25,25 +26,34 @@
 //! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
 //! | `ecn.rs`        | ECT, ECN-Echo response once per window, CWR            | RFC 3168 §6.1        |
 //! | `sqm.rs`        | SQM-Response to ICMP Source Quench                     | seed 004 §3.3–3.4    |
+//! | `handshake.rs`  | SYN / SYN-ACK, SYN retransmission, first RTT sample    | RFC 9293, 6298       |
+//! | `rack.rs`       | RACK-TLP: time-based loss detection, tail loss probes  | RFC 8985             |
+//! | `prr.rs`        | Proportional Rate Reduction in fast recovery           | RFC 6937             |
+//! | `stack.rs`      | the `linux`, `ns2` and `rfc` profiles of defaults      | Linux 6.x, ns-2.35   |
 //!
-//! The connection starts established at the sender's `start` time; a `File` application's
-//! completion time is when its last segment is cumulatively acknowledged.
+//! Without a handshake (`ns2`, `rfc`) the connection starts established at the sender's `start`
+//! time; a `File` application's completion time is when its last segment is cumulatively
+//! acknowledged. Timestamps (RFC 7323, `linux`) add 12 bytes to every packet and give RTT samples
+//! for retransmitted data (the backoff then resets, as in Linux); without them Karn's algorithm
+//! decides. The receiver's window is `rcv_buf / 2` less out-of-order data (`receiver.rs`).
 //!
 //! Not implemented / deviates:
-//! - No SYN/FIN handshake, no Nagle, no TCP timestamps (RTT samples follow Karn's algorithm
-//!   instead), no window scaling or receive-buffer dynamics (`rwnd` is a fixed limit in segments).
-//! - No PRR (RFC 6937), no RACK-TLP, no undo (Eifel, F-RTO, D-SACK), no limited transmit
-//!   (RFC 3042; with SACK, pipe-based sending gives a similar effect before recovery).
-//! - NextSeg rules 3 and 4 (RFC 6675 §4) are not implemented, and a lost retransmission is only
-//!   detected by the retransmission timer (no RACK, no lost-retransmit detection). Without PRR,
-//!   RFC 6675's pipe rule can release two segments per ACK when every other segment was lost.
+//! - No FIN, no Nagle, no window-scale negotiation or receive-buffer autotuning (the buffer is
+//!   its ceiling from the start), no zero-window probing.
+//! - No undo (Eifel, F-RTO, D-SACK undo); D-SACK is one bit per ACK; RACK never detects
+//!   reordering, so its window stays min_RTT / 4 (`rack.rs`).
+//! - Without RACK, NextSeg rules 3 and 4 (RFC 6675 §4) are not implemented and a lost
+//!   retransmission is only detected by the retransmission timer. Without PRR, RFC 6675's pipe
+//!   rule can release two segments per ACK when every other segment was lost. No limited
+//!   transmit (RFC 3042; with SACK, pipe-based sending gives a similar effect).
 //! - ECN (`ecn = true`) and SQM-Response (`source_quench = true`) are off by default; their
 //!   own deviations are listed in `ecn.rs` and `sqm.rs`.
-//! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
+//! - Pacing: a CC's `pacing_rate` spaces segments by their serialisation time at that rate.
 //! - After an idle period longer than the RTO the window restarts as Linux's does (`idle.rs`);
 //!   the congestion controller is not told.
-//! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
-//! - The receiver has no quick-ACK mode and never reneges on SACKed data.
+//! - The clock granularity G is 1 ms; the timestamp clock ticks in milliseconds as Linux's.
+//! - The receiver never reneges on SACKed data; its delayed-ACK timeout is fixed, not Linux's
+//!   adaptive `ato`.
 //! - Slow start adds the full count of acknowledged segments per ACK, as Linux does (the CC's
 //!   choice); RFC 5681 suggests at most one SMSS per ACK.
 
