@@ -14,7 +14,7 @@ STAMP_VENV := $(VENV)/.stamp-venv
 STAMP_EXT  := $(VENV)/.stamp-ext
 STAMP_DEV  := $(VENV)/.stamp-dev
 
-.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed
+.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools
 
 all: demo
 
@@ -51,8 +51,17 @@ test: test-rust test-python stubtest typecheck
 test-rust:
 	cargo test --workspace --exclude ccarena-py
 
-test-python: dev testbed
+test-python: dev testbed tools
 	$(BIN)/python -m pytest
+
+## tools: tshark for the packet-capture tests (docs/pcap.md); best effort: the tests that need it
+## are skipped, with the reason, where it cannot be installed (no root, no apt)
+tools:
+	@command -v tshark >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
+		{ echo "installing tshark (Debian package) for the pcap tests"; \
+		  export DEBIAN_FRONTEND=noninteractive; \
+		  timeout 300 apt-get install -y -q tshark >/dev/null 2>&1 || \
+		  { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 300 apt-get install -y -q tshark >/dev/null 2>&1; }; }; } || true
 
 stubtest: dev
 	$(BIN)/python -m mypy.stubtest ccarena._core

@@ -4,6 +4,7 @@ The binding is deliberately thin: a scenario crosses the boundary once as JSON t
 happens in Rust with the GIL released, and results come back as plain columns (dict of lists).
 """
 
+import os
 from typing import Any, Callable
 
 # PyO3 lists everything the module adds in __all__.
@@ -17,13 +18,20 @@ def validate(scenario_json: str) -> dict[str, Any]:
     ccarena.errors.ScenarioError."""
 
 def run(
-    scenario_json: str, progress: Callable[[float, float], None] | None = None, series: bool = True
+    scenario_json: str,
+    progress: Callable[[float, float], None] | None = None,
+    series: bool = True,
+    pcap_dir: str | os.PathLike[str] | None = None,
+    pcap_links: list[str] | None = None,
+    pcap_snaplen: int | None = None,
 ) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
     simulated time done (0..1) and the simulated seconds done, about twice a second of wall time.
     ``series=False`` returns ``flow_series`` and ``link_series`` with their columns but no rows
     (for callers that need only the per-flow and per-link summaries: no Python objects are built
-    for the samples).
+    for the samples). ``pcap_dir`` writes one pcap file per captured link direction there
+    (``pcap_links`` by name, default the bottleneck links; ``pcap_snaplen`` bytes per packet,
+    default its headers).
 
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)

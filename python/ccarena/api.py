@@ -12,7 +12,7 @@ import math
 import os
 import shutil
 import uuid
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, NamedTuple
@@ -108,6 +108,9 @@ def run(
     seed: int | None = None,
     progress: bool = False,
     series: bool = True,
+    pcap: str | os.PathLike[str] | None = None,
+    pcap_links: Sequence[str] | None = None,
+    pcap_snaplen: int | None = None,
 ) -> RunResult:
     """Run one simulation.
 
@@ -117,14 +120,27 @@ def run(
     leaves ``flow_series`` and ``link_series`` empty (their columns, no rows): faster and smaller
     when only the per-flow and per-link results matter. The simulation runs in Rust without
     holding the GIL. Raises :class:`ScenarioError` for an invalid scenario.
+
+    ``pcap`` names a directory for packet captures: one pcap file per link direction in
+    ``pcap_links`` (default: the links named ``bottleneck…``, or all), packets as they arrive at
+    the link's far end, timestamps in simulated time, headers only unless ``pcap_snaplen`` asks
+    for more (docs/pcap.md). Raises :class:`ArgumentError` for an unknown link name and
+    :class:`OutputError` if a file cannot be written.
     """
     doc = prepare(scenario, overrides=overrides, seed=seed)
     text = _scenario.to_json(doc)
+    if pcap is None and (pcap_links is not None or pcap_snaplen is not None):
+        raise ArgumentError("pcap_links and pcap_snaplen need pcap: the directory the captures go to")
+    if pcap_snaplen is not None and (isinstance(pcap_snaplen, bool) or not isinstance(pcap_snaplen, int) or not 1 <= pcap_snaplen <= 262_144):
+        raise ArgumentError(f"pcap_snaplen: {pcap_snaplen!r} is not a snap length: expected bytes from 1 to 262144")
+    if isinstance(pcap_links, str):
+        raise ArgumentError(f"pcap_links: expected a list of link names, not the string {pcap_links!r}")
+    capture = {"pcap_dir": os.fspath(pcap) if pcap is not None else None, "pcap_links": list(pcap_links) if pcap_links is not None else None, "pcap_snaplen": pcap_snaplen}
     if not progress:
-        return RunResult(_core.run(text, series=series))
+        return RunResult(_core.run(text, None, series, **capture))
     bar = ProgressBar(str(doc.get("name", "run")))
     try:
-        raw = _core.run(text, bar.update, series=series)
+        raw = _core.run(text, bar.update, series, **capture)
     finally:
         bar.close()
     return RunResult(raw)

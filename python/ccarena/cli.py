@@ -177,6 +177,22 @@ def run(
         bool | None,
         typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
     ] = None,
+    pcap: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write packet captures (pcap, for Wireshark and tshark) into this directory: one file per link direction.",
+            file_okay=False,
+            show_default=False,
+        ),
+    ] = None,
+    pcap_links: Annotated[
+        str | None,
+        typer.Option(help="Links to capture, comma-separated (default: the bottleneck links, or all).", show_default=False),
+    ] = None,
+    pcap_snaplen: Annotated[
+        int | None,
+        typer.Option(help="Bytes stored per packet, zero payload included (default: its headers).", show_default=False),
+    ] = None,
 ) -> None:
     """Run a scenario and print per-flow and per-link results.
 
@@ -185,8 +201,12 @@ def run(
 
     if out is not None:
         api.check_output_dir(out)  # before the simulation, not after it
+    links = [name.strip() for name in pcap_links.split(",") if name.strip()] if pcap_links is not None else None
     # The time series feed only the files of -o; without it they are not even built.
-    result = api.run(file, overrides=set_ or (), seed=seed, progress=progress_default(progress), series=out is not None)
+    result = api.run(
+        file, overrides=set_ or (), seed=seed, progress=progress_default(progress), series=out is not None,
+        pcap=pcap, pcap_links=links, pcap_snaplen=pcap_snaplen,
+    )
     over: api.JainOver = "group" if jain_over is JainOver.group else "flow"
     if out is not None:
         result.to_parquet(out, jain_over=over, plots=True)
@@ -197,6 +217,8 @@ def run(
     if out is not None:
         typer.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
                    "summary.json goodput.png cwnd.png queue.png")
+    if pcap is not None:
+        typer.echo(f"wrote {pcap}/: " + " ".join(sorted(p.name for p in pcap.glob("*.pcap"))))
 
 
 def _report_text(result: RunResult, jain_over: JainOverName) -> str:

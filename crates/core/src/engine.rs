@@ -104,6 +104,8 @@ pub enum RunOutcome {
 /// The simulated network and everything on it.
 pub struct World {
     queue: EventQueue,
+    /// Packet captures, when asked for (`record::pcap`).
+    pcap: Option<Box<crate::record::pcap::PcapTap>>,
     pub(crate) slab: PacketSlab,
     pub(crate) links: Vec<Link>,
     node_count: usize,
@@ -144,6 +146,16 @@ pub struct WorldParts {
 }
 
 impl World {
+    /// Captures packets arriving over the tap's links from now on.
+    pub fn attach_pcap(&mut self, tap: crate::record::pcap::PcapTap) {
+        self.pcap = Some(Box::new(tap));
+    }
+
+    /// The capture, to finish its files.
+    pub fn take_pcap(&mut self) -> Option<crate::record::pcap::PcapTap> {
+        self.pcap.take().map(|b| *b)
+    }
+
     pub fn new(parts: WorldParts) -> World {
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
@@ -169,6 +181,7 @@ impl World {
             end: parts.end,
             warmup: parts.warmup.min(parts.end),
             sample_interval: parts.sample_interval,
+            pcap: None,
             next_sample: SimTime::ZERO,
             at_warmup: vec![FlowSnapshot::default(); n_flows],
             links_at_warmup: vec![Default::default(); n_links],
@@ -246,6 +259,9 @@ impl World {
     fn on_arrive(&mut self, l: LinkId) {
         let link = &mut self.links[l.0 as usize];
         let (id, next) = link.pop_arrival(self.now);
+        if let Some(tap) = self.pcap.as_deref_mut() {
+            tap.capture(l, self.now, self.slab.get(id));
+        }
         let node = link.to;
         if let Some((at, next_id)) = next {
             self.queue.schedule(at, Event::Arrive(l));

@@ -3,6 +3,7 @@
 use crate::engine::{RunOutcome, World};
 use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::secs;
+use crate::record::pcap::{FlowWire, PcapOptions, PcapTap};
 use crate::scenario::build::{Built, FlowMeta};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::SimDuration;
@@ -16,6 +17,10 @@ pub enum RunError {
     Interrupted,
     /// Simulated time stopped advancing: some handler keeps re-scheduling work at one instant.
     Stalled(String),
+    /// A run option is invalid (one line naming the option, e.g. an unknown capture link).
+    Option(String),
+    /// An output could not be written (e.g. a packet capture file).
+    Output(String),
 }
 
 impl From<ScenarioError> for RunError {
@@ -29,18 +34,32 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => write!(f, "{e}"),
             RunError::Interrupted => write!(f, "run interrupted"),
-            RunError::Stalled(why) => write!(f, "{why}"),
+            RunError::Stalled(why) | RunError::Option(why) | RunError::Output(why) => write!(f, "{why}"),
         }
     }
 }
 
 /// Runs `scenario`; `progress(fraction)` is called now and then and may return `false` to stop.
 pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
+    run_with(scenario, None, progress)
+}
+
+/// [`run`], writing packet captures as `pcap` asks.
+pub fn run_with(scenario: &Scenario, pcap: Option<&PcapOptions>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
     let Built { parts, flows, node_names, .. } = scenario.build()?;
     let wall = Instant::now();
     let mut watchdog = Watchdog::new(scenario.duration.0);
     let mut world = World::new(parts);
+    if let Some(opts) = pcap {
+        let links: Vec<String> = world.links.iter().map(|l| l.name.clone()).collect();
+        let wires = flows.iter().map(|m| FlowWire { mss: m.mss, seg: m.mss, ends: m.nodes }).collect();
+        let tap = PcapTap::open(opts, &links, wires).map_err(|e| if e.starts_with("pcap:") { RunError::Output(e) } else { RunError::Option(e) })?;
+        world.attach_pcap(tap);
+    }
     let outcome = world.run(&mut |frac| watchdog.observe(frac) && progress(frac));
+    if let Some(tap) = world.take_pcap() {
+        tap.finish().map_err(RunError::Output)?;
+    }
     if let Some(why) = watchdog.stalled {
         return Err(RunError::Stalled(why));
     }

@@ -8,6 +8,7 @@
 
 use ccarena_core::cc::tcp_algorithms;
 use ccarena_core::dccp::dccp_algorithms;
+use ccarena_core::record::pcap::PcapOptions;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
@@ -99,9 +100,19 @@ fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 }
 
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, series=true))]
-fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>, series: bool) -> PyResult<Bound<'py, PyDict>> {
+#[pyo3(signature = (scenario_json, progress=None, series=true, pcap_dir=None, pcap_links=None, pcap_snaplen=None))]
+#[allow(clippy::too_many_arguments)]
+fn run<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    progress: Option<Py<PyAny>>,
+    series: bool,
+    pcap_dir: Option<std::path::PathBuf>,
+    pcap_links: Option<Vec<String>>,
+    pcap_snaplen: Option<u32>,
+) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(scenario_json)?;
+    let pcap = pcap_dir.map(|dir| PcapOptions { dir, links: pcap_links, snaplen: pcap_snaplen });
     let duration_s = scenario.duration.0.as_secs_f64();
     let outcome = py.detach(|| {
         let mut last = Instant::now();
@@ -126,7 +137,7 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>, s
                 true
             })
         };
-        let r = catch_unwind(AssertUnwindSafe(|| sim::run(&scenario, &mut report)));
+        let r = catch_unwind(AssertUnwindSafe(|| sim::run_with(&scenario, pcap.as_ref(), &mut report)));
         (r, callback_error)
     });
     match outcome {
@@ -140,6 +151,8 @@ fn run<'py>(py: Python<'py>, scenario_json: &str, progress: Option<Py<PyAny>>, s
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
         (Ok(Err(RunError::Interrupted)), None) => Err(PyKeyboardInterrupt::new_err("run interrupted")),
         (Ok(Err(RunError::Stalled(why))), _) => Err(Python::attach(|py| ccarena_error(py, "SimulationError", why))),
+        (Ok(Err(RunError::Option(why))), _) => Err(Python::attach(|py| ccarena_error(py, "ArgumentError", why))),
+        (Ok(Err(RunError::Output(why))), _) => Err(Python::attach(|py| ccarena_error(py, "OutputError", why))),
         (Err(p), _) => Err(internal_error(p)),
     }
 }

@@ -65,6 +65,11 @@ impl AckVector {
     pub fn head(&self) -> u64 {
         self.head
     }
+
+    /// The newest bytes of the vector, as carried inline (for packet captures).
+    pub fn inline_bytes(&self) -> &[u8] {
+        &self.bytes[..self.n as usize]
+    }
 }
 
 /// A run of packets in one state, in ascending order.

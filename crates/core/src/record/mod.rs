@@ -3,6 +3,7 @@
 
 pub mod histogram;
 pub mod jitter;
+pub mod pcap;
 pub mod result;
 
 use crate::time::SimTime;

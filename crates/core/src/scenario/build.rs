@@ -40,6 +40,10 @@ pub struct FlowMeta {
     pub role: &'static str,
     pub src: String,
     pub dst: String,
+    /// The sender's and receiver's nodes.
+    pub nodes: (NodeId, NodeId),
+    /// The group's segment size, bytes.
+    pub mss: u32,
     pub start: SimTime,
     /// Propagation RTT of the path, both directions.
     pub rtt_base: SimDuration,
@@ -319,6 +323,8 @@ impl Scenario {
                 role: inst.role,
                 src: net.names[src.0 as usize].clone(),
                 dst: net.names[dst.0 as usize].clone(),
+                nodes: (src, dst),
+                mss,
                 start: inst.start,
                 rtt_base,
             });
