@@ -22,6 +22,7 @@
 //! | `scoreboard.rs` | per-segment state, pipe, IsLost, NextSeg               | RFC 6675, Linux      |
 //! | `recovery.rs`   | the Open / Recovery / Loss state machine, per variant  | RFC 5681, 6582, 6675 |
 //! | `sender.rs`     | transmission, ACK processing, timers, CC glue          | RFC 5681, 6298       |
+//! | `rate_sample.rs`| delivery rate per ACK (delivered, interval, app-limited)| draft-cheng-iccrg-delivery-rate-estimation |
 //! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
 //! | `ecn.rs`        | ECT, ECN-Echo response once per window, CWR            | RFC 3168 §6.1        |
 //! | `sqm.rs`        | SQM-Response to ICMP Source Quench                     | seed 004 §3.3–3.4    |
@@ -39,7 +40,8 @@
 //!   RFC 6675's pipe rule can release two segments per ACK when every other segment was lost.
 //! - ECN (`ecn = true`) and SQM-Response (`source_quench = true`) are off by default; their
 //!   own deviations are listed in `ecn.rs` and `sqm.rs`.
-//! - Pacing: the CC's `pacing_rate` is not applied; segments leave back to back.
+//! - Pacing: when the CC returns a `pacing_rate`, segments are spaced by their wire-size
+//!   serialisation time at that rate (no pacing quantum or burst allowance, unlike Linux `fq`).
 //! - After an idle period longer than the RTO the window restarts as Linux's does (`idle.rs`);
 //!   the congestion controller is not told.
 //! - `min_rto` defaults to Linux's 200 ms, not RFC 6298's 1 s; the clock granularity G is 1 ms.
@@ -51,6 +53,7 @@ pub mod config;
 mod ecn;
 pub mod idle;
 mod ranges;
+pub mod rate_sample;
 pub mod receiver;
 mod recovery;
 pub mod rtt;

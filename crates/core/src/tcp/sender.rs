@@ -20,11 +20,12 @@
 use super::config::{Recovery, TcpConfig};
 use super::ecn::EcnState;
 use super::recovery::{CaState, Phase};
+use super::rate_sample::RateSampler;
 use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use crate::app::AppSource;
-use crate::cc::{AckSample, AnyCc, CcState};
+use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::{Header, Packet, SackBlocks, TCP_IP_HEADER};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -96,6 +97,8 @@ pub struct TcpSender {
     pub(super) sqm: SqmState,
     /// When data last left (for the restart after idle).
     last_data_sent: Option<SimTime>,
+    /// Delivery-rate estimation for `CongestionControl::on_rate_sample`.
+    rate: RateSampler,
 }
 
 impl TcpSender {
@@ -126,6 +129,7 @@ impl TcpSender {
             ecn: EcnState::default(),
             sqm: SqmState::default(),
             last_data_sent: None,
+            rate: RateSampler::new(),
         }
     }
 
@@ -220,6 +224,7 @@ impl TcpSender {
         }
         if self.sb.high_tx() >= self.app.available(now) {
             // Application-limited: a rate-based source says when its next message exists.
+            self.rate.on_app_limited(pipe);
             self.timers.app = self.app.ready_at(self.sb.high_tx());
         }
         NextSeg::Wait { cwnd_limited: false }
@@ -230,6 +235,7 @@ impl TcpSender {
             super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
         self.last_data_sent = Some(now);
+        self.rate.on_sent(seq, now, retransmit);
         if retransmit {
             self.sb.on_retransmitted(seq, now);
         } else {
@@ -292,6 +298,7 @@ impl TcpSender {
 
     fn on_ack(&mut self, now: SimTime, ack: u64, sack: &SackBlocks, ece: bool) {
         let prev_una = self.sb.una();
+        let prior_in_flight = self.st.in_flight;
         let could_grow = self.state.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
         let mut sacked = Sacked::default();
@@ -327,6 +334,9 @@ impl TcpSender {
             self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
+        let blocks = if self.cfg.recovery == Recovery::Sack { sack.as_slice() } else { &[] };
+        let rs = RateSample { prior_in_flight, rtt, ..self.rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
+        self.cc.inner_mut().on_rate_sample(&mut self.st, &rs);
         if self.sb.una() > prev_una {
             // Closed-loop applications (web, ftp) time their next message from this.
             self.app.on_acked(now, self.sb.una());
