@@ -263,4 +263,46 @@ mod tests {
         send(&mut r, 3..4, 23, 1);
         assert!(!r.on_ack(ms(33), 4, &[], RTT).is_app_limited);
     }
+
+    /// Records what the transport hands the congestion controller, growing like Reno.
+    struct Recorder(std::sync::Arc<std::sync::Mutex<Vec<(RateSample, u64)>>>);
+    impl crate::cc::CongestionControl for Recorder {
+        fn name(&self) -> &'static str {
+            "recorder"
+        }
+        fn on_ack(&mut self, st: &mut crate::cc::CcState, ack: &crate::cc::AckSample) {
+            st.cwnd += ack.acked as f64 / st.cwnd;
+        }
+        fn on_congestion(&mut self, st: &mut crate::cc::CcState, _ev: &crate::cc::CongestionEvent) {
+            st.ssthresh = st.cwnd / 2.0;
+        }
+        fn on_rate_sample(&mut self, st: &mut crate::cc::CcState, rs: &RateSample) {
+            self.0.lock().unwrap().push((*rs, st.delivered));
+        }
+    }
+
+    #[test]
+    fn through_the_sender_samples_measure_the_bottleneck_rate() {
+        use crate::app::AppSource;
+        use crate::tcp::testutil::Pair;
+        use crate::tcp::TcpConfig;
+        // 12 Mbit/s: one 1500-byte segment per millisecond; RTT 20 ms plus queueing.
+        let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(10))
+            .with_bottleneck(crate::time::Rate::mbps(12));
+        p.sender.cc = crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone())));
+        p.run_until(ms(2_000));
+        let log = log.lock().unwrap();
+        assert!(log.len() > 1000);
+        for (rs, delivered) in log.iter() {
+            // The estimator and the scoreboard count deliveries alike.
+            assert_eq!(rs.delivered_total, *delivered);
+            // No sample exceeds the bottleneck rate (send and ACK phases both bound it).
+            if let Some(rate) = rs.rate_segments_per_s() {
+                assert!(rate <= 1000.0 + 1e-9, "{rate} segments/s at {}", rs.now);
+            }
+        }
+        let late: Vec<f64> = log.iter().filter(|(rs, _)| rs.now > ms(1_000)).filter_map(|(rs, _)| rs.rate_segments_per_s()).collect();
+        assert!(late.len() > 500 && late.iter().all(|&r| r > 990.0), "{:?}", &late[..5.min(late.len())]);
+    }
 }
