@@ -91,8 +91,8 @@ fn bbr_share_against_cubic(limit: u32) -> f64 {
 
 #[test]
 fn against_cubic_bbr_loses_in_a_deep_buffer() {
-    // 10 BDP of buffer: CUBIC fills it; BBR's flight is capped at 2 × its BDP estimate, and the
-    // RTprop it measures in PROBE_RTT cannot see the standing queue. Measured share 0.26.
+    // 10 BDP of buffer: CUBIC fills it; BBR's flight, capped at twice its BtlBw × RTprop
+    // estimate, holds only a small part of the queue. Measured share 0.26.
     let share = bbr_share_against_cubic(10 * BDP);
     assert!(share < 0.4, "BBR share {share:.3}");
 }
