@@ -866,6 +866,17 @@ mod tests {
             p.in_flight = Some(100);
             p
         }
+
+        /// In a PROBE_BW phase at gain 1, the transport reports `kind` with `outstanding`
+        /// segments unacknowledged. Returns cwnd before the event.
+        fn congestion_while_cruising(&mut self, kind: CongestionKind, outstanding: u64) -> f64 {
+            self.until(SimDuration::from_secs(1), |b| b.cycle_idx == 3);
+            let before = self.st.cwnd;
+            self.st.snd_nxt = self.st.snd_una + outstanding;
+            let ev = CongestionEvent { now: self.now, kind, flight_size: outstanding };
+            self.bbr.on_congestion(&mut self.st, &ev);
+            before
+        }
     }
 
     #[test]
@@ -1010,11 +1021,7 @@ mod tests {
     #[test]
     fn fast_recovery_conserves_packets_for_a_round_then_restores_cwnd() {
         let mut p = Path::in_probe_bw();
-        p.until(SimDuration::from_secs(1), |b| b.cycle_idx == 3);
-        let before = p.st.cwnd;
-        p.st.snd_nxt = p.st.snd_una + 100;
-        let ev = CongestionEvent { now: p.now, kind: CongestionKind::Loss, flight_size: 100 };
-        p.bbr.on_congestion(&mut p.st, &ev);
+        let before = p.congestion_while_cruising(CongestionKind::Loss, 100);
         assert_eq!(p.st.ssthresh, before, "no multiplicative cut");
         p.in_flight = Some(30);
         p.ack();
@@ -1030,11 +1037,7 @@ mod tests {
     #[test]
     fn a_timeout_restores_the_window_once_everything_outstanding_is_acknowledged() {
         let mut p = Path::in_probe_bw();
-        p.until(SimDuration::from_secs(1), |b| b.cycle_idx == 3);
-        let before = p.st.cwnd;
-        p.st.snd_nxt = p.st.snd_una + 50;
-        let ev = CongestionEvent { now: p.now, kind: CongestionKind::Timeout, flight_size: 50 };
-        p.bbr.on_congestion(&mut p.st, &ev);
+        let before = p.congestion_while_cruising(CongestionKind::Timeout, 50);
         p.st.cwnd = 1.0; // the transport's Loss state
         p.ack();
         assert_eq!(p.st.cwnd, 4.0, "grows by acked, at least the minimum window");
