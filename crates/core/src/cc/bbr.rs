@@ -52,7 +52,8 @@
 //! - Samples taken in PROBE_RTT are marked application-limited here (the segments sent during it
 //!   are recognised by their P.delivered) rather than through the transport's C.app_limited.
 //! - `is_ack_delayed` is not known, so an expired RTprop may be replaced by a delayed-ACK sample.
-//! - Losses are counted as the transport retransmits (see `tcp/rate_sample.rs`).
+//! - Losses are counted as the transport retransmits (see `tcp/rate_sample.rs`); after a timeout
+//!   they do not cut cwnd again, since Linux marks them all lost at the timeout.
 //! - A timeout during fast recovery is not reported to the algorithm by the transport (it keeps
 //!   ssthresh, as Linux does), so Linux's `bbr_set_state(TCP_CA_Loss)` reset is skipped then.
 //! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them); the transport's
@@ -668,7 +669,9 @@ impl Bbr {
     fn recover_or_restore(&mut self, st: &CcState, rs: &RateSample) -> (f64, bool) {
         let inflight_plus_acked = (st.in_flight + rs.acked_sacked) as f64;
         let mut cwnd = st.cwnd;
-        if rs.losses > 0 {
+        // After a timeout Linux marks everything outstanding lost at once (`tcp_enter_loss`),
+        // before any ACK: the go-back-N retransmissions that follow are no new losses.
+        if rs.losses > 0 && !matches!(self.ca, CaView::Loss { .. }) {
             cwnd = (cwnd - rs.losses as f64).max(1.0);
         }
         let in_recovery = |ca| matches!(ca, CaView::Recovery { .. });
@@ -1038,10 +1041,13 @@ mod tests {
     fn a_timeout_restores_the_window_once_everything_outstanding_is_acknowledged() {
         let mut p = Path::in_probe_bw();
         let before = p.congestion_while_cruising(CongestionKind::Timeout, 50);
-        p.st.cwnd = 1.0; // the transport's Loss state
+        p.st.cwnd = 1.0; // the transport's Loss state, resending everything outstanding
+        p.losses = 2;
         p.ack();
         assert_eq!(p.st.cwnd, 4.0, "grows by acked, at least the minimum window");
-        for _ in 0..25 {
+        p.ack();
+        assert_eq!(p.st.cwnd, 6.0, "the resent segments were lost at the timeout, not now");
+        for _ in 0..24 {
             p.ack();
         }
         assert_eq!(p.st.cwnd, before);
