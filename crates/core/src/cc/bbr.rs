@@ -352,7 +352,8 @@ impl LongTerm {
 }
 
 pub struct Bbr {
-    cfg: BbrConfig,
+    /// Boxed so that `AnyCc`, sized by its largest variant, stays small.
+    cfg: Box<BbrConfig>,
     mode: Mode,
     /// BtlBw filter, segments/s.
     max_bw: WindowedMax,
@@ -368,9 +369,9 @@ pub struct Bbr {
     probe_rtt_done_at: Option<SimTime>,
     /// PROBE_RTT: a round trip has passed at the minimum window.
     probe_rtt_round_done: bool,
-    /// Segments sent while P.delivered lies in this range were sent in PROBE_RTT:
-    /// their samples are application-limited.
-    probe_rtt_sent: (u64, u64),
+    /// Segments sent while P.delivered lay in this range were sent in PROBE_RTT: their samples
+    /// are application-limited (Linux sets C.app_limited to C.delivered + inflight each ACK).
+    probe_rtt_sent: Option<(u64, u64)>,
     /// cwnd before recovery or PROBE_RTT cut it, segments.
     prior_cwnd: f64,
     /// The last cwnd this algorithm set (the transport resets cwnd from ssthresh at recovery exit).
@@ -405,7 +406,7 @@ impl Bbr {
         Bbr {
             pacing_gain: cfg.high_gain,
             cwnd_gain: cfg.high_gain,
-            cfg,
+            cfg: Box::new(cfg),
             mode: Mode::Startup,
             max_bw: WindowedMax::default(),
             rounds: 0,
@@ -414,7 +415,7 @@ impl Bbr {
             min_rtt: None,
             probe_rtt_done_at: None,
             probe_rtt_round_done: false,
-            probe_rtt_sent: (1, 0),
+            probe_rtt_sent: None,
             prior_cwnd: 0.0,
             last_cwnd: 0.0,
             ca: CaView::Open,
@@ -537,8 +538,7 @@ impl Bbr {
 
     /// The sample describes the application's (or PROBE_RTT's) rate rather than the path's.
     fn is_app_limited(&self, rs: &RateSample) -> bool {
-        let (from, to) = self.probe_rtt_sent;
-        rs.is_app_limited || (from..=to).contains(&rs.prior_delivered)
+        rs.is_app_limited || self.probe_rtt_sent.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
     }
 
     fn long_term_sample(&mut self, st: &CcState, now: SimTime, losses: u64, is_app_limited: bool) {
@@ -603,12 +603,12 @@ impl Bbr {
             return;
         }
         // Samples of what is sent now describe this mode's tiny window, not the path.
-        let mark = (st.delivered + st.in_flight).max(1);
-        self.probe_rtt_sent = if self.probe_rtt_sent.0 <= self.probe_rtt_sent.1 && self.probe_rtt_sent.1 >= st.delivered {
-            (self.probe_rtt_sent.0, mark)
-        } else {
-            (st.delivered, mark)
+        // The mark holds until C.delivered passes it; a new one starts the range afresh.
+        let from = match self.probe_rtt_sent {
+            Some((from, to)) if to >= st.delivered => from,
+            _ => st.delivered,
         };
+        self.probe_rtt_sent = Some((from, (st.delivered + st.in_flight).max(1)));
         match self.probe_rtt_done_at {
             None if st.in_flight as f64 <= self.cfg.min_cwnd => {
                 self.probe_rtt_done_at = Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
