@@ -42,3 +42,15 @@ def test_the_buffer_decides_between_bbr_and_cubic(limit_pkt: int, bbr_wins: bool
     share = _bbr_share_after_cubic_joins(_run(limit_pkt))
     # Measured: 0.18 in the deep buffer, 0.99 in the shallow one.
     assert (share > 0.7) if bbr_wins else (share < 0.4), share
+
+
+def test_bbr_is_listed_with_the_linux_constants_as_parameters() -> None:
+    bbr = next(a for a in ccarena.algorithms() if a.name == "bbr")
+    assert bbr.protocol == "tcp"
+    expected = {"bw_filter_rounds": 10, "min_rtt_window_s": 10.0, "probe_rtt_duration_s": 0.2, "min_cwnd": 4.0, "cwnd_gain": 2.0}
+    assert {k: bbr.params[k] for k in expected} == expected
+
+
+def test_a_bad_bbr_parameter_is_one_line_naming_it() -> None:
+    with pytest.raises(ccarena.ScenarioError, match=r"^flows\[0\]\.cc_params\.cycle_rand: 8 is out of range"):
+        ccarena.validate(SCENARIO, overrides=["flows[0].cc_params.cycle_rand=8"])
