@@ -47,8 +47,9 @@
 //!   beyond delayed ACKs.
 //! - The PROBE_BW starting phase is drawn from a hash of the entry time, deterministic per run,
 //!   instead of `prandom_u32_max` (flows sharing a link enter at different instants).
-//! - No idle-restart event (`CA_EVENT_TX_START`): after an application pause the transport's
-//!   restart-after-idle rule applies (Linux skips it for BBR), and PROBE_RTT may start at once.
+//! - No idle-restart event (`CA_EVENT_TX_START`): after an application pause PROBE_RTT may start
+//!   at once, and the transport's restart-after-idle cut (which Linux skips for BBR) holds the
+//!   first flight until BBR sets its window again on the first ACK.
 //! - Samples taken in PROBE_RTT are marked application-limited here (the segments sent during it
 //!   are recognised by their P.delivered) rather than through the transport's C.app_limited.
 //! - `is_ack_delayed` is not known, so an expired RTprop may be replaced by a delayed-ACK sample.
@@ -56,6 +57,11 @@
 //!   they do not cut cwnd again, since Linux marks them all lost at the timeout.
 //! - A timeout during fast recovery is not reported to the algorithm by the transport (it keeps
 //!   ssthresh, as Linux does), so Linux's `bbr_set_state(TCP_CA_Loss)` reset is skipped then.
+//! - Recovery without SACK (`reno`, `newreno`, `tahoe`): the transport's pipe keeps the segments
+//!   duplicate ACKs announced (it inflates cwnd instead, RFC 5681 §3.2), where Linux counts them
+//!   out of flight (`tcp_add_reno_sack`). BBR's window replaces that inflation, so a NewReno
+//!   recovery of many holes sends little new data and can take one round trip per hole; SACK
+//!   (the default, and Linux's) is the recovery BBR is meant for.
 //! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them); the transport's
 //!   Cwr / SourceQuench states still stop nothing because `ssthresh` is left at cwnd.
 
@@ -374,8 +380,11 @@ pub struct Bbr {
     probe_rtt_sent: Option<(u64, u64)>,
     /// cwnd before recovery or PROBE_RTT cut it, segments.
     prior_cwnd: f64,
-    /// The last cwnd this algorithm set (the transport resets cwnd from ssthresh at recovery exit).
-    last_cwnd: f64,
+    /// The congestion window, segments. BBR owns it (Linux `cong_control`): what the transport
+    /// does to cwnd in recovery (RFC 5681 inflation, cwnd = ssthresh) is replaced on each ACK.
+    cwnd: f64,
+    /// Segments in flight after this ACK (the transport's pipe).
+    in_flight: u64,
     /// Recovery state now and at the previous ACK that delivered data.
     ca: CaView,
     prev_ca: CaView,
@@ -397,7 +406,9 @@ pub struct Bbr {
     lt: LongTerm,
     /// Segments deemed lost so far (sum of the samples' losses; Linux `tp->lost`).
     lost: u64,
-    /// The latest C.delivered_time.
+    /// C.delivered and C.delivered_time of the latest sample (the estimator's count, which
+    /// without SACK includes segments announced by duplicate ACKs, as Linux's `tp->delivered`).
+    delivered: u64,
     delivered_time: SimTime,
 }
 
@@ -417,7 +428,8 @@ impl Bbr {
             probe_rtt_round_done: false,
             probe_rtt_sent: None,
             prior_cwnd: 0.0,
-            last_cwnd: 0.0,
+            cwnd: 0.0,
+            in_flight: 0,
             ca: CaView::Open,
             prev_ca: CaView::Open,
             packet_conservation: false,
@@ -430,6 +442,7 @@ impl Bbr {
             has_seen_rtt: false,
             lt: LongTerm::default(),
             lost: 0,
+            delivered: 0,
             delivered_time: SimTime::ZERO,
         }
     }
@@ -484,7 +497,8 @@ impl Bbr {
         self.quantization_budget(self.bdp(bw, gain))
     }
 
-    fn save_cwnd(&mut self, cwnd: f64) {
+    fn save_cwnd(&mut self) {
+        let cwnd = self.cwnd;
         self.prior_cwnd = if !self.prev_ca.recovering() && self.mode != Mode::ProbeRtt { cwnd } else { self.prior_cwnd.max(cwnd) };
     }
 
@@ -546,7 +560,7 @@ impl Bbr {
             round_start: self.round_start,
             losses,
             is_app_limited,
-            delivered: st.delivered,
+            delivered: self.delivered,
             lost: self.lost,
             time: self.delivered_time,
             in_probe_bw: self.mode == Mode::ProbeBw,
@@ -579,13 +593,13 @@ impl Bbr {
             self.mode = Mode::Drain;
             st.ssthresh = self.inflight_target(self.max_bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain && st.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0) {
+        if self.mode == Mode::Drain && self.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0) {
             self.set_mode(Mode::ProbeBw, now);
         }
     }
 
     /// RTprop filter and PROBE_RTT (Linux `bbr_update_min_rtt`).
-    fn update_min_rtt(&mut self, st: &mut CcState, rs: &RateSample) {
+    fn update_min_rtt(&mut self, rs: &RateSample) {
         let now = rs.now;
         let window = SimDuration::from_secs_f64(self.cfg.min_rtt_window_s);
         let expired = self.min_rtt.is_some_and(|(_, stamp)| now > stamp + window);
@@ -596,7 +610,7 @@ impl Bbr {
         }
         if self.cfg.probe_rtt_duration_s > 0.0 && expired && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
-            self.save_cwnd(st.cwnd);
+            self.save_cwnd();
             self.probe_rtt_done_at = None;
         }
         if self.mode != Mode::ProbeRtt {
@@ -605,15 +619,15 @@ impl Bbr {
         // Samples of what is sent now describe this mode's tiny window, not the path.
         // The mark holds until C.delivered passes it; a new one starts the range afresh.
         let from = match self.probe_rtt_sent {
-            Some((from, to)) if to >= st.delivered => from,
-            _ => st.delivered,
+            Some((from, to)) if to >= self.delivered => from,
+            _ => self.delivered,
         };
-        self.probe_rtt_sent = Some((from, (st.delivered + st.in_flight).max(1)));
+        self.probe_rtt_sent = Some((from, (self.delivered + self.in_flight).max(1)));
         match self.probe_rtt_done_at {
-            None if st.in_flight as f64 <= self.cfg.min_cwnd => {
+            None if self.in_flight as f64 <= self.cfg.min_cwnd => {
                 self.probe_rtt_done_at = Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
                 self.probe_rtt_round_done = false;
-                self.next_round_delivered = st.delivered;
+                self.next_round_delivered = self.delivered;
             }
             None => {}
             Some(done_at) => {
@@ -623,7 +637,7 @@ impl Bbr {
                     if let Some((rtt, _)) = self.min_rtt {
                         self.min_rtt = Some((rtt, now));
                     }
-                    st.cwnd = st.cwnd.max(self.prior_cwnd);
+                    self.cwnd = self.cwnd.max(self.prior_cwnd);
                     let next = if self.full_bw_reached { Mode::ProbeBw } else { Mode::Startup };
                     self.set_mode(next, now);
                 }
@@ -650,7 +664,7 @@ impl Bbr {
             }
             None => self.cfg.nominal_rtt_s,
         };
-        self.pacing = Some(self.cfg.high_gain * st.cwnd / rtt * (1.0 - self.cfg.pacing_margin));
+        self.pacing = Some(self.cfg.high_gain * self.cwnd / rtt * (1.0 - self.cfg.pacing_margin));
     }
 
     /// Linux `bbr_set_pacing_rate`: the rate never drops until the pipe has been filled.
@@ -666,9 +680,9 @@ impl Bbr {
 
     /// Packet conservation in the first round of fast recovery, restore after it (Linux
     /// `bbr_set_cwnd_to_recover_or_restore`). Returns the window and whether it conserves.
-    fn recover_or_restore(&mut self, st: &CcState, rs: &RateSample) -> (f64, bool) {
-        let inflight_plus_acked = (st.in_flight + rs.acked_sacked) as f64;
-        let mut cwnd = st.cwnd;
+    fn recover_or_restore(&mut self, rs: &RateSample) -> (f64, bool) {
+        let inflight_plus_acked = (self.in_flight + rs.acked_sacked) as f64;
+        let mut cwnd = self.cwnd;
         // After a timeout Linux marks everything outstanding lost at once (`tcp_enter_loss`),
         // before any ACK: the go-back-N retransmissions that follow are no new losses.
         if rs.losses > 0 && !matches!(self.ca, CaView::Loss { .. }) {
@@ -692,9 +706,9 @@ impl Bbr {
 
     /// Linux `bbr_set_cwnd`: toward the target by `acked` per ACK; cut to it once the pipe is full.
     fn set_cwnd(&mut self, st: &mut CcState, rs: &RateSample, bw: f64) {
-        let mut cwnd = st.cwnd;
+        let mut cwnd = self.cwnd;
         if rs.acked_sacked > 0 {
-            let (c, conserving) = self.recover_or_restore(st, rs);
+            let (c, conserving) = self.recover_or_restore(rs);
             cwnd = c;
             if !conserving {
                 let target = self.quantization_budget(self.bdp(bw, self.cwnd_gain));
@@ -710,8 +724,8 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             cwnd = cwnd.min(self.cfg.min_cwnd);
         }
+        self.cwnd = cwnd;
         st.cwnd = cwnd;
-        self.last_cwnd = cwnd;
     }
 }
 
@@ -734,11 +748,13 @@ impl CongestionControl for Bbr {
     /// Linux `bbr_ssthresh` and `bbr_set_state`: note the window to restore; no cut (the
     /// transport's recovery window is replaced on the same ACK).
     fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionEvent) {
-        self.save_cwnd(st.cwnd);
+        self.save_cwnd();
         st.ssthresh = st.cwnd;
         match ev.kind {
             CongestionKind::Loss => self.ca = CaView::Recovery { high_water: st.snd_nxt },
             CongestionKind::Timeout => {
+                // Linux `tcp_enter_loss`: everything is deemed lost, cwnd = inflight + 1 = 1.
+                self.cwnd = 1.0;
                 self.ca = CaView::Loss { high_water: st.snd_nxt };
                 self.prev_ca = self.ca;
                 self.full_bw = 0.0;
@@ -750,12 +766,13 @@ impl CongestionControl for Bbr {
     }
 
     fn on_recovery_exit(&mut self, st: &mut CcState, _now: SimTime) {
-        st.cwnd = self.last_cwnd.max(1.0);
+        st.cwnd = self.cwnd;
         self.ca = CaView::Open;
     }
 
     fn on_sent(&mut self, st: &mut CcState, _now: SimTime) {
         if self.pacing.is_none() {
+            self.cwnd = st.cwnd; // the transport's initial window
             self.init_pacing_from_rtt(st);
         }
     }
@@ -767,14 +784,16 @@ impl CongestionControl for Bbr {
             }
         }
         self.lost += rs.losses;
+        self.delivered = rs.delivered_total;
         self.delivered_time = rs.delivered_time;
+        self.in_flight = st.in_flight;
         self.update_bw(st, rs);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(rs);
         self.check_drain(st, rs.now);
-        self.update_min_rtt(st, rs);
+        self.update_min_rtt(rs);
         self.update_gains();
         let bw = self.bw();
         self.set_pacing_rate(st, bw);
@@ -1041,8 +1060,7 @@ mod tests {
     fn a_timeout_restores_the_window_once_everything_outstanding_is_acknowledged() {
         let mut p = Path::in_probe_bw();
         let before = p.congestion_while_cruising(CongestionKind::Timeout, 50);
-        p.st.cwnd = 1.0; // the transport's Loss state, resending everything outstanding
-        p.losses = 2;
+        p.losses = 2; // the transport's Loss state resends everything outstanding
         p.ack();
         assert_eq!(p.st.cwnd, 4.0, "grows by acked, at least the minimum window");
         p.ack();
