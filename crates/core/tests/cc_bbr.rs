@@ -31,7 +31,7 @@ fn dumbbell(groups: &[(&str, usize)], limit: u32, duration: u32, warmup: u32) ->
 #[test]
 fn bbr_alone_fills_the_link_with_a_small_queue() {
     // Measured: utilisation 0.994, mean queue 11.9 packets (3.6 % of the buffer); CUBIC, whose
-    // losses are its only signal, keeps 244 packets queued in the same buffer.
+    // losses are its only signal, keeps 242 packets queued in the same buffer.
     let r = run(&dumbbell(&[("bbr", 1)], BDP, 30, 5));
     let util = utilisation(&r, "bottleneck");
     let queue = mean_queue_pkts(&r, "bottleneck");
@@ -66,8 +66,8 @@ fn two_bbr_flows_share_fairly_and_probe_rtt_every_ten_seconds() {
     // RTprop again and PROBE_RTT comes 10 s after the last refresh (a lone flow drains the
     // queue in its 0.75 phases and refreshes RTprop without it). A flow's PROBE_RTT drains the
     // shared queue, so the other refreshes its RTprop then too and they probe together, as
-    // Cardwell et al. (2016) describe. Measured: Jain 1.000; both flows in PROBE_RTT at 13.15,
-    // 23.45, 33.75 and 44.05 s, 250-300 ms each.
+    // Cardwell et al. (2016) describe. Measured: Jain 0.978; PROBE_RTT at 11.1, 21.35, 31.7 and
+    // 42.0 s for one flow, 21.4, 31.65 and 42.0 s for the other, 250-300 ms each.
     let r = run(&dumbbell(&[("bbr", 2)], BDP, 45, 10));
     let fairness = jain(&goodputs_bps(&r));
     assert!(fairness >= 0.9, "Jain {fairness:.3}");
@@ -92,7 +92,7 @@ fn bbr_share_against_cubic(limit: u32) -> f64 {
 #[test]
 fn against_cubic_bbr_loses_in_a_deep_buffer() {
     // 10 BDP of buffer: CUBIC fills it; BBR's flight, capped at twice its BtlBw × RTprop
-    // estimate, holds only a small part of the queue. Measured share 0.26.
+    // estimate, holds only a small part of the queue. Measured share 0.25.
     let share = bbr_share_against_cubic(10 * BDP);
     assert!(share < 0.4, "BBR share {share:.3}");
 }
