@@ -66,8 +66,8 @@ fn two_bbr_flows_share_fairly_and_probe_rtt_every_ten_seconds() {
     // RTprop again and PROBE_RTT comes 10 s after the last refresh (a lone flow drains the
     // queue in its 0.75 phases and refreshes RTprop without it). A flow's PROBE_RTT drains the
     // shared queue, so the other refreshes its RTprop then too and they probe together, as
-    // Cardwell et al. (2016) describe. Measured: Jain 0.978; PROBE_RTT at 11.1, 21.35, 31.7 and
-    // 42.0 s for one flow, 21.4, 31.65 and 42.0 s for the other, 250-300 ms each.
+    // Cardwell et al. (2016) describe. Measured: Jain 1.000; both flows in PROBE_RTT at 13.15,
+    // 23.45, 33.75 and 44.05-44.1 s, 250-300 ms each.
     let r = run(&dumbbell(&[("bbr", 2)], BDP, 45, 10));
     let fairness = jain(&goodputs_bps(&r));
     assert!(fairness >= 0.9, "Jain {fairness:.3}");

@@ -380,8 +380,10 @@ pub struct Bbr {
     probe_rtt_sent: Option<(u64, u64)>,
     /// cwnd before recovery or PROBE_RTT cut it, segments.
     prior_cwnd: f64,
-    /// The congestion window, segments. BBR owns it (Linux `cong_control`): what the transport
-    /// does to cwnd in recovery (RFC 5681 inflation, cwnd = ssthresh) is replaced on each ACK.
+    /// The congestion window, segments. BBR owns it (Linux `cong_control`): the transport's
+    /// RFC 5681 inflation and cwnd = ssthresh at recovery exit are replaced on each ACK; where the
+    /// transport lowers it (a timeout's cwnd = 1, also during fast recovery, when the algorithm is
+    /// not told; restart after idle) BBR continues from the lower value, as Linux from `snd_cwnd`.
     cwnd: f64,
     /// Segments in flight after this ACK (the transport's pipe).
     in_flight: u64,
@@ -784,6 +786,7 @@ impl CongestionControl for Bbr {
             }
         }
         self.lost += rs.losses;
+        self.cwnd = self.cwnd.min(st.cwnd);
         self.delivered = rs.delivered_total;
         self.delivered_time = rs.delivered_time;
         self.in_flight = st.in_flight;
@@ -1069,6 +1072,23 @@ mod tests {
             p.ack();
         }
         assert_eq!(p.st.cwnd, before);
+    }
+
+    #[test]
+    fn bbr_continues_from_a_window_the_transport_lowered() {
+        // A timeout during fast recovery is not reported to the algorithm; the transport's
+        // cwnd = 1 is the new start, as Linux's BBR starts from snd_cwnd after tcp_enter_loss.
+        let mut p = Path::in_probe_bw();
+        p.until(SimDuration::from_secs(1), |b| b.cycle_idx == 3);
+        p.st.cwnd = 1.0;
+        p.ack();
+        assert_eq!(p.st.cwnd, 4.0);
+        p.ack();
+        assert_eq!(p.st.cwnd, 6.0);
+        // A raise by the transport (RFC 5681 inflation) is not taken.
+        p.st.cwnd = 50.0;
+        p.ack();
+        assert_eq!(p.st.cwnd, 8.0);
     }
 
     #[test]
