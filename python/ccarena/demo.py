@@ -105,6 +105,7 @@ DEMO = (
     "seed003-parking-lot",
     "seed004-six-routers",
     "web-background",
+    "bbr-vs-cubic",
 )
 
 

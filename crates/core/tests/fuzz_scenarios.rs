@@ -146,6 +146,7 @@ fn exercise(doc: &Value) -> Result<&'static str, String> {
             Err(RunError::Interrupted) => "ran (budget)",
             Err(RunError::Stalled(_)) => "stalled (typed error)",
             Err(RunError::Scenario(_)) => "refused at run",
+            Err(RunError::Option(_) | RunError::Output(_)) => unreachable!("no run options here"),
         }
     }));
     outcome.map_err(|p| p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())

@@ -6,6 +6,7 @@
 //! `tcp_congestion_ops`: `on_congestion` sets the slow-start threshold the window falls back to,
 //! `on_ack` grows the window while the connection is not recovering.
 
+pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
@@ -70,6 +71,42 @@ pub struct AckSample {
     pub rtt: Option<SimDuration>,
 }
 
+/// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3, Linux
+/// `struct rate_sample`), taken by the transport on every acceptable ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    pub now: SimTime,
+    /// C.delivered: segments delivered (acknowledged or SACKed) so far, this ACK included.
+    pub delivered_total: u64,
+    /// C.delivered_time: when C.delivered last grew.
+    pub delivered_time: SimTime,
+    /// Segments newly delivered by this ACK.
+    pub acked_sacked: u64,
+    /// Segments newly deemed lost since the previous ACK (counted as they are retransmitted).
+    pub losses: u64,
+    /// Segments delivered over `interval` (C.delivered − P.delivered).
+    pub delivered: u64,
+    /// The sample's interval, max(send elapsed, ACK elapsed); `None` if this ACK gives no valid
+    /// rate (nothing newly delivered, or an interval shorter than min RTT).
+    pub interval: Option<SimDuration>,
+    /// P.delivered of the most recently sent segment this ACK delivered: a round trip ends when
+    /// it reaches the C.delivered noted at the round's start.
+    pub prior_delivered: u64,
+    /// The sampled segment was sent while the application, not the network, limited sending.
+    pub is_app_limited: bool,
+    /// Segments in flight (pipe) before this ACK.
+    pub prior_in_flight: u64,
+    /// RTT measured from this ACK (Karn's rule applied), if any.
+    pub rtt: Option<SimDuration>,
+}
+
+impl RateSample {
+    /// The delivery rate, segments per second, if the sample is valid.
+    pub fn rate_segments_per_s(&self) -> Option<f64> {
+        self.interval.map(|i| self.delivered as f64 / i.as_secs_f64())
+    }
+}
+
 /// Why the window must shrink.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CongestionKind {
@@ -106,6 +143,9 @@ pub trait CongestionControl {
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: SimTime) {}
     /// A data segment was sent.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime) {}
+    /// Every acceptable ACK, recovery or not, after the transport processed it: the
+    /// delivery-rate sample (model-based algorithms such as BBR set cwnd and pacing here).
+    fn on_rate_sample(&mut self, _st: &mut CcState, _rs: &RateSample) {}
     /// Rate at which to pace segments, if the algorithm paces.
     fn pacing_rate(&self, _st: &CcState) -> Option<Rate> {
         None
@@ -277,6 +317,7 @@ algorithms! {
     "fast" => Fast(fast::Fast, FastConfig), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
     "libra" => Libra(libra::Libra, LibraConfig), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
+    "bbr" => Bbr(bbr::Bbr, BbrConfig), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.

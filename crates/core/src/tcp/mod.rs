@@ -23,6 +23,7 @@
 //! | `scoreboard.rs` | per-segment state, pipe, IsLost, NextSeg               | RFC 6675, Linux      |
 //! | `recovery.rs`   | the Open / Recovery / Loss state machine, per variant  | RFC 5681, 6582, 6675 |
 //! | `sender.rs`     | transmission, ACK processing, timers, CC glue          | RFC 5681, 6298       |
+//! | `rate_sample.rs`| delivery rate per ACK (delivered, interval, app-limited)| draft-cheng-iccrg-delivery-rate-estimation |
 //! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
 //! | `ecn.rs`        | ECT, ECN-Echo response once per window, CWR            | RFC 3168 §6.1        |
 //! | `sqm.rs`        | SQM-Response to ICMP Source Quench                     | seed 004 §3.3–3.4    |
@@ -48,7 +49,8 @@
 //!   transmit (RFC 3042; with SACK, pipe-based sending gives a similar effect).
 //! - ECN (`ecn = true`) and SQM-Response (`source_quench = true`) are off by default; their
 //!   own deviations are listed in `ecn.rs` and `sqm.rs`.
-//! - Pacing: a CC's `pacing_rate` spaces segments by their serialisation time at that rate.
+//! - Pacing: when the CC returns a `pacing_rate`, segments are spaced by their wire-size
+//!   serialisation time at that rate (no pacing quantum or burst allowance, unlike Linux `fq`).
 //! - After an idle period longer than the RTO the window restarts as Linux's does (`idle.rs`);
 //!   the congestion controller is not told.
 //! - The clock granularity G is 1 ms; the timestamp clock ticks in milliseconds as Linux's.
@@ -61,6 +63,7 @@ pub mod config;
 mod ecn;
 pub mod idle;
 mod ranges;
+pub mod rate_sample;
 pub mod receiver;
 mod prr;
 mod rack;

@@ -24,11 +24,12 @@ use super::prr::Prr;
 use super::rack::Rack;
 use super::receiver::ts_clock;
 use super::recovery::{CaState, Phase};
+use super::rate_sample::RateSampler;
 use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use crate::app::AppSource;
-use crate::cc::{AckSample, AnyCc, CcState};
+use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::{Header, Packet, SackBlocks};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -126,6 +127,8 @@ pub struct TcpSender {
     pub(super) probe_due: bool,
     /// The receiver's advertised window, segments from SND.UNA.
     snd_wnd: u64,
+    /// Delivery-rate estimation for `CongestionControl::on_rate_sample`.
+    rate: RateSampler,
 }
 
 impl TcpSender {
@@ -160,6 +163,7 @@ impl TcpSender {
             prr: None,
             probe_due: false,
             snd_wnd: u64::MAX,
+            rate: RateSampler::new(),
             cfg,
         }
     }
@@ -268,6 +272,7 @@ impl TcpSender {
         }
         if self.sb.high_tx() >= self.app.available(now) {
             // Application-limited: a rate-based source says when its next message exists.
+            self.rate.on_app_limited(pipe);
             self.timers.app = self.app.ready_at(self.sb.high_tx());
         }
         NextSeg::Wait { cwnd_limited: false }
@@ -278,6 +283,7 @@ impl TcpSender {
             super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
         self.last_data_sent = Some(now);
+        self.rate.on_sent(seq, now, retransmit);
         if retransmit {
             self.sb.on_retransmitted(seq, now);
         } else {
@@ -352,6 +358,7 @@ impl TcpSender {
     fn on_ack(&mut self, now: SimTime, a: &AckFields) {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
+        let prior_in_flight = self.st.in_flight;
         let could_grow = self.state.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
         self.snd_wnd = u64::from(a.wnd);
@@ -396,6 +403,9 @@ impl TcpSender {
             self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
+        let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
+        let rs = RateSample { prior_in_flight, rtt, ..self.rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
+        self.cc.inner_mut().on_rate_sample(&mut self.st, &rs);
         if self.sb.una() > prev_una {
             // Closed-loop applications (web, ftp) time their next message from this.
             self.app.on_acked(now, self.sb.una());
