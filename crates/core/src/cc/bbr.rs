@@ -62,8 +62,8 @@
 //!   out of flight (`tcp_add_reno_sack`). BBR's window replaces that inflation, so a NewReno
 //!   recovery of many holes sends little new data and can take one round trip per hole; SACK
 //!   (the default, and Linux's) is the recovery BBR is meant for.
-//! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them); the transport's
-//!   Cwr / SourceQuench states still stop nothing because `ssthresh` is left at cwnd.
+//! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them): `on_congestion`
+//!   leaves ssthresh at cwnd, so the transport's Cwr and SourceQuench states cut nothing.
 
 use super::{check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample, MAX_SEGMENTS};
 use crate::net::packet::TCP_IP_HEADER;
