@@ -21,6 +21,7 @@ from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, S
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult, algorithms, run, validate
+    from ccarena.cc import CcState, CongestionControl
     from ccarena.experiment import Experiment, ExperimentResult, open_store
 
 #: Public name → the module that defines it.
@@ -32,6 +33,8 @@ _LAZY = {
     "Experiment": "ccarena.experiment",
     "ExperimentResult": "ccarena.experiment",
     "open_store": "ccarena.experiment",
+    "CongestionControl": "ccarena.cc",
+    "CcState": "ccarena.cc",
 }
 
 __all__ = [
@@ -42,6 +45,8 @@ __all__ = [
     "Experiment",
     "ExperimentResult",
     "open_store",
+    "CongestionControl",
+    "CcState",
     "__version__",
     "Error",
     "ScenarioError",

@@ -5,10 +5,10 @@ happens in Rust with the GIL released, and results come back as plain columns (d
 """
 
 import os
-from typing import Any, Callable
+from typing import Any, Callable, final
 
 # PyO3 lists everything the module adds in __all__.
-__all__ = ["__version__", "validate", "run", "algorithms", "topology"]
+__all__ = ["__version__", "validate", "run", "algorithms", "topology", "CcState"]
 
 __version__: str
 
@@ -24,6 +24,7 @@ def run(
     pcap_dir: str | os.PathLike[str] | None = None,
     pcap_links: list[str] | None = None,
     pcap_snaplen: int | None = None,
+    cc_factory: Callable[[str, dict[str, Any], int], tuple[Any, dict[str, bool]]] | None = None,
 ) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
     simulated time done (0..1) and the simulated seconds done, about twice a second of wall time.
@@ -31,7 +32,9 @@ def run(
     (for callers that need only the per-flow and per-link summaries: no Python objects are built
     for the samples). ``pcap_dir`` writes one pcap file per captured link direction there
     (``pcap_links`` by name, default the bottleneck links; ``pcap_snaplen`` bytes per packet,
-    default its headers).
+    default its headers). ``cc_factory(name, params, flow)`` makes the Python congestion control
+    of a flow whose ``cc`` is ``"py:name"`` (``ccarena.cc.Factory``); an exception a callback
+    raises stops the run and is raised here.
 
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)
@@ -53,3 +56,26 @@ def topology(scenario_json: str) -> dict[str, Any]:
     topology kind), ``nodes`` (list of ``{"name", "role"}``, role ``"router"``, ``"host"`` or
     ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
     direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ccarena.errors.ScenarioError."""
+
+
+@final
+class CcState:
+    """The window state a Python congestion control sees (``ccarena.CongestionControl``)."""
+
+    cwnd: float
+    ssthresh: float
+    @property
+    def srtt(self) -> float | None: ...
+    @property
+    def min_rtt(self) -> float | None: ...
+    @property
+    def in_flight(self) -> int: ...
+    @property
+    def mss(self) -> int: ...
+    @property
+    def snd_una(self) -> int: ...
+    @property
+    def snd_nxt(self) -> int: ...
+    @property
+    def delivered(self) -> int: ...
+    def in_slow_start(self) -> bool: ...

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from ccarena import _core, _format, metrics
 from ccarena import scenario as _scenario
 from ccarena.errors import ArgumentError, OutputError, ScenarioError
 from ccarena.scenario import ScenarioSource
+
+if TYPE_CHECKING:
+    from ccarena.cc import CongestionControl
 
 __all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
 
@@ -111,6 +114,7 @@ def run(
     pcap: str | os.PathLike[str] | None = None,
     pcap_links: Sequence[str] | None = None,
     pcap_snaplen: int | None = None,
+    algorithms: Mapping[str, type[CongestionControl]] | None = None,
 ) -> RunResult:
     """Run one simulation.
 
@@ -126,8 +130,15 @@ def run(
     the link's far end, timestamps in simulated time, headers only unless ``pcap_snaplen`` asks
     for more (docs/pcap.md). Raises :class:`ArgumentError` for an unknown link name and
     :class:`OutputError` if a file cannot be written.
+
+    ``algorithms`` registers congestion controls written in Python (:class:`ccarena.CongestionControl`
+    subclasses) under names a flow group's ``cc`` may use; ``cc = "py:module.Class"`` needs no
+    registration. An exception raised by their code stops the run and is raised here.
     """
+    from ccarena import cc as _cc
+
     doc = prepare(scenario, overrides=overrides, seed=seed)
+    cc_factory = _cc.factory_for(doc, algorithms)
     text = _scenario.to_json(doc)
     if pcap is None and (pcap_links is not None or pcap_snaplen is not None):
         raise ArgumentError("pcap_links and pcap_snaplen need pcap: the directory the captures go to")
@@ -135,12 +146,13 @@ def run(
         raise ArgumentError(f"pcap_snaplen: {pcap_snaplen!r} is not a snap length: expected bytes from 1 to 262144")
     if isinstance(pcap_links, str):
         raise ArgumentError(f"pcap_links: expected a list of link names, not the string {pcap_links!r}")
-    capture = {"pcap_dir": os.fspath(pcap) if pcap is not None else None, "pcap_links": list(pcap_links) if pcap_links is not None else None, "pcap_snaplen": pcap_snaplen}
+    pcap_dir = os.fspath(pcap) if pcap is not None else None
+    links = list(pcap_links) if pcap_links is not None else None
     if not progress:
-        return RunResult(_core.run(text, None, series, **capture))
+        return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory))
     bar = ProgressBar(str(doc.get("name", "run")))
     try:
-        raw = _core.run(text, bar.update, series, **capture)
+        raw = _core.run(text, bar.update, series, pcap_dir, links, pcap_snaplen, cc_factory)
     finally:
         bar.close()
     return RunResult(raw)

@@ -6,12 +6,14 @@
 //! for bad scenarios; `SimulationError` for a panic, which is a bug;
 //! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
 
-use ccarena_core::cc::tcp_algorithms;
+use ccarena_core::cc::{external, tcp_algorithms};
 use ccarena_core::dccp::dccp_algorithms;
 use ccarena_core::record::pcap::PcapOptions;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
+
+mod pycc;
 use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
@@ -38,7 +40,7 @@ fn internal_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
     Python::attach(|py| ccarena_error(py, "SimulationError", msg))
 }
 
-fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
     let json = py.import("json")?;
     json.call_method1("loads", (v.to_string(),))
 }
@@ -100,7 +102,7 @@ fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 }
 
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, series=true, pcap_dir=None, pcap_links=None, pcap_snaplen=None))]
+#[pyo3(signature = (scenario_json, progress=None, series=true, pcap_dir=None, pcap_links=None, pcap_snaplen=None, cc_factory=None))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -110,14 +112,21 @@ fn run<'py>(
     pcap_dir: Option<std::path::PathBuf>,
     pcap_links: Option<Vec<String>>,
     pcap_snaplen: Option<u32>,
+    cc_factory: Option<Py<PyAny>>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let scenario = parse(scenario_json)?;
     let pcap = pcap_dir.map(|dir| PcapOptions { dir, links: pcap_links, snaplen: pcap_snaplen });
+    let cc_errors: pycc::ErrorSlot = Default::default();
     let duration_s = scenario.duration.0.as_secs_f64();
     let outcome = py.detach(|| {
         let mut last = Instant::now();
         let mut callback_error: Option<PyErr> = None;
+        let cc_errors_seen = cc_errors.clone();
         let mut report = |frac: f64| -> bool {
+            // A Python congestion control raised: stop now, `run` re-raises its exception.
+            if cc_errors_seen.lock().map(|e| e.is_some()).unwrap_or(true) {
+                return false;
+            }
             // Wall-clock time only paces the callbacks; it never touches simulated results.
             if last.elapsed() < Duration::from_millis(500) {
                 return true;
@@ -137,9 +146,16 @@ fn run<'py>(
                 true
             })
         };
-        let r = catch_unwind(AssertUnwindSafe(|| sim::run_with(&scenario, pcap.as_ref(), &mut report)));
+        let mut simulate = || catch_unwind(AssertUnwindSafe(|| sim::run_with(&scenario, pcap.as_ref(), &mut report)));
+        let r = match cc_factory {
+            Some(make) => external::with_factory(pycc::factory(make, cc_errors.clone()), simulate),
+            None => simulate(),
+        };
         (r, callback_error)
     });
+    if let Some(e) = cc_errors.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e); // the user's exception, with its traceback
+    }
     match outcome {
         (Ok(Ok(result)), _) => {
             if let Some(cb) = &progress {
@@ -192,5 +208,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
+    m.add_class::<pycc::PyCcState>()?;
     Ok(())
 }

@@ -10,6 +10,7 @@ pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+pub mod external;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
@@ -248,6 +249,8 @@ macro_rules! algorithms {
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {
             $( $variant($module::$cfg), )*
+            /// Written in Python (`cc = "py:…"`), built by the run's factory (`external.rs`).
+            External(external::ExternalCc),
         }
 
         /// Run-time choice among the algorithms (closed enum: static dispatch, no cargo features).
@@ -265,9 +268,11 @@ macro_rules! algorithms {
                 }
             }
 
-            pub fn build(&self) -> AnyCc {
+            /// The controller of flow `flow`; only an external algorithm can fail to build.
+            pub fn build(&self, flow: u32) -> Result<AnyCc, String> {
                 match self {
-                    $( CcConfig::$variant(c) => AnyCc::$variant($module::$ty::new(c.clone())), )*
+                    $( CcConfig::$variant(c) => Ok(AnyCc::$variant($module::$ty::new(c.clone()))), )*
+                    CcConfig::External(e) => external::build(e, flow).map(AnyCc::Custom),
                 }
             }
 
@@ -275,6 +280,7 @@ macro_rules! algorithms {
             pub fn params_json(&self) -> Value {
                 match self {
                     $( CcConfig::$variant(c) => serde_json::to_value(c).expect("parameters serialise"), )*
+                    CcConfig::External(e) => e.params.clone(),
                 }
             }
         }
@@ -327,6 +333,16 @@ impl CcConfig {
     /// The configuration named `name` (`"cubic"` or `"cubic@preset"`), with `params` overriding
     /// the defaults (or the preset's values).
     pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcConfig, String> {
+        if let Some(ext) = name.strip_prefix(external::PREFIX) {
+            if ext.is_empty() {
+                return Err(format!("{name:?} names no algorithm: expected \"py:Name\" (registered with ccarena.run(..., algorithms=...)) or \"py:module.Class\""));
+            }
+            let params = params.cloned().unwrap_or_else(|| Value::Object(Default::default()));
+            if !params.is_object() {
+                return Err(format!("expected a table of parameters, got {params}"));
+            }
+            return Ok(CcConfig::External(external::ExternalCc { name: ext.to_string(), params }));
+        }
         let (base, preset) = match name.split_once('@') {
             Some((b, p)) => (b, Some(p)),
             None => (name, None),

@@ -295,7 +295,8 @@ impl Scenario {
                         rcv_buf: t.rcv_buf.map_or(u64::MAX, |b| b.0),
                         ..profile
                     };
-                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), t.cc_config.build(), app, inst.start))));
+                    let cc = t.cc_config.build(i as u32).map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
+                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), cc, app, inst.start))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
                 }
                 (Protocol::Dccp, _) => {

@@ -1,0 +1,119 @@
+"""Congestion controls written in Python, for prototyping an idea without writing Rust.
+
+Subclass :class:`CongestionControl`, then name the class in a scenario as
+``cc = "py:module.Class"`` or register it for one run with
+``ccarena.run(scenario, algorithms={"mine": MyCC})`` and ``cc = "mine"``. The simulator calls
+the methods below with a :class:`CcState` whose ``cwnd`` and ``ssthresh`` (segments) the method
+may change; the transport does the rest (loss detection, recovery, timers), exactly as for the
+built-in algorithms (`crates/core/src/cc/mod.rs` documents the Rust trait this mirrors).
+
+Each callback takes the GIL for its own duration only. It costs a Python call per ACK, so a
+run is several times slower than with a built-in algorithm (docs/python.md gives a measure).
+An exception in a callback stops the run and ``ccarena.run`` raises it with its traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from typing import Any
+
+from ccarena._core import CcState
+from ccarena.errors import ScenarioError
+
+__all__ = ["CongestionControl", "CcState"]
+
+PREFIX = "py:"
+_OPTIONAL_HOOKS = ("on_sent", "on_rtt_sample", "on_recovery_exit", "pacing_rate")
+
+
+class CongestionControl:
+    """Base class of a congestion control written in Python.
+
+    ``cc_params`` of the scenario's flow group are passed to the constructor as keyword
+    arguments; one instance is made per flow. Times are seconds of simulated time.
+    """
+
+    def on_ack(self, state: CcState, acked: int, rtt: float | None, now: float) -> None:
+        """``acked`` segments were newly acknowledged (cumulatively or by SACK) while the
+        window limited the sender and no loss recovery was under way: grow ``state.cwnd``.
+        ``rtt`` is this ACK's RTT sample (Karn's rule applied), if any."""
+        raise NotImplementedError(f"{type(self).__name__} must define on_ack")
+
+    def on_congestion(self, state: CcState, kind: str, flight_size: int, now: float) -> None:
+        """A congestion signal: ``kind`` is ``"loss"``, ``"timeout"``, ``"ecn"`` or
+        ``"source_quench"``. Set ``state.ssthresh``; the transport sets cwnd from it (to
+        ssthresh in fast recovery, to 1 after a timeout). ``flight_size`` is the data
+        outstanding, segments (RFC 5681's FlightSize)."""
+        raise NotImplementedError(f"{type(self).__name__} must define on_congestion")
+
+    def on_rtt_sample(self, state: CcState, rtt: float, now: float) -> None:
+        """Every valid RTT sample, in recovery too (optional: delay-based algorithms)."""
+
+    def on_recovery_exit(self, state: CcState, now: float) -> None:
+        """Fast recovery ended with cwnd set back to ssthresh (optional)."""
+
+    def on_sent(self, state: CcState, now: float) -> None:
+        """A data segment was sent (optional: called per packet, costly)."""
+
+    def pacing_rate(self, state: CcState) -> float | None:
+        """Bits per second to pace segments at, or None not to pace (optional)."""
+        return None
+
+
+def resolve(name: str, registered: Mapping[str, type[CongestionControl]], where: str) -> type[CongestionControl]:
+    """The class ``py:name`` stands for: a registered name, else ``module.Class``."""
+    if name in registered:
+        cls: Any = registered[name]
+    else:
+        module, _, attr = name.rpartition(".")
+        if not module:
+            known = ", ".join(sorted(registered)) or "none registered"
+            raise ScenarioError(
+                f'{where}: "{PREFIX}{name}" names no class: expected "py:module.Class" or a name given in '
+                f"ccarena.run(..., algorithms=...) ({known})"
+            )
+        try:
+            cls = getattr(importlib.import_module(module), attr)
+        except ImportError as e:
+            raise ScenarioError(f'{where}: "{PREFIX}{name}": cannot import {module!r}: {e}') from e
+        except AttributeError as e:
+            raise ScenarioError(f'{where}: "{PREFIX}{name}": module {module!r} has no {attr!r}') from e
+    if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
+        raise ScenarioError(f'{where}: "{PREFIX}{name}" is {cls!r}, not a subclass of ccarena.CongestionControl')
+    return cls
+
+
+class Factory:
+    """Makes one instance per flow when the core asks (``cc_factory`` of ``_core.run``)."""
+
+    def __init__(self, classes: Mapping[str, type[CongestionControl]]) -> None:
+        self.classes = dict(classes)
+
+    def __call__(self, name: str, params: dict[str, Any], flow: int) -> tuple[CongestionControl, dict[str, bool]]:
+        cls = self.classes[name]
+        instance = cls(**params)
+        hooks = {h: getattr(cls, h) is not getattr(CongestionControl, h) for h in _OPTIONAL_HOOKS}
+        return instance, hooks
+
+
+def factory_for(doc: dict[str, Any], algorithms: Mapping[str, type[CongestionControl]] | None) -> Factory | None:
+    """Rewrites the groups of ``doc`` whose ``cc`` is a name in ``algorithms`` to ``py:name``,
+    resolves every ``py:`` name (raising :class:`ScenarioError` for a bad one) and returns the
+    factory for the run, or None if no group uses Python."""
+    registered = dict(algorithms or {})
+    for name, cls in registered.items():
+        if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
+            from ccarena.errors import ArgumentError
+
+            raise ArgumentError(f"algorithms[{name!r}]: {cls!r} is not a subclass of ccarena.CongestionControl")
+    classes: dict[str, type[CongestionControl]] = {}
+    for i, group in enumerate(doc.get("flows") or []):
+        cc = group.get("cc") if isinstance(group, dict) else None
+        if not isinstance(cc, str):
+            continue
+        if cc in registered:
+            group["cc"] = cc = PREFIX + cc
+        if cc.startswith(PREFIX) and cc[len(PREFIX) :] not in classes:
+            classes[cc[len(PREFIX) :]] = resolve(cc[len(PREFIX) :], registered, f"flows[{i}].cc")
+    return Factory(classes) if classes else None
