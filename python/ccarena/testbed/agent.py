@@ -115,9 +115,9 @@ def _sampler(sock: socket.socket, spec: dict[str, Any], samples: list[dict[str, 
 
 
 def send(spec: dict[str, Any]) -> dict[str, Any]:
-    t0, end = spec["t0"], spec["t0"] + spec["duration"]
-    sleep_until(t0 + spec["start"])
     app = spec["app"]
+    t0, end = spec["t0"], spec["t0"] + min(spec["duration"], app.get("stop_s", float("inf")))
+    sleep_until(t0 + spec["start"])
     if spec["protocol"] == "udp":
         return send_udp(spec, app, end)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

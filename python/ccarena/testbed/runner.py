@@ -185,6 +185,9 @@ def stop_delay_line(proc: subprocess.Popen[str]) -> None:
 
 def _app_spec(group: dict[str, Any], where: str) -> dict[str, Any]:
     app = dict(group["app"])
+    if group.get("stop") is not None:
+        # The flow's `stop`: its sender goes quiet then (the agent ends its sending loop).
+        app["stop_s"] = units.seconds(group["stop"], f"{where}.stop")
     if app["kind"] == "file":
         app["size_bytes"] = units.size_bytes(app["size"], f"{where}.app.size")
     if app["kind"] == "cbr":
