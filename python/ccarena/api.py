@@ -7,8 +7,8 @@ adds what is derived (rates, ratios, utilisation, fairness) with the formulas of
 
 from __future__ import annotations
 
+import functools
 import json
-import math
 import os
 import shutil
 import uuid
@@ -17,44 +17,20 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-import numpy as np
-import pandas as pd
-
-from ccarena import _core, _format, metrics
+from ccarena import _columns, _core, _format
+from ccarena._columns import BACKGROUND_SUMMARY_KEYS, FLOW_SUMMARY_KEYS, LINK_SUMMARY_KEYS
 from ccarena import scenario as _scenario
 from ccarena.errors import ArgumentError, OutputError, ScenarioError
 from ccarena.scenario import ScenarioSource
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from ccarena.cc import CongestionControl
 
 __all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
 
 JainOver = Literal["flow", "group"]
-
-#: Keys of each flow in the JSON summary (SCENARIO.md, "Output contract"), in order.
-FLOW_SUMMARY_KEYS = (
-    "id",
-    "group",
-    "protocol",
-    "cc",
-    "stack",
-    "start_s",
-    "rtt_base_s",
-    "sent_pkts",
-    "delivered_pkts",
-    "dropped_pkts",
-    "retransmitted_pkts",
-    "throughput_bps",
-    "goodput_bps",
-    "delivery_ratio",
-    "mean_delay_s",
-    "completion_s",
-)
-#: Keys of each link in the JSON summary.
-LINK_SUMMARY_KEYS = ("name", "utilisation", "dropped_pkts", "mean_queue_pkts")
-#: Keys of each background group in the JSON summary (present only with ``[[background]]``).
-BACKGROUND_SUMMARY_KEYS = ("group", "protocol", "app", "flows", "throughput_bps", "goodput_bps", "dropped_pkts", "retransmitted_pkts")
 
 
 class Algorithm(NamedTuple):
@@ -238,16 +214,9 @@ def output_directory(directory: str | Path) -> Iterator[Path]:
 
 
 def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({k: v for k, v in columns.items()})
-
-
-def _jsonable(value: Any) -> Any:
-    """numpy scalars → Python; NaN → None (JSON has no NaN)."""
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
 
 
 class RunResult:
@@ -268,10 +237,26 @@ class RunResult:
     def __init__(self, raw: Mapping[str, Any]) -> None:
         self.meta: dict[str, Any] = dict(raw["meta"])
         self.engine: dict[str, Any] = dict(raw["engine"])
-        self.flows: pd.DataFrame = _add_flow_metrics(_frame(raw["flows"]), float(self.meta["duration_s"]))
-        self.flow_series: pd.DataFrame = _frame(raw["flow_series"])
-        self.links: pd.DataFrame = _add_link_metrics(_frame(raw["links"]))
-        self.link_series: pd.DataFrame = _frame(raw["link_series"])
+        # Plain columns (the summary needs nothing else); DataFrames are built on first use.
+        self._flow_cols = _columns.flow_columns(raw["flows"], float(self.meta["duration_s"]))
+        self._link_cols = _columns.link_columns(raw["links"])
+        self._series = {"flow_series": raw["flow_series"], "link_series": raw["link_series"]}
+
+    @functools.cached_property
+    def flows(self) -> pd.DataFrame:
+        return _frame(self._flow_cols)
+
+    @functools.cached_property
+    def flow_series(self) -> pd.DataFrame:
+        return _frame(self._series["flow_series"])
+
+    @functools.cached_property
+    def links(self) -> pd.DataFrame:
+        return _frame(self._link_cols)
+
+    @functools.cached_property
+    def link_series(self) -> pd.DataFrame:
+        return _frame(self._series["link_series"])
 
     @property
     def name(self) -> str:
@@ -291,64 +276,26 @@ class RunResult:
         over the whole measured window ``duration − warmup`` (sources start at different times,
         so their own rates do not add up), and its drops and retransmissions. Empty without
         ``[[background]]``."""
-        cols = list(BACKGROUND_SUMMARY_KEYS)
-        if "role" not in self.flows:
-            return pd.DataFrame(columns=cols)
-        bg = self.flows[self.flows["role"] == "background"]
-        if bg.empty:
-            return pd.DataFrame(columns=cols)
-        out = bg.groupby("group", sort=False).agg(
-            protocol=("protocol", "first"),
-            app=("app", "first"),
-            flows=("id", "size"),
-            sent=("meas_sent_bytes", "sum"),
-            good=("meas_goodput_bytes", "sum"),
-            dropped_pkts=("dropped_pkts", "sum"),
-            retransmitted_pkts=("retransmitted_pkts", "sum"),
-        ).reset_index()
-        window = float(self.meta["duration_s"]) - float(self.meta.get("warmup_s", 0.0))
-        out["throughput_bps"] = metrics.throughput_bps(out["sent"].to_numpy(dtype=float), window)
-        out["goodput_bps"] = metrics.goodput_bps(out["good"].to_numpy(dtype=float), window)
-        return out[cols]
+        import pandas as pd
+
+        return pd.DataFrame(_columns.background_rows(self._flow_cols, self.meta), columns=list(BACKGROUND_SUMMARY_KEYS))
 
     def jain(self, over: JainOver = "flow") -> float:
         """Jain's index over the goodput of each main flow, or (``over="group"``) of each group's
         total. Background sources are left out, as are flows without a measured window (started
         at the very end, goodput NaN)."""
-        flows = self.main_flows
-        measured = flows[flows["goodput_bps"].notna()]
-        if over == "flow":
-            return metrics.jain_index(measured["goodput_bps"].to_numpy(dtype=float))
-        if over == "group":
-            per_group = measured.groupby("group", sort=False)["goodput_bps"].sum()
-            return metrics.jain_index(per_group.to_numpy(dtype=float))
-        raise ArgumentError(f"jain: over must be 'flow' or 'group', not {over!r}")
+        if over not in ("flow", "group"):
+            raise ArgumentError(f"jain: over must be 'flow' or 'group', not {over!r}")
+        return _columns.jain(self._flow_cols, over)
+
 
     def summary(self, jain_over: JainOver = "flow") -> dict[str, Any]:
         """The JSON contract of SCENARIO.md ("Output contract"): name, seed, duration_s, flows,
         links, jain, engine. NaN values are ``None``. Link ``dropped_pkts`` covers the whole run,
         like the flows' counters."""
-        flows = [
-            {k: _jsonable(rec.get(k)) for k in FLOW_SUMMARY_KEYS} for rec in self.main_flows.to_dict("records")
-        ]
-        links = [
-            {k: _jsonable(rec.get(k)) for k in LINK_SUMMARY_KEYS} for rec in self.links.to_dict("records")
-        ]
-        out: dict[str, Any] = {
-            "name": _jsonable(self.meta.get("name")),
-            "seed": _jsonable(self.meta.get("seed")),
-            "duration_s": _jsonable(float(self.meta["duration_s"])),
-            "flows": flows,
-            "links": links,
-            "jain": _jsonable(self.jain(jain_over)),
-            "engine": {"events": _jsonable(self.engine.get("events")), "wall_s": _jsonable(self.engine.get("wall_s"))},
-        }
-        bg = self.background()
-        if not bg.empty:
-            out["background"] = [
-                {k: _jsonable(rec.get(k)) for k in BACKGROUND_SUMMARY_KEYS} for rec in bg.to_dict("records")
-            ]
-        return out
+        if jain_over not in ("flow", "group"):
+            raise ArgumentError(f"jain: over must be 'flow' or 'group', not {jain_over!r}")
+        return _columns.summary(self._flow_cols, self._link_cols, self.meta, self.engine, jain_over)
 
     def to_json(self, jain_over: JainOver = "flow", indent: int | None = 2) -> str:
         """The summary as JSON text (strict JSON: no NaN)."""
@@ -400,30 +347,3 @@ class RunResult:
             more = f"\n... {len(rows) - 10} more flows"
             rows = rows[:10]
         return f"{head}\n{_format.text_table(headers, rows, right)}{more}\nJain (goodput): {_format.ratio(self.jain())}"
-
-
-def _add_flow_metrics(flows: pd.DataFrame, duration_s: float) -> pd.DataFrame:
-    if flows.empty and "meas_start_s" not in flows:
-        for col in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s"):
-            flows[col] = pd.Series(dtype=float)
-        return flows
-    active_s = duration_s - flows["meas_start_s"].to_numpy(dtype=float)
-    flows["throughput_bps"] = metrics.throughput_bps(flows["meas_sent_bytes"].to_numpy(dtype=float), active_s)
-    flows["goodput_bps"] = metrics.goodput_bps(flows["meas_goodput_bytes"].to_numpy(dtype=float), active_s)
-    flows["delivery_ratio"] = metrics.delivery_ratio(
-        flows["delivered_pkts"].to_numpy(dtype=float), flows["sent_pkts"].to_numpy(dtype=float)
-    )
-    flows["mean_delay_s"] = flows["delay_mean_s"].astype(float)
-    return flows
-
-
-def _add_link_metrics(links: pd.DataFrame) -> pd.DataFrame:
-    if links.empty and "meas_tx_bytes" not in links:
-        links["utilisation"] = pd.Series(dtype=float)
-        return links
-    links["utilisation"] = metrics.utilisation(
-        links["meas_tx_bytes"].to_numpy(dtype=float),
-        links["rate_bps"].to_numpy(dtype=float),
-        links["meas_duration_s"].to_numpy(dtype=float),
-    )
-    return links

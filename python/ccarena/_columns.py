@@ -1,0 +1,164 @@
+"""A run's result columns without pandas: the derived per-flow and per-link metrics and the
+JSON summary (SCENARIO.md's output contract), computed from the plain columns the core returns.
+
+`ccarena run --json` goes through here alone, so the command never imports pandas (it would
+double the process's start-up time and triple its memory, BENCHMARKS.md "B3");
+:class:`ccarena.RunResult` builds its DataFrames from the same columns when they are asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ccarena import metrics
+
+Columns = dict[str, Any]
+
+#: Keys of each flow in the JSON summary (SCENARIO.md, "Output contract"), in order.
+FLOW_SUMMARY_KEYS = (
+    "id",
+    "group",
+    "protocol",
+    "cc",
+    "stack",
+    "start_s",
+    "rtt_base_s",
+    "sent_pkts",
+    "delivered_pkts",
+    "dropped_pkts",
+    "retransmitted_pkts",
+    "throughput_bps",
+    "goodput_bps",
+    "delivery_ratio",
+    "mean_delay_s",
+    "completion_s",
+)
+#: Keys of each link in the JSON summary.
+LINK_SUMMARY_KEYS = ("name", "utilisation", "dropped_pkts", "mean_queue_pkts")
+#: Keys of each background group in the JSON summary (present only with ``[[background]]``).
+BACKGROUND_SUMMARY_KEYS = ("group", "protocol", "app", "flows", "throughput_bps", "goodput_bps", "dropped_pkts", "retransmitted_pkts")
+
+
+def _floats(values: Sequence[Any]) -> np.ndarray:
+    return np.asarray(values, dtype=float)
+
+
+def flow_columns(raw: Mapping[str, Sequence[Any]], duration_s: float) -> Columns:
+    """The core's flow columns plus ``throughput_bps``, ``goodput_bps``, ``delivery_ratio`` and
+    ``mean_delay_s`` (docs/results.md)."""
+    cols: Columns = dict(raw)
+    if "meas_start_s" not in cols:
+        for col in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s"):
+            cols[col] = np.zeros(0)
+        return cols
+    active_s = duration_s - _floats(cols["meas_start_s"])
+    cols["throughput_bps"] = np.atleast_1d(metrics.throughput_bps(_floats(cols["meas_sent_bytes"]), active_s))
+    cols["goodput_bps"] = np.atleast_1d(metrics.goodput_bps(_floats(cols["meas_goodput_bytes"]), active_s))
+    cols["delivery_ratio"] = np.atleast_1d(metrics.delivery_ratio(_floats(cols["delivered_pkts"]), _floats(cols["sent_pkts"])))
+    cols["mean_delay_s"] = _floats(cols["delay_mean_s"])
+    return cols
+
+
+def link_columns(raw: Mapping[str, Sequence[Any]]) -> Columns:
+    """The core's link columns plus ``utilisation``."""
+    cols: Columns = dict(raw)
+    if "meas_tx_bytes" not in cols:
+        cols["utilisation"] = np.zeros(0)
+        return cols
+    cols["utilisation"] = np.atleast_1d(
+        metrics.utilisation(_floats(cols["meas_tx_bytes"]), _floats(cols["rate_bps"]), _floats(cols["meas_duration_s"]))
+    )
+    return cols
+
+
+def jsonable(value: Any) -> Any:
+    """numpy scalars → Python; NaN → None (JSON has no NaN)."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _rows(cols: Columns, keys: Sequence[str], where: Sequence[int]) -> list[dict[str, Any]]:
+    return [{k: jsonable(cols[k][i]) if k in cols else None for k in keys} for i in where]
+
+
+def main_rows(flows: Columns) -> list[int]:
+    """Indices of the scenario's ``[[flows]]`` (not ``[[background]]`` sources)."""
+    roles = flows.get("role")
+    n = len(flows.get("id", ()))
+    return [i for i in range(n) if roles is None or roles[i] != "background"]
+
+
+def jain(flows: Columns, over: str) -> float:
+    """Jain's index over each main flow's goodput, or over each group's total; flows without a
+    measured window (goodput NaN) are left out."""
+    goodput = flows["goodput_bps"]
+    measured = [i for i in main_rows(flows) if math.isfinite(float(goodput[i]))]
+    if over == "flow":
+        return metrics.jain_index(np.array([goodput[i] for i in measured], dtype=float))
+    groups: dict[str, list[float]] = {}
+    for i in measured:
+        groups.setdefault(str(flows["group"][i]), []).append(float(goodput[i]))
+    return metrics.jain_index(np.array([np.sum(v) for v in groups.values()], dtype=float))
+
+
+def background_rows(flows: Columns, meta: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One row per background group, in order of appearance: its sources, the aggregate
+    ``throughput_bps`` and ``goodput_bps`` over the measured window ``duration − warmup``, its
+    drops and retransmissions."""
+    roles = flows.get("role")
+    if roles is None:
+        return []
+    acc: dict[str, dict[str, Any]] = {}
+    for i, role in enumerate(roles):
+        if role != "background":
+            continue
+        g = acc.setdefault(
+            str(flows["group"][i]),
+            {"protocol": flows["protocol"][i], "app": flows["app"][i], "flows": 0, "sent": 0, "good": 0, "dropped_pkts": 0, "retransmitted_pkts": 0},
+        )
+        g["flows"] += 1
+        g["sent"] += int(flows["meas_sent_bytes"][i])
+        g["good"] += int(flows["meas_goodput_bytes"][i])
+        g["dropped_pkts"] += int(flows["dropped_pkts"][i])
+        g["retransmitted_pkts"] += int(flows["retransmitted_pkts"][i])
+    window = float(meta["duration_s"]) - float(meta.get("warmup_s", 0.0))
+    rows = []
+    for name, g in acc.items():
+        rows.append(
+            {
+                "group": name,
+                "protocol": g["protocol"],
+                "app": g["app"],
+                "flows": g["flows"],
+                "throughput_bps": jsonable(float(metrics.throughput_bps(float(g["sent"]), window))),
+                "goodput_bps": jsonable(float(metrics.goodput_bps(float(g["good"]), window))),
+                "dropped_pkts": g["dropped_pkts"],
+                "retransmitted_pkts": g["retransmitted_pkts"],
+            }
+        )
+    return rows
+
+
+def summary(flows: Columns, links: Columns, meta: Mapping[str, Any], engine: Mapping[str, Any], jain_over: str = "flow") -> dict[str, Any]:
+    """The JSON contract of SCENARIO.md ("Output contract"): name, seed, duration_s, flows,
+    links, jain, engine (and background). NaN values are ``None``."""
+    out: dict[str, Any] = {
+        "name": jsonable(meta.get("name")),
+        "seed": jsonable(meta.get("seed")),
+        "duration_s": jsonable(float(meta["duration_s"])),
+        "flows": _rows(flows, FLOW_SUMMARY_KEYS, main_rows(flows)),
+        "links": _rows(links, LINK_SUMMARY_KEYS, range(len(links.get("name", ())))),
+        "jain": jsonable(jain(flows, jain_over)),
+        "engine": {"events": jsonable(engine.get("events")), "wall_s": jsonable(engine.get("wall_s"))},
+    }
+    bg = background_rows(flows, meta)
+    if bg:
+        out["background"] = bg
+    return out
