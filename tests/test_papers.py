@@ -112,6 +112,45 @@ def test_smoke_scale_writes_a_page_with_every_table_and_a_verdict_for_every_clai
         assert "On the Linux kernel" in page and ("<th>kernel</th>" in page or "Skipped:" in page)
 
 
+@pytest.mark.parametrize("scale", ["smoke", "quick", "full"])
+def test_every_run_of_every_scale_is_a_valid_scenario(scale: str) -> None:
+    # Smoke runs only a corner of each grid: the points of the larger scales (a group switched
+    # from TCP to DCCP, a capacity of 10 Gbit/s) must validate too.
+    import ccarena
+
+    for pap in map(paper, papers()):
+        for name, exp in pap.experiments(scale).items():
+            for spec in exp.runs()[:: max(1, len(exp.runs()) // 200)]:
+                ccarena.validate(spec.scenario)
+
+
+def test_quick_scale_reproduces_the_claims_marked_stable_there(tmp_path: Path) -> None:
+    # sqm-response's quick scale takes seconds; its claims marked stable at quick must hold.
+    pap = paper("sqm-response")
+    page = run_paper(pap, "quick", tmp_path / pap.name, jobs=2, progress=False).read_text(encoding="utf-8")
+    stable = [c for c in pap.claims if c.stable_at == "quick"]
+    assert stable
+    for claim in stable:
+        before = page.split(html_text(claim.text))[0][-400:]
+        assert "✔ reproduced" in before, claim.id
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "fast-dccp", "highspeed-tcp"])
+def test_quick_scale_reproduces_the_stable_claims_of_the_longer_papers(name: str, tmp_path: Path) -> None:
+    pap = paper(name)
+    page = run_paper(pap, "quick", tmp_path / name, jobs=2, progress=False).read_text(encoding="utf-8")
+    for claim in (c for c in pap.claims if c.stable_at == "quick"):
+        before = page.split(html_text(claim.text))[0][-400:]
+        assert "✔ reproduced" in before, claim.id
+
+
+def html_text(text: str) -> str:
+    import html
+
+    return html.escape(text)
+
+
 def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:
     def cli(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "ccarena.cli", "reproduce", *args], capture_output=True, text=True, timeout=300)

@@ -138,11 +138,11 @@ const UDP_SOURCE_SHARE: f64 = 0.01;
 /// TCP initial window of background sources, segments (RFC 6928; the TCP default).
 const IW: f64 = 10.0;
 
-pub(crate) fn parse(values: &[Value], topology: &Topology) -> Result<Vec<Background>, ScenarioError> {
-    values.iter().enumerate().map(|(i, v)| parse_one(v, &format!("background[{i}]"), i, values.len(), topology)).collect()
+pub(crate) fn parse(values: &[Value], topology: &Topology, default_stack: Option<Stack>) -> Result<Vec<Background>, ScenarioError> {
+    values.iter().enumerate().map(|(i, v)| parse_one(v, &format!("background[{i}]"), i, values.len(), topology, default_stack)).collect()
 }
 
-fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology) -> Result<Background, ScenarioError> {
+fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, default_stack: Option<Stack>) -> Result<Background, ScenarioError> {
     let mut v = v.clone();
     let take = |v: &mut Value, k: &str| v.as_object_mut().and_then(|m| m.remove(k));
     let (web_v, ftp_v) = (take(&mut v, "web"), take(&mut v, "ftp"));
@@ -157,7 +157,7 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology) -> Result<
         return Err(ScenarioError::new(at("mix"), format!("udp {}, ftp {}, web {} must be shares from 0 to 1 that sum to 1", mix.udp, mix.ftp, mix.web)));
     }
     check_attachment(&raw, path, t)?;
-    let group = RawFlowGroup { stack: raw.stack, cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
+    let group = RawFlowGroup { stack: raw.stack.or(default_stack), cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
     let tcp = parse_tcp_options(&group, path, &AppSpec::Bulk, Bytes(1460))?;
     let packet_size = raw.packet_size.unwrap_or(Bytes(1000));
     if !(1..=65_000).contains(&packet_size.0) {

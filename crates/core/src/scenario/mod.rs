@@ -110,6 +110,7 @@ struct RawScenario {
     flows: Vec<RawFlowGroup>,
     background: Option<Vec<Value>>,
     jitter: Option<Value>,
+    stack: Option<Stack>,
 }
 
 #[derive(Deserialize, Default)]
@@ -185,6 +186,9 @@ pub struct Scenario {
     /// Small random offsets of flow starts and link delays (`None`: the network as written).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jitter: Option<jitter::Jitter>,
+    /// The TCP profile of every TCP group and background that names none (`tcp/stack.rs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Stack>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -451,9 +455,16 @@ impl Scenario {
             .flows
             .into_iter()
             .enumerate()
-            .map(|(i, g)| parse_group(g, &format!("flows[{i}]"), is_graph))
+            .map(|(i, mut g)| {
+                // The scenario's `stack` is the default of its TCP groups (a DCCP or UDP group
+                // has no TCP profile, so one scenario can switch a group's protocol in a grid).
+                if matches!(g.protocol, None | Some(Protocol::Tcp)) {
+                    g.stack = g.stack.or(raw.stack);
+                }
+                parse_group(g, &format!("flows[{i}]"), is_graph)
+            })
             .collect::<Result<Vec<_>, _>>()?;
-        let background = background::parse(raw.background.as_deref().unwrap_or(&[]), &topology)?;
+        let background = background::parse(raw.background.as_deref().unwrap_or(&[]), &topology, raw.stack)?;
         let s = Scenario {
             name: raw.name.unwrap_or_else(|| "unnamed".into()),
             duration,
@@ -464,6 +475,7 @@ impl Scenario {
             flows,
             background,
             jitter,
+            stack: raw.stack,
         };
         let total: u64 = s.flows.iter().map(|g| u64::from(g.count)).sum();
         if total > limits::MAX_FLOWS {
