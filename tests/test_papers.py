@@ -86,6 +86,10 @@ def test_highspeed_tcp_tables_have_the_printed_shape() -> None:
     t44 = highspeed_tcp.TABLE_4_4.frame()
     assert t44.shape == (8, 7)
     assert t44.iloc[:7, 1:].mean().to_numpy() == pytest.approx(t44.iloc[7, 1:].to_numpy(dtype=float), abs=0.01)
+    # Tabela 4.5: the same shape; its "Média" row is also the protocols' mean
+    t45 = highspeed_tcp.TABLE_4_5.frame()
+    assert t45.shape == (8, 7)
+    assert t45.iloc[:7, 1:].mean().to_numpy() == pytest.approx(t45.iloc[7, 1:].to_numpy(dtype=float), abs=0.01)
 
 
 def test_fast_dccp_tables_have_the_printed_shape() -> None:

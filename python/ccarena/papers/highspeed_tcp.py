@@ -3,8 +3,8 @@ HighSpeed TCP, H-TCP, TCP Libra and Scalable TCP on a dumbbell and a parking lot
 80% background traffic. Transcribed here: the dumbbell's scalability (Figs 4.3, 4.4, 4.6 and
 Tabela 4.1), Reno compatibility (Fig. 4.7), RTT fairness (Tabela 4.2), inter-protocol fairness
 (Tabela 4.3), convergence (Fig. 4.10), stability (Fig. 4.11), and on the parking lot scalability
-with the number of connections (Fig. 4.13), Reno compatibility (Fig. 4.15) and RTT fairness
-(Tabela 4.4)."""
+with the number of connections (Fig. 4.13), Reno compatibility (Fig. 4.15), RTT fairness
+(Tabela 4.4) and inter-protocol fairness (Tabela 4.5)."""
 
 from __future__ import annotations
 
@@ -127,6 +127,12 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
             SCENARIOS / "inter-protocol.toml", grid={LOAD: all_loads if scale != "smoke" else loads},
             name="hs-inter", overrides=common,
         ),
+        "parking-inter": Experiment(
+            SCENARIOS / "parking-inter-protocol.toml", grid={LOAD: all_loads if scale != "smoke" else loads},
+            name="hs-parking-inter",
+            overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
+            + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
+        ),
     }
 
 
@@ -222,6 +228,29 @@ TABLE_4_4 = PaperTable(
 )
 
 
+# Tabela 4.5 (parking lot): mean throughput (Mbit/s) of each protocol's 90 ms and 180 ms
+# connection, per background load (the header's order; the caption names the groups the other way).
+_T45 = {
+    "BIC": (98.060, 60.220, 56.338, 38.803, 11.083, 5.8370),
+    "CUBIC": (27.026, 25.292, 14.738, 9.4354, 3.5046, 2.5001),
+    "FAST": (47.840, 42.093, 44.570, 39.177, 22.736, 21.274),
+    "HSTCP": (93.817, 56.933, 47.492, 25.279, 4.7649, 2.6487),
+    "HTCP": (82.559, 52.517, 52.830, 38.158, 9.4433, 9.5773),
+    "LIBRA": (2.0796, 1.5350, 0.5082, 0.4766, 0.2290, 0.2612),
+    "STCP": (86.322, 47.185, 15.264, 10.577, 2.4034, 1.6861),
+    "Média": (62.529, 40.825, 33.105, 23.129, 7.737, 6.254),
+}
+TABLE_4_5 = PaperTable(
+    id="Tabela 4.5",
+    title="Parking lot, inter-protocol: throughput of each protocol's 90 ms and 180 ms connection",
+    ref="§4.2.3, Tabela 4.5 (Figura 4.17)",
+    index=("protocol",),
+    columns=_T44_COLS,
+    units={c: "Mbit/s" for c in _T44_COLS},
+    rows={(p,): dict(zip(_T44_COLS, v)) for p, v in _T45.items()},
+)
+
+
 def _col(load: Any) -> str:
     return f"bg{int(round(float(load) * 100))}"
 
@@ -265,6 +294,19 @@ def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str,
             out.setdefault((LABEL[cc],), {})[column] = Estimate.of(part["goodput_bps"].to_numpy())
         means = per_group.groupby(["run_id", "column"])["goodput_bps"].mean().reset_index()
         out[("Média",)] = {c: Estimate.of(g.groupby("run_id")["goodput_bps"].mean().to_numpy()) for c, g in means.groupby("column")}
+        return out
+    if table is TABLE_4_5:
+        res = results["parking-inter"]
+        flows = res.runs[res.runs["role"] != "background"].copy()
+        # Groups are "<protocol>-<rtt>", one connection each.
+        flows["proto"] = flows["group"].str.rsplit("-", n=1).str[0].str.upper()
+        flows["column"] = flows[LOAD].map(_col) + "_" + flows["group"].str.rsplit("-", n=1).str[1]
+        flows["mbps"] = flows["goodput_bps"] / 1e6
+        out = {}
+        for (proto, column), part in flows.groupby(["proto", "column"]):
+            out.setdefault((proto,), {})[column] = Estimate.of(part["mbps"].to_numpy())
+        means = flows.groupby(["run_id", "column"])["mbps"].mean().reset_index()
+        out[("Média",)] = {c: Estimate.of(g["mbps"].to_numpy()) for c, g in means.groupby("column")}
         return out
     if table is TABLE_4_3:
         res = results["inter"]
@@ -404,6 +446,24 @@ def _parking_fair(results: Results) -> Verdict:
     return Verdict(ok, "lowest Jain over the loads: " + ", ".join(f"{p} {fmt(j, 3)}" for p, j in sorted(fair.items(), key=lambda kv: kv[1])) + " (paper: FAST, HTCP, LIBRA above 0.9; HSTCP, STCP least fair)")
 
 
+def _parking_inter_short_rtt(results: Results) -> Verdict:
+    mean = ours(results, TABLE_4_5)[("Média",)]
+    loads = sorted({c.split("_")[0] for c in mean})
+    pairs = [(load, mean[f"{load}_90ms"].mean, mean[f"{load}_180ms"].mean) for load in loads if f"{load}_90ms" in mean and f"{load}_180ms" in mean]
+    ok = bool(pairs) and all(a > b for _, a, b in pairs)
+    return Verdict(ok, "mean of the 90 ms / 180 ms connections: " + ", ".join(f"{load} {fmt(a)}/{fmt(b)}" for load, a, b in pairs) + " Mbit/s (paper: 62.5/40.8, 33.1/23.1, 7.7/6.3)")
+
+
+def _parking_inter_shares(results: Results) -> Verdict:
+    est = ours(results, TABLE_4_5)
+    total = {p: v["bg20_90ms"].mean + v["bg20_180ms"].mean for (p,), v in est.items() if p != "Média" and "bg20_90ms" in v and "bg20_180ms" in v}
+    if len(total) < 7:
+        return Verdict(False, "needs the 20% background runs")
+    ranked = sorted(total, key=lambda p: total[p])
+    ok = set(ranked[:2]) == {"LIBRA", "CUBIC"} and {"BIC", "HSTCP"} <= set(ranked[-3:])
+    return Verdict(ok, "each protocol's two connections at 20% background, from least to most: " + ", ".join(f"{p} {fmt(total[p])}" for p in ranked) + " Mbit/s (paper: LIBRA and CUBIC least; BIC, HSTCP and HTCP most)")
+
+
 def _convergence(results: Results) -> dict[str, float]:
     m = results["convergence"].metrics
     return {LABEL[c]: float(g["convergence_s"].mean()) for c, g in m.groupby("flows[0].cc")}
@@ -467,6 +527,8 @@ CLAIMS = (
     Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins, "quick"),
     Claim("parking-fair", "On the parking lot, FAST, H-TCP and Libra keep Jain above 0.9; HSTCP and STCP are the least RTT-fair.", "§4.2.3, Figura 4.16", _parking_fair),
     Claim("inter-jain-falls", "Fairness between protocols falls as the background grows.", "§4.1.3, Figura 4.9", _inter_jain_falls),
+    Claim("parking-inter-short-rtt", "On the parking lot, mixed protocols: the 90 ms connections get more than the 180 ms ones at every load.", "§4.2.3, Figura 4.17 (b), Tabela 4.5", _parking_inter_short_rtt),
+    Claim("parking-inter-shares", "On the parking lot, LIBRA and CUBIC take the smallest shares of the link, BIC, HSTCP and H-TCP the largest.", "§4.2.3, Tabela 4.5", _parking_inter_shares),
 )
 
 
@@ -523,18 +585,17 @@ PAPER = Paper(
     ),
     scales={
         "smoke": "every experiment at 100 Mbit/s, 10 s runs, a few grid points",
-        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot at three loads; Reno compatibility with 10 and 20 flows; convergence (210 s runs) and the parking lot's scalability (16, 64 connections) and Reno compatibility at 20% background",
+        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot (RTT and inter-protocol fairness) at three loads; Reno compatibility with 10 and 20 flows; convergence (210 s runs) and the parking lot's scalability (16, 64 connections) and Reno compatibility at 20% background",
         "full": "the paper's grid: 600 s, 2..256 connections, six capacities, four delays, three loads, 10..40 flows against Reno",
     },
     experiments=experiments,
-    tables=(TABLE_4_1, TABLE_4_2, TABLE_4_3, TABLE_4_4),
+    tables=(TABLE_4_1, TABLE_4_2, TABLE_4_3, TABLE_4_4, TABLE_4_5),
     ours=ours,
     claims=CLAIMS,
     figures=(
         Figure("Figura 4.3", "Utilisation by the main flows against the number of connections.", _draw_against("connections", "flows[0].count", "Figura 4.3: scalability with the number of connections", "connections")),
         Figure("Figura 4.6", "Utilisation by 20 connections against the bottleneck's propagation delay.", _draw_against("delay", "topology.bottleneck_delay", "Figura 4.6: scalability with the delay", "one-way delay")),
     ),
-    note="Not transcribed yet: the parking lot's scalability with capacity (Figura 4.14) and inter-protocol fairness "
-    "(Figura 4.17, Tabela 4.5); scalability with the number of connections on the parking lot is at 20% background "
-    "only below `full`.",
+    note="Not transcribed yet: the parking lot's scalability with capacity (Figura 4.14: 100 connections, 155 Mbit/s to "
+    "10 Gbit/s per hop); scalability with the number of connections on the parking lot is at 20% background only below `full`.",
 )
