@@ -4,7 +4,7 @@ HighSpeed TCP, H-TCP, TCP Libra and Scalable TCP on a dumbbell and a parking lot
 Tabela 4.1), Reno compatibility (Fig. 4.7), RTT fairness (Tabela 4.2), inter-protocol fairness
 (Tabela 4.3), convergence (Fig. 4.10), stability (Fig. 4.11), and on the parking lot scalability
 with the number of connections (Fig. 4.13), Reno compatibility (Fig. 4.15), RTT fairness
-(Tabela 4.4) and inter-protocol fairness (Tabela 4.5)."""
+(Tabela 4.4), inter-protocol fairness (Tabela 4.5) and scalability with the capacity (Fig. 4.14)."""
 
 from __future__ import annotations
 
@@ -55,16 +55,17 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
         # every experiment at a tenth of the rate, 10 s: the pipeline, not the claims
         common = ["duration=10s", "warmup=2s", "topology.bottleneck_rate=100Mbps"]
         conns, loads, delays, caps = [2, 16], [0.2], [10, 200], ["50Mbps", "100Mbps"]
-        parking_conns = [4, 16]
+        parking_conns, parking_caps, parking_n = [4, 16], ["50Mbps", "100Mbps"], 8
     elif scale == "quick":
         common = []
         conns, loads, delays, caps = [2, 16, 64], [0.2, 0.5], [10, 200], ["155Mbps", "622Mbps"]
-        parking_conns = [16, 64]
+        parking_conns, parking_caps, parking_n = [16, 64], ["155Mbps", "622Mbps"], 100
     else:
         common = ["duration=600s", "warmup=60s"]
         conns, loads, delays = [2**i for i in range(1, 9)], list(LOADS), [10, 50, 100, 200]
         caps = ["155Mbps", "622Mbps", "1Gbps", "2.5Gbps", "5Gbps", "10Gbps"]
         parking_conns = [2**i for i in range(2, 9)]
+        parking_caps, parking_n = ["155Mbps", "622Mbps", "1Gbps", "2.5Gbps", "5Gbps", "10Gbps"], 100
     all_loads = list(LOADS)
     dumbbell = SCENARIOS / "dumbbell.toml"
     return {
@@ -114,6 +115,20 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
             name="hs-parking-connections",
             overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
             + (["topology.hop_rate=100Mbps"] if scale == "smoke" else []),
+        ),
+        "parking-capacity": Experiment(
+            # §4.2.1, Figura 4.14: N = 100 connections (half of each RTT), capacity of every hop
+            # varied; Reno included as the reference the paper compares against.
+            SCENARIOS.parent.parent / "seed003-parking-lot.toml",
+            # 20% background only: at 50 and 80% the background of 5 and 10 Gbit/s hops would need
+            # more than the 100,000 sources a scenario may have (docs/scenario.md, "Limits").
+            grid={"topology.hop_rate": parking_caps, LOAD: [0.2]},
+            zip=[
+                {"flows[0].cc": [*algos, "reno"], "flows[1].cc": [*algos, "reno"]},
+            ],
+            name="hs-parking-capacity",
+            overrides=[o for o in common if not o.startswith("topology.bottleneck_rate")]
+            + [f"flows[0].count={parking_n // 2}", f"flows[1].count={parking_n // 2}"],
         ),
         "parking-compat": Experiment(
             SCENARIOS / "parking-reno-compat.toml",
@@ -446,6 +461,35 @@ def _parking_fair(results: Results) -> Verdict:
     return Verdict(ok, "lowest Jain over the loads: " + ", ".join(f"{p} {fmt(j, 3)}" for p, j in sorted(fair.items(), key=lambda kv: kv[1])) + " (paper: FAST, HTCP, LIBRA above 0.9; HSTCP, STCP least fair)")
 
 
+def _parking_capacity_util(results: Results) -> pd.DataFrame:
+    """Mean main-flow utilisation (%) per capacity (rows, in grid order) and protocol (columns)."""
+    m = _main_utilisation(results["parking-capacity"])
+    m = m[m[LOAD] == m[LOAD].min()]
+    order = list(dict.fromkeys(m["topology.hop_rate"]))
+    by = m.groupby(["topology.hop_rate", CC])["util"].mean().unstack().reindex(order)
+    return by.rename(columns=LABEL)
+
+
+def _parking_capacity_above_reno(results: Results) -> Verdict:
+    by = _parking_capacity_util(results)
+    others = [p for p in by.columns if p not in ("RENO", "LIBRA")]
+    ok = bool(len(by)) and bool((by[others].min(axis=1) > by["RENO"]).all())
+    parts = [f"{cap}: lowest of the six {fmt(row[others].min())}% vs Reno {fmt(row['RENO'])}% (Libra {fmt(row['LIBRA'])}%)" for cap, row in by.iterrows()]
+    return Verdict(ok, "; ".join(parts) + " (paper: every protocol but Libra above Reno at every capacity)")
+
+
+def _parking_capacity_fast_cubic(results: Results) -> Verdict:
+    by = _parking_capacity_util(results)
+    small = by.loc[[c for c in by.index if c in ("155Mbps", "622Mbps")]]
+    ok = bool(len(small))
+    parts = []
+    for cap, row in small.iterrows():
+        ranked = row.drop(labels=["RENO", "LIBRA"]).sort_values()
+        ok &= ranked.index[-1] == "FAST" and ranked.index[0] == "CUBIC"
+        parts.append(f"{cap}: highest {ranked.index[-1]} ({fmt(ranked.iloc[-1])}%), lowest {ranked.index[0]} ({fmt(ranked.iloc[0])}%)")
+    return Verdict(ok, "; ".join(parts) + " (paper: FAST highest and CUBIC lowest, Libra aside, at 155 and 622 Mbit/s)")
+
+
 def _parking_inter_short_rtt(results: Results) -> Verdict:
     mean = ours(results, TABLE_4_5)[("Média",)]
     loads = sorted({c.split("_")[0] for c in mean})
@@ -527,6 +571,8 @@ CLAIMS = (
     Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins, "quick"),
     Claim("parking-fair", "On the parking lot, FAST, H-TCP and Libra keep Jain above 0.9; HSTCP and STCP are the least RTT-fair.", "§4.2.3, Figura 4.16", _parking_fair),
     Claim("inter-jain-falls", "Fairness between protocols falls as the background grows.", "§4.1.3, Figura 4.9", _inter_jain_falls),
+    Claim("parking-capacity-above-reno", "On the parking lot, every protocol but Libra gets a higher utilisation than TCP Reno at every capacity.", "§4.2.1, Figura 4.14", _parking_capacity_above_reno),
+    Claim("parking-capacity-fast-cubic", "On the parking lot's smaller links (155 and 622 Mbit/s), FAST reaches the highest utilisation and CUBIC the lowest (Libra aside).", "§4.2.1, Figura 4.14", _parking_capacity_fast_cubic),
     Claim("parking-inter-short-rtt", "On the parking lot, mixed protocols: the 90 ms connections get more than the 180 ms ones at every load.", "§4.2.3, Figura 4.17 (b), Tabela 4.5", _parking_inter_short_rtt),
     Claim("parking-inter-shares", "On the parking lot, LIBRA and CUBIC take the smallest shares of the link, BIC, HSTCP and H-TCP the largest.", "§4.2.3, Tabela 4.5", _parking_inter_shares),
 )
@@ -585,7 +631,7 @@ PAPER = Paper(
     ),
     scales={
         "smoke": "every experiment at 100 Mbit/s, 10 s runs, a few grid points",
-        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot (RTT and inter-protocol fairness) at three loads; Reno compatibility with 10 and 20 flows; convergence (210 s runs) and the parking lot's scalability (16, 64 connections) and Reno compatibility at 20% background",
+        "quick": "60 s runs at 1 Gbit/s: 2, 16, 64 connections at 20 and 50% background; 155 and 622 Mbit/s; 10 and 200 ms at three loads; RTT and inter-protocol fairness and the parking lot (RTT and inter-protocol fairness) at three loads; Reno compatibility with 10 and 20 flows; convergence (210 s runs) and the parking lot's scalability (16, 64 connections; 100 connections at 155 and 622 Mbit/s) and Reno compatibility at 20% background",
         "full": "the paper's grid: 600 s, 2..256 connections, six capacities, four delays, three loads, 10..40 flows against Reno",
     },
     experiments=experiments,
@@ -595,7 +641,9 @@ PAPER = Paper(
     figures=(
         Figure("Figura 4.3", "Utilisation by the main flows against the number of connections.", _draw_against("connections", "flows[0].count", "Figura 4.3: scalability with the number of connections", "connections")),
         Figure("Figura 4.6", "Utilisation by 20 connections against the bottleneck's propagation delay.", _draw_against("delay", "topology.bottleneck_delay", "Figura 4.6: scalability with the delay", "one-way delay")),
+        Figure("Figura 4.14", "Parking lot: utilisation by 100 connections against the capacity of every hop (TCP Reno as the reference).", _draw_against("parking-capacity", "topology.hop_rate", "Figura 4.14: parking lot, scalability with the capacity", "capacity per hop")),
     ),
-    note="Not transcribed yet: the parking lot's scalability with capacity (Figura 4.14: 100 connections, 155 Mbit/s to "
-    "10 Gbit/s per hop); scalability with the number of connections on the parking lot is at 20% background only below `full`.",
+    note="Below `full`, the parking lot's scalability with the number of connections runs at 20% background only; its "
+    "scalability with the capacity (Figura 4.14; 155 and 622 Mbit/s at `quick`) runs at 20% at every scale: at 50 and "
+    "80% the background of 5 and 10 Gbit/s hops would need more than the 100,000 sources a scenario may have.",
 )
