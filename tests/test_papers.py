@@ -138,6 +138,7 @@ QUICK_VERDICTS = {
         "ccid3-delivers": False,
     },
     "e1-testbed": {"inter-fairness": False, "rtt-fairness": False, "cubic-rtt": True},
+    "highspeed-tcp": {"libra-scales-worst": True, "delay-hurts": True},
     "fast-dccp": {
         "scales-with-capacity": True, "dccp-does-not": False, "scales-with-connections": True,
         "not-reno-compatible": True, "less-compatible-than-dccp": True,
@@ -166,9 +167,9 @@ def test_quick_scale_gives_the_recorded_verdicts_of_the_claims_stable_there(tmp_
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "fast-dccp"])
+@pytest.mark.parametrize("name", ["dccp-voip", "e1-testbed", "fast-dccp", "highspeed-tcp"])
 def test_quick_scale_verdicts_of_the_longer_papers(name: str, tmp_path: Path) -> None:
-    # Minutes each: `pytest -m slow`.
+    # Minutes each (highspeed-tcp about 25): `pytest -m slow`.
     check_quick_verdicts(name, tmp_path)
 
 

@@ -566,9 +566,9 @@ CLAIMS = (
     Claim("libra-cubic-below-reno", "Among all protocols, Libra and CUBIC get less than TCP Reno at every load.", "§4.1.3, Tabela 4.3", _libra_cubic_below_reno),
     Claim("convergence-order", "BIC and CUBIC take longer to converge to a fair share than FAST, HSTCP and H-TCP.", "§4.1.4, Figura 4.10", _bic_cubic_converge_slowest),
     Claim("bic-least-stable", "Under heavy background BIC is the least stable protocol.", "§4.1.5, Figura 4.11", _bic_least_stable),
-    Claim("parking-libra-scales-worst", "On the parking lot too, Libra scales worst with the number of connections.", "§4.2.1, Figura 4.13", _parking_libra_scales_worst, "quick"),
+    Claim("parking-libra-scales-worst", "On the parking lot too, Libra scales worst with the number of connections.", "§4.2.1, Figura 4.13", _parking_libra_scales_worst),
     Claim("parking-compat", "On the parking lot Libra is the most Reno-compatible; FAST and H-TCP the least.", "§4.2.2, Figura 4.15", _parking_compat),
-    Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins, "quick"),
+    Claim("parking-short-rtt", "On the parking lot, 90 ms connections get more than 180 ms ones.", "§4.2.3, Tabela 4.4", _short_rtt_wins),
     Claim("parking-fair", "On the parking lot, FAST, H-TCP and Libra keep Jain above 0.9; HSTCP and STCP are the least RTT-fair.", "§4.2.3, Figura 4.16", _parking_fair),
     Claim("inter-jain-falls", "Fairness between protocols falls as the background grows.", "§4.1.3, Figura 4.9", _inter_jain_falls),
     Claim("parking-capacity-above-reno", "On the parking lot, every protocol but Libra gets a higher utilisation than TCP Reno at every capacity.", "§4.2.1, Figura 4.14", _parking_capacity_above_reno),
@@ -584,7 +584,7 @@ def _draw_against(name: str, x: str, title: str, xlabel: str) -> Callable[[Resul
 
         m = _main_utilisation(results[name])
         loads = sorted(m[LOAD].unique())
-        fig, axes = plt.subplots(1, len(loads), figsize=(4 * len(loads), 3.4), dpi=100, layout="constrained", sharey=True, squeeze=False)
+        fig, axes = plt.subplots(1, len(loads), figsize=(max(4 * len(loads), 6.5), 3.4), dpi=100, layout="constrained", sharey=True, squeeze=False)
         order = list(dict.fromkeys(m[x]))
         for ax, load in zip(axes[0], loads):
             part = m[m[LOAD] == load]
