@@ -2,8 +2,8 @@
 //!
 //! Events are ordered by `(time, seq)` where `seq` is a global insertion counter, so events at
 //! the same instant run in the order they were scheduled. The queue holds O(links + endpoints)
-//! entries: each link has at most one pending end-of-transmission and one pending arrival, each
-//! endpoint at most one live timer. Timers are never removed: each carries the generation it was
+//! entries: each link has at most one pending arrival (its serialiser needs no events, see
+//! `net::link`), each endpoint at most one live timer. Timers are never removed: each carries the generation it was
 //! armed with, and a popped timer whose generation is stale is ignored.
 
 use crate::net::icmp::{self, QuenchCode};
@@ -27,8 +27,6 @@ pub struct EpId(pub u32);
 /// What the loop can be asked to do. Variant order does not matter: ties are broken by `seq`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Event {
-    /// The packet in service on a link finished serialisation.
-    TxDone(LinkId),
     /// The packet at the head of a link's pipe reaches the far node.
     Arrive(LinkId),
     /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
@@ -226,7 +224,6 @@ impl World {
             self.now = t;
             self.events += 1;
             match ev {
-                Event::TxDone(l) => self.on_tx_done(l),
                 Event::Arrive(l) => self.on_arrive(l),
                 Event::Timer { ep, gen } => self.on_timer(ep, gen),
                 Event::Sample => {
@@ -244,16 +241,6 @@ impl World {
             }
         }
         RunOutcome::Completed
-    }
-
-    fn on_tx_done(&mut self, l: LinkId) {
-        let (arrival, next_done) = self.links[l.0 as usize].finish_transmission(self.now);
-        if let Some(at) = arrival {
-            self.queue.schedule(at, Event::Arrive(l));
-        }
-        if let Some(at) = next_done {
-            self.queue.schedule(at, Event::TxDone(l));
-        }
     }
 
     fn on_arrive(&mut self, l: LinkId) {
@@ -295,8 +282,11 @@ impl World {
         // The packet itself is read only when a Source Quench quotes it or it is dropped (rare).
         let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         match adm.arrival {
-            Arrival::Queued => {}
-            Arrival::Transmitting { done_at } => self.queue.schedule(done_at, Event::TxDone(l)),
+            Arrival::Admitted { schedule_arrival } => {
+                if let Some(at) = schedule_arrival {
+                    self.queue.schedule(at, Event::Arrive(l));
+                }
+            }
             Arrival::Dropped(_) => {
                 match self.slab.get(id).header {
                     h if h.is_data() => {
@@ -419,7 +409,7 @@ impl World {
         }
         for (i, l) in self.links.iter_mut().enumerate() {
             self.links_at_warmup[i] = l.window_start_counters(self.now);
-            l.take_max_queue();
+            l.take_max_queue(self.now);
         }
     }
 
@@ -466,7 +456,7 @@ impl World {
             s.dropped_pkts.push(c.dropped_pkts - prev.dropped_pkts);
             s.queue_pkts.push((c.queue_pkt_ns - prev.queue_pkt_ns) as f64 / dt);
             s.queue_bytes.push((c.queue_byte_ns - prev.queue_byte_ns) as f64 / dt);
-            s.max_queue_pkts.push(l.take_max_queue());
+            s.max_queue_pkts.push(l.take_max_queue(self.now));
         }
         self.prev_sample = self.now;
     }
@@ -517,11 +507,11 @@ mod tests {
     fn equal_times_pop_in_insertion_order() {
         let mut q = EventQueue::default();
         q.schedule(SimTime::from_millis(2), Event::Sample);
-        q.schedule(SimTime::from_millis(1), Event::TxDone(LinkId(7)));
-        q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(3)));
-        q.schedule(SimTime::from_millis(1), Event::TxDone(LinkId(1)));
+        q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(7)));
+        q.schedule(SimTime::from_millis(1), Event::WarmupEnd);
+        q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(1)));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, [Event::TxDone(LinkId(7)), Event::Arrive(LinkId(3)), Event::TxDone(LinkId(1)), Event::Sample]);
+        assert_eq!(order, [Event::Arrive(LinkId(7)), Event::WarmupEnd, Event::Arrive(LinkId(1)), Event::Sample]);
     }
 
     /// The queue against a reference model (a list sorted by time, stable for ties) over a long
@@ -547,14 +537,14 @@ mod tests {
                     _ => (1 << 40) | ((r >> 16) % 7),
                 };
                 let t = SimTime::from_nanos(now + offset);
-                q.schedule(t, Event::TxDone(LinkId(label)));
+                q.schedule(t, Event::Arrive(LinkId(label)));
                 model.push((t, label));
                 label += 1;
             } else {
                 // The model's next event: the earliest time, and among equals the first inserted.
                 let i = (0..model.len()).min_by_key(|&i| (model[i].0, i)).unwrap();
                 let (t, want) = model.remove(i);
-                assert_eq!(q.pop(), Some((t, Event::TxDone(LinkId(want)))), "pop {popped}");
+                assert_eq!(q.pop(), Some((t, Event::Arrive(LinkId(want)))), "pop {popped}");
                 assert_eq!(q.len(), model.len());
                 now = t.as_nanos();
                 popped += 1;

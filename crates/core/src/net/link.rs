@@ -4,9 +4,14 @@
 //! ```text
 //! arrive ─► loss model ─► queue discipline ─► FIFO buffer ─► serialiser (rate) ─► pipe (delay) ─► next node
 //! ```
-//! Packets being serialised or propagating live in the link itself (`in_service`, `pipe`), in
-//! order, so the engine keeps at most two pending events per link: the end of the current
-//! transmission and the next arrival at the far end. The event queue therefore stays
+//! The buffer is FIFO and the rate fixed, so when a packet is admitted its whole future on the
+//! link is known: it starts serialisation when the packets ahead of it are done, and reaches the
+//! far end `delay` after its last bit. The link therefore puts every admitted packet straight
+//! into its pipe with that arrival instant, and the engine needs one event per packet hop (the
+//! arrival at the far end), not two. The buffer's state at any instant (who is waiting, who is
+//! in service, what has been sent, the occupancy integrals) is brought up to date lazily, by
+//! [`Link::catch_up`], whenever it is looked at: when a packet arrives and when counters are read.
+//! The engine keeps at most one pending event per link, so the event queue stays
 //! O(links + timers) however many packets are in flight.
 
 use super::icmp::QuenchCode;
@@ -31,10 +36,10 @@ pub enum DropCause {
 /// What happened to a packet handed to the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arrival {
-    /// Waiting in the buffer.
-    Queued,
-    /// The link was idle: serialisation started and ends at the given instant.
-    Transmitting { done_at: SimTime },
+    /// Admitted: it waits or is serialised at once, then propagates. `schedule_arrival` is the
+    /// instant it reaches the far end when it is the only packet in the pipe (the engine must
+    /// schedule that arrival); otherwise an arrival is already pending.
+    Admitted { schedule_arrival: Option<SimTime> },
     Dropped(DropCause),
 }
 
@@ -74,14 +79,21 @@ pub struct Link {
     pub delay: SimDuration,
     disc: QueueDisc,
     loss: Option<LossModel>,
-    buffer: VecDeque<(PktId, u32)>,
+    /// Sizes of the packets waiting for the serialiser, as of `last_change`; each starts when
+    /// the one before it is done.
+    buffer: VecDeque<u32>,
     buffer_bytes: u64,
-    in_service: Option<(PktId, u32)>,
-    /// Packets propagating, with their arrival instants (non-decreasing).
+    /// The packet being serialised as of `last_change`: when its last bit leaves, and its size.
+    in_service: Option<(SimTime, u32)>,
+    /// When the serialiser finishes the last admitted packet.
+    busy_until: SimTime,
+    /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
+    /// order, with its arrival instant there (non-decreasing).
     pipe: VecDeque<(SimTime, PktId)>,
     counters: LinkCounters,
+    /// The instant the buffer state and the occupancy integrals are brought up to.
     last_change: SimTime,
-    /// Largest buffer occupancy since the last `reset_max_queue`, packets.
+    /// Largest buffer occupancy since the last `take_max_queue`, packets.
     max_queue: u64,
     /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
     /// packet (order kept).
@@ -101,6 +113,7 @@ impl Link {
             buffer: VecDeque::new(),
             buffer_bytes: 0,
             in_service: None,
+            busy_until: SimTime::ZERO,
             pipe: VecDeque::new(),
             counters: LinkCounters::default(),
             last_change: SimTime::ZERO,
@@ -120,12 +133,39 @@ impl Link {
         self.disc.describe()
     }
 
-    /// Brings the occupancy integrals up to `now`.
-    fn account(&mut self, now: SimTime) {
-        let dt = now.saturating_since(self.last_change).as_nanos() as u128;
+    /// Brings the occupancy integrals up to `t` with the buffer as it is.
+    fn account(&mut self, t: SimTime) {
+        let dt = t.saturating_since(self.last_change).as_nanos() as u128;
         self.counters.queue_pkt_ns += self.buffer.len() as u128 * dt;
         self.counters.queue_byte_ns += self.buffer_bytes as u128 * dt;
-        self.last_change = now;
+        self.last_change = self.last_change.max(t);
+    }
+
+    /// Replays what the serialiser did up to `now` (inclusive): each transmission that ended is
+    /// counted as sent, and the next waiting packet starts at that instant; when the buffer runs
+    /// dry the queue discipline learns when the link went idle. The same steps, at the same
+    /// instants, as events would have taken.
+    fn catch_up(&mut self, now: SimTime) {
+        while let Some((done, size)) = self.in_service {
+            if done > now {
+                break;
+            }
+            self.counters.tx_pkts += 1;
+            self.counters.tx_bytes += size as u64;
+            match self.buffer.front().copied() {
+                Some(next) => {
+                    self.account(done);
+                    self.buffer.pop_front();
+                    self.buffer_bytes -= next as u64;
+                    self.in_service = Some((done + self.rate.tx_time(next), next));
+                }
+                None => {
+                    self.in_service = None;
+                    self.disc.on_idle(done);
+                }
+            }
+        }
+        self.account(now);
     }
 
     /// A packet arrives at the link's input. The queue may set its CE mark.
@@ -140,6 +180,7 @@ impl Link {
                 return self.admission(Arrival::Dropped(DropCause::Loss), false, quench_on_drop);
             }
         }
+        self.catch_up(now);
         let link_idle = self.in_service.is_none();
         let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
         let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: hop.size, ect: hop.ect, link_idle }) {
@@ -160,47 +201,28 @@ impl Link {
             pkt.ce = true;
             self.counters.marked_pkts += 1;
         }
-        let arrival = if link_idle {
+        let done = if link_idle {
             debug_assert!(self.buffer.is_empty());
-            self.in_service = Some((id, hop.size));
-            Arrival::Transmitting { done_at: now + self.rate.tx_time(hop.size) }
+            let done = now + self.rate.tx_time(hop.size);
+            self.in_service = Some((done, hop.size));
+            done
         } else {
-            self.account(now);
-            self.buffer.push_back((id, hop.size));
+            self.buffer.push_back(hop.size);
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
-            Arrival::Queued
+            self.busy_until + self.rate.tx_time(hop.size)
         };
-        self.admission(arrival, marked, quench)
+        self.busy_until = done;
+        let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
+        let arrive_at = (done + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
+        let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
+        self.pipe.push_back((arrive_at, id));
+        self.admission(Arrival::Admitted { schedule_arrival }, marked, quench)
     }
 
     fn admission(&mut self, arrival: Arrival, marked: bool, quench: Option<QuenchCode>) -> Admission {
         self.counters.quench_pkts += quench.is_some() as u64;
         Admission { arrival, marked, quench }
-    }
-
-    /// The packet in service finished serialisation at `now`. It enters the pipe; returns
-    /// `(arrival instant to schedule if the pipe was empty, end of the next transmission if
-    /// one starts)`.
-    pub fn finish_transmission(&mut self, now: SimTime) -> (Option<SimTime>, Option<SimTime>) {
-        let (id, size) = self.in_service.take().expect("transmission finished on an idle link");
-        self.counters.tx_pkts += 1;
-        self.counters.tx_bytes += size as u64;
-        let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
-        let arrive_at = (now + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
-        let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
-        self.pipe.push_back((arrive_at, id));
-        let next_done = if let Some((next, size)) = self.buffer.front().copied() {
-            self.account(now);
-            self.buffer.pop_front();
-            self.buffer_bytes -= size as u64;
-            self.in_service = Some((next, size));
-            Some(now + self.rate.tx_time(size))
-        } else {
-            self.disc.on_idle(now);
-            None
-        };
-        (schedule_arrival, next_done)
     }
 
     /// Removes the packet reaching the far end at `now`; returns it and the next packet in the
@@ -211,9 +233,9 @@ impl Link {
         (id, self.pipe.front().copied())
     }
 
-    /// Counters with the occupancy integrals brought up to `now`.
+    /// Counters with the transmissions and occupancy integrals brought up to `now`.
     pub fn counters(&mut self, now: SimTime) -> LinkCounters {
-        self.account(now);
+        self.catch_up(now);
         self.counters
     }
 
@@ -229,12 +251,15 @@ impl Link {
         c
     }
 
-    pub fn queue_len(&self) -> u64 {
+    /// Packets waiting in the buffer at `now`.
+    pub fn queue_len(&mut self, now: SimTime) -> u64 {
+        self.catch_up(now);
         self.buffer.len() as u64
     }
 
-    /// Largest occupancy since the last reset, then resets it to the current occupancy.
-    pub fn take_max_queue(&mut self) -> u64 {
+    /// Largest occupancy since the last reset, then resets it to the occupancy at `now`.
+    pub fn take_max_queue(&mut self, now: SimTime) -> u64 {
+        self.catch_up(now);
         let m = self.max_queue;
         self.max_queue = self.buffer.len() as u64;
         m
@@ -242,7 +267,7 @@ impl Link {
 
     /// Packets held by the link: buffered, in service, propagating.
     pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
-        self.buffer.iter().map(|&(id, _)| id).chain(self.in_service.map(|(id, _)| id)).chain(self.pipe.iter().map(|&(_, id)| id))
+        self.pipe.iter().map(|&(_, id)| id)
     }
 }
 
@@ -278,18 +303,29 @@ mod tests {
     fn packets_serialise_back_to_back_then_propagate() {
         let mut l = link(10);
         let t0 = SimTime::ZERO;
-        // 1250 B at 10 Mbit/s = 1 ms.
-        assert_eq!(arrive(&mut l, t0, PktId(0), &mut pkt()).arrival, Arrival::Transmitting { done_at: SimTime::from_millis(1) });
-        assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
-        let (arr, next) = l.finish_transmission(SimTime::from_millis(1), );
-        assert_eq!(arr, Some(SimTime::from_millis(6)));
-        assert_eq!(next, Some(SimTime::from_millis(2)));
-        let (arr, next) = l.finish_transmission(SimTime::from_millis(2), );
-        assert_eq!(arr, None, "an arrival is already pending");
-        assert_eq!(next, None);
+        // 1250 B at 10 Mbit/s = 1 ms, then 5 ms of propagation; the second packet waits 1 ms.
+        let first = arrive(&mut l, t0, PktId(0), &mut pkt()).arrival;
+        assert_eq!(first, Arrival::Admitted { schedule_arrival: Some(SimTime::from_millis(6)) });
+        let second = arrive(&mut l, t0, PktId(1), &mut pkt()).arrival;
+        assert_eq!(second, Arrival::Admitted { schedule_arrival: None }, "an arrival is already pending");
+        assert_eq!(l.queue_len(t0), 1);
+        assert_eq!(l.counters(SimTime::from_nanos(999_999)).tx_pkts, 0);
+        assert_eq!(l.queue_len(SimTime::from_millis(1)), 0, "the second packet starts as the first ends");
+        assert_eq!(l.counters(SimTime::from_millis(1)).tx_pkts, 1);
         assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
         assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (PktId(1), None));
         assert_eq!(l.counters(SimTime::from_millis(7)).tx_bytes, 2500);
+    }
+
+    #[test]
+    fn a_packet_arriving_as_the_serialiser_frees_starts_at_once() {
+        let mut l = link(1);
+        arrive(&mut l, SimTime::ZERO, PktId(0), &mut pkt());
+        let at_1ms = arrive(&mut l, SimTime::from_millis(1), PktId(1), &mut pkt());
+        assert_eq!(at_1ms.arrival, Arrival::Admitted { schedule_arrival: None });
+        // It found the link idle: it did not wait, so a 1-packet buffer still has room.
+        assert_eq!(l.queue_len(SimTime::from_millis(1)), 0);
+        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
     }
 
     #[test]
@@ -297,13 +333,28 @@ mod tests {
         let mut l = link(1);
         let t0 = SimTime::ZERO;
         arrive(&mut l, t0, PktId(0), &mut pkt());
-        assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Queued);
+        assert!(matches!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Admitted { .. }));
         assert_eq!(arrive(&mut l, t0, PktId(2), &mut pkt()).arrival, Arrival::Dropped(DropCause::Queue));
-        l.finish_transmission(SimTime::from_millis(1), );
-        let c = l.counters(SimTime::from_millis(2));
+        let c = l.counters(SimTime::from_millis(3));
         assert_eq!(c.dropped_pkts, 1);
+        assert_eq!(c.tx_pkts, 2);
         // One packet waited 1 ms.
         assert_eq!(c.queue_pkt_ns, 1_000_000);
+        assert_eq!(c.queue_byte_ns, 1250 * 1_000_000);
+    }
+
+    #[test]
+    fn red_learns_when_the_link_went_idle_even_if_nothing_looked_at_that_instant() {
+        // RED ages its average over an idle period; the period starts when the last packet's
+        // transmission ended (2 ms here), not when the next packet happens to arrive.
+        let cfg = RedConfig { min_th: 0.0, max_th: 1.0, max_p: 1.0, wq: 1.0, ..RedConfig::default() };
+        let red = Red::new(cfg, QueueLimit::Packets(100), Rate::mbps(10), Rng::stream(1, StreamKind::Queue, 0));
+        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::Red(Box::new(red)), None);
+        arrive(&mut l, SimTime::ZERO, PktId(0), &mut pkt());
+        arrive(&mut l, SimTime::ZERO, PktId(1), &mut pkt());
+        l.counters(SimTime::from_millis(10));
+        let QueueDisc::Red(r) = &l.disc else { unreachable!() };
+        assert_eq!(r.idle_since(), Some(SimTime::from_millis(2)));
     }
 
     #[test]
@@ -338,7 +389,7 @@ mod tests {
         for i in 2..10 {
             let mut p = ect;
             let a = arrive(&mut l, t0, PktId(i), &mut p);
-            assert_eq!(a.arrival, Arrival::Queued);
+            assert_eq!(a.arrival, Arrival::Admitted { schedule_arrival: None });
             assert_eq!(a.marked, p.ce);
             marked += a.marked as u64;
         }

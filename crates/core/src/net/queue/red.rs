@@ -150,6 +150,12 @@ impl Red {
         self.idle_since = Some(now);
     }
 
+    /// Since when the link has been idle, if it is.
+    #[cfg(test)]
+    pub(crate) fn idle_since(&self) -> Option<SimTime> {
+        self.idle_since
+    }
+
     /// Thresholds in the queue's unit.
     fn thresholds(&self) -> (f64, f64) {
         match self.cfg.mode {
