@@ -152,9 +152,11 @@ impl Rate {
     /// Time to serialise `bytes` onto a link of this rate, rounded up to the next nanosecond so
     /// that a link never runs faster than its rate.
     pub fn tx_time(self, bytes: u32) -> SimDuration {
-        let bits = bytes as u128 * 8 * 1_000_000_000;
-        let r = self.0 as u128;
-        SimDuration(bits.div_ceil(r) as u64)
+        // bits · 10⁹ fits in 64 bits below 2³¹ bytes (every real packet): one machine division.
+        match (bytes as u64).checked_mul(8_000_000_000) {
+            Some(bit_ns) => SimDuration(bit_ns.div_ceil(self.0)),
+            None => SimDuration((bytes as u128 * 8_000_000_000).div_ceil(self.0 as u128) as u64),
+        }
     }
     /// Bytes sent in `d` at this rate (rounded down).
     pub fn bytes_in(self, d: SimDuration) -> u64 {
@@ -291,6 +293,9 @@ mod tests {
         // 1500 B at 1 Gbit/s = 12 us exactly; at 3 bit/s it must not be shorter than the exact value.
         assert_eq!(Rate::gbps(1).tx_time(1500), SimDuration::from_micros(12));
         assert_eq!(Rate(3).tx_time(1), SimDuration(2_666_666_667));
+        // Beyond 64-bit bit·ns products the exact 128-bit division still applies.
+        assert_eq!(Rate::gbps(100).tx_time(u32::MAX), SimDuration(343_597_384));
+        assert_eq!(Rate(7).tx_time(u32::MAX), SimDuration((u32::MAX as u128 * 8_000_000_000).div_ceil(7) as u64));
         assert_eq!(Rate::mbps(10).bytes_in(SimDuration::from_secs(1)), 1_250_000);
     }
 

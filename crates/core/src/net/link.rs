@@ -79,9 +79,9 @@ pub struct Link {
     pub delay: SimDuration,
     disc: QueueDisc,
     loss: Option<LossModel>,
-    /// Sizes of the packets waiting for the serialiser, as of `last_change`; each starts when
-    /// the one before it is done.
-    buffer: VecDeque<u32>,
+    /// The packets waiting for the serialiser as of `last_change`: when each one's last bit will
+    /// leave (fixed at admission: each starts when the one before it is done), and its size.
+    buffer: VecDeque<(SimTime, u32)>,
     buffer_bytes: u64,
     /// The packet being serialised as of `last_change`: when its last bit leaves, and its size.
     in_service: Option<(SimTime, u32)>,
@@ -98,6 +98,9 @@ pub struct Link {
     /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
     /// packet (order kept).
     delay_jitter: Option<(SimDuration, Rng)>,
+    /// The serialisation time of the last size seen: a link carries few distinct sizes (full
+    /// segments one way, ACKs the other), and the exact division is the costliest step of a hop.
+    last_tx: (u32, SimDuration),
 }
 
 impl Link {
@@ -119,6 +122,7 @@ impl Link {
             last_change: SimTime::ZERO,
             max_queue: 0,
             delay_jitter: None,
+            last_tx: (0, SimDuration::ZERO),
         }
     }
 
@@ -135,9 +139,11 @@ impl Link {
 
     /// Brings the occupancy integrals up to `t` with the buffer as it is.
     fn account(&mut self, t: SimTime) {
-        let dt = t.saturating_since(self.last_change).as_nanos() as u128;
-        self.counters.queue_pkt_ns += self.buffer.len() as u128 * dt;
-        self.counters.queue_byte_ns += self.buffer_bytes as u128 * dt;
+        if !self.buffer.is_empty() {
+            let dt = t.saturating_since(self.last_change).as_nanos() as u128;
+            self.counters.queue_pkt_ns += self.buffer.len() as u128 * dt;
+            self.counters.queue_byte_ns += self.buffer_bytes as u128 * dt;
+        }
         self.last_change = self.last_change.max(t);
     }
 
@@ -153,11 +159,11 @@ impl Link {
             self.counters.tx_pkts += 1;
             self.counters.tx_bytes += size as u64;
             match self.buffer.front().copied() {
-                Some(next) => {
+                Some((next_done, next)) => {
                     self.account(done);
                     self.buffer.pop_front();
                     self.buffer_bytes -= next as u64;
-                    self.in_service = Some((done + self.rate.tx_time(next), next));
+                    self.in_service = Some((next_done, next));
                 }
                 None => {
                     self.in_service = None;
@@ -201,16 +207,18 @@ impl Link {
             pkt.ce = true;
             self.counters.marked_pkts += 1;
         }
+        let tx = self.tx_time(hop.size);
         let done = if link_idle {
             debug_assert!(self.buffer.is_empty());
-            let done = now + self.rate.tx_time(hop.size);
+            let done = now + tx;
             self.in_service = Some((done, hop.size));
             done
         } else {
-            self.buffer.push_back(hop.size);
+            let done = self.busy_until + tx;
+            self.buffer.push_back((done, hop.size));
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
-            self.busy_until + self.rate.tx_time(hop.size)
+            done
         };
         self.busy_until = done;
         let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
@@ -218,6 +226,13 @@ impl Link {
         let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
         self.pipe.push_back((arrive_at, id));
         self.admission(Arrival::Admitted { schedule_arrival }, marked, quench)
+    }
+
+    fn tx_time(&mut self, size: u32) -> SimDuration {
+        if self.last_tx.0 != size {
+            self.last_tx = (size, self.rate.tx_time(size));
+        }
+        self.last_tx.1
     }
 
     fn admission(&mut self, arrival: Arrival, marked: bool, quench: Option<QuenchCode>) -> Admission {
