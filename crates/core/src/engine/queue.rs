@@ -4,20 +4,19 @@
 //! Times only grow: an event is never scheduled before the last one popped. That makes a radix
 //! heap possible (Ahuja, Mehlhorn, Orlin and Tarjan, "Faster algorithms for the shortest path
 //! problem", JACM 1990): bucket `b + 1` holds the entries whose time differs from the last
-//! popped time `last` first at bit `b`, and bucket 0 those due at `last` itself. A push is one
+//! popped time `last` first at bit `b`; those due at `last` itself wait apart. A push is one
 //! `leading_zeros`; a pop takes the lowest non-empty bucket, finds its minimum and spreads the
 //! rest into lower buckets, so each entry is moved a few times over its life instead of being
 //! compared at every level of a heap on every pop.
 //!
-//! Ties are broken by an insertion counter `seq`. Bucket 0 is kept in `seq` order: an entry
-//! scheduled at `last` has the largest `seq` so far and goes to its back, and the entries a
-//! redistribution moves into it (bucket 0 is empty then, since it is the lowest bucket) are
-//! sorted once. Keys are 64-bit times, not `(time, seq)` pairs, so the bucket arithmetic stays
-//! in one machine word.
+//! Ties are broken by an insertion counter `seq`. The entries due at `last` wait in `due`, in
+//! decreasing `seq` order so that the next one is popped from the end: an entry scheduled at
+//! `last` (rare: zero-delay steps) has the largest `seq` so far and goes to the front, and those
+//! a redistribution brings (`due` is empty then) are sorted once. Keys are 64-bit times, not
+//! `(time, seq)` pairs, so the bucket arithmetic stays in one machine word.
 
 use super::Event;
 use crate::time::SimTime;
-use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug)]
 struct Entry {
@@ -31,8 +30,8 @@ const BUCKETS: usize = 65;
 
 /// Earliest-first event queue with FIFO ties.
 pub struct EventQueue {
-    /// Entries due at `last`, in `seq` order.
-    due: VecDeque<Entry>,
+    /// Entries due at `last`, the next one last (decreasing `seq`).
+    due: Vec<Entry>,
     /// `buckets[b]` for `b >= 1`: entries whose time differs from `last` first at bit `b - 1`.
     /// `buckets[0]` is unused (see `due`).
     buckets: Vec<Vec<Entry>>,
@@ -46,7 +45,7 @@ pub struct EventQueue {
 
 impl Default for EventQueue {
     fn default() -> Self {
-        EventQueue { due: VecDeque::new(), buckets: vec![Vec::new(); BUCKETS], occupied: 0, last: 0, len: 0, seq: 0 }
+        EventQueue { due: Vec::new(), buckets: vec![Vec::new(); BUCKETS], occupied: 0, last: 0, len: 0, seq: 0 }
     }
 }
 
@@ -58,7 +57,7 @@ impl EventQueue {
         self.len += 1;
         let entry = Entry { time, seq: self.seq, event };
         if time == self.last {
-            self.due.push_back(entry); // the newest seq: FIFO order holds
+            self.due.insert(0, entry); // the newest seq: due after every other
         } else {
             self.file(entry);
         }
@@ -68,7 +67,7 @@ impl EventQueue {
         if self.due.is_empty() {
             self.refill_due();
         }
-        let e = self.due.pop_front()?;
+        let e = self.due.pop()?;
         self.len -= 1;
         Some((SimTime::from_nanos(e.time), e.event))
     }
@@ -78,7 +77,7 @@ impl EventQueue {
         if self.due.is_empty() {
             self.refill_due();
         }
-        self.due.front().map(|e| SimTime::from_nanos(e.time))
+        self.due.last().map(|e| SimTime::from_nanos(e.time))
     }
 
     pub fn len(&self) -> usize {
@@ -99,7 +98,7 @@ impl EventQueue {
     }
 
     /// With `due` empty, advances `last` to the earliest queued time and moves every entry due
-    /// then into `due`, in `seq` order.
+    /// then into `due`.
     fn refill_due(&mut self) {
         if self.occupied == 0 {
             return;
@@ -113,14 +112,14 @@ impl EventQueue {
         // their place.
         for e in bucket.drain(..) {
             if e.time == self.last {
-                self.due.push_back(e);
+                self.due.push(e);
             } else {
                 self.file(e);
             }
         }
         self.buckets[b] = bucket; // keep the allocation
         if self.due.len() > 1 {
-            self.due.make_contiguous().sort_unstable_by_key(|e| e.seq);
+            self.due.sort_unstable_by_key(|e| std::cmp::Reverse(e.seq));
         }
     }
 }
