@@ -6,10 +6,12 @@
 //! `net::link`), each endpoint at most one live timer. Timers are never removed: each carries the generation it was
 //! armed with, and a popped timer whose generation is stale is ignored.
 
-use crate::net::icmp::{self, QuenchCode};
+use crate::net::icmp;
+use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::net::link::{Arrival, Link};
-use crate::net::packet::{FlowId, Header, LinkId, NodeId, Packet, PacketSlab, PktId};
+use crate::net::packet::{FlowId, LinkId, NodeId, Packet, PacketSlab, PktId};
+use crate::wire::Header;
 use crate::net::routing::Routes;
 use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
 use crate::tcp::{TcpReceiver, TcpSender};

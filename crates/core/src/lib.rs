@@ -18,3 +18,4 @@ pub mod time;
 pub mod topology;
 pub mod transport;
 pub mod udp;
+pub mod wire;

@@ -1,7 +1,8 @@
 //! UDP: an application's datagrams sent as produced, unacknowledged, never retransmitted.
 
 use crate::app::AppSource;
-use crate::net::packet::{Header, Packet, UDP_IP_HEADER};
+use crate::wire::{Header, UDP_IP_HEADER};
+use crate::net::packet::Packet;
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
 

@@ -66,7 +66,7 @@
 //!   leaves ssthresh at cwnd, so the transport's Cwr and SourceQuench states cut nothing.
 
 use super::{check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample, MAX_SEGMENTS};
-use crate::net::packet::TCP_IP_HEADER;
+use crate::wire::tcp::TCP_IP_HEADER;
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;

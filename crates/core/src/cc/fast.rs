@@ -45,7 +45,7 @@
 
 use super::round_rtt::RoundRtt;
 use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
-use crate::net::packet::TCP_IP_HEADER;
+use crate::wire::tcp::TCP_IP_HEADER;
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 

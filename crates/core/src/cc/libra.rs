@@ -57,7 +57,7 @@
 //!   RFC 5681 eq. 4); the two agree when the sender is window-limited.
 
 use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
-use crate::net::packet::TCP_IP_HEADER;
+use crate::wire::tcp::TCP_IP_HEADER;
 use crate::scenario::units::Dur;
 use crate::time::{parse_rate, Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};

@@ -11,7 +11,7 @@
 //!
 //! The receiver keeps the full vector ([`AckVectorRecord`], runs from the oldest packet not yet
 //! known to the sender to the newest) and sizes its option from the full encoding; the packet
-//! carries the newest [`ACKVEC_INLINE`] bytes of it inline ([`AckVector`]), which is what a sender
+//! carries the newest `ACKVEC_INLINE` bytes of it inline (`wire::dccp::AckVector`), which is what a sender
 //! needs: each packet's arrival is reported by the acknowledgement that follows it, and older
 //! bytes only repeat what earlier acknowledgements said.
 //!
@@ -19,58 +19,8 @@
 //! arriving out of order inside the recorded range is marked received (FIFO paths make this
 //! rare) but the run list is not re-merged.
 
+use crate::wire::dccp::{AckVector, ACKVEC_NOT_RECEIVED as NOT_RECEIVED, ACKVEC_RECEIVED as RECEIVED, ACKVEC_RUN_MAX as RUN_MAX};
 use std::collections::VecDeque;
-
-/// Bytes of the vector carried inline in a packet (the newest part of the full vector).
-pub const ACKVEC_INLINE: usize = 20;
-/// Packets one Ack Vector byte can describe: a 6-bit run length counts 1..=64 (RFC 4340 §11.4).
-const RUN_MAX: u64 = 64;
-/// Largest Ack Vector option payload: the option length byte counts at most 255 (RFC 4340 §5.8).
-const OPTION_MAX: u32 = 253;
-
-const RECEIVED: u8 = 0;
-const NOT_RECEIVED: u8 = 3;
-
-/// The newest part of an Ack Vector, as carried on one acknowledgement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AckVector {
-    /// Sequence number the first byte starts at (the Acknowledgement Number).
-    head: u64,
-    n: u8,
-    bytes: [u8; ACKVEC_INLINE],
-    /// Bytes of the full vector the receiver holds (what goes on the wire).
-    wire_bytes: u32,
-}
-
-impl AckVector {
-    /// Option bytes on the wire: 2 bytes of type and length per option of at most 253 bytes.
-    pub fn option_bytes(&self) -> u32 {
-        let n = self.wire_bytes.max(1);
-        n + 2 * n.div_ceil(OPTION_MAX)
-    }
-
-    /// Ranges `(received, lo, hi)` (inclusive), newest first.
-    pub fn ranges(&self) -> impl Iterator<Item = (bool, u64, u64)> + '_ {
-        let mut hi = Some(self.head);
-        self.bytes[..self.n as usize].iter().map_while(move |&b| {
-            let top = hi?;
-            let len = (b & 0x3f) as u64 + 1;
-            let lo = top.saturating_sub(len - 1);
-            hi = lo.checked_sub(1);
-            Some((b >> 6 == RECEIVED, lo, top))
-        })
-    }
-
-    /// The Acknowledgement Number the vector starts at.
-    pub fn head(&self) -> u64 {
-        self.head
-    }
-
-    /// The newest bytes of the vector, as carried inline (for packet captures).
-    pub fn inline_bytes(&self) -> &[u8] {
-        &self.bytes[..self.n as usize]
-    }
-}
 
 /// A run of packets in one state, in ascending order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,16 +140,14 @@ impl AckVectorRecord {
 
     /// The vector to send now: its newest bytes inline, sized by the full encoding.
     pub fn snapshot(&self) -> AckVector {
-        let mut v = AckVector { head: self.high().unwrap_or(0), n: 0, bytes: [0; ACKVEC_INLINE], wire_bytes: self.encoded as u32 };
+        let mut v = AckVector::new(self.high().unwrap_or(0), self.encoded as u32);
         'runs: for r in self.runs.iter().rev() {
             let mut left = r.len;
             while left > 0 {
-                if v.n as usize == ACKVEC_INLINE {
+                let chunk = left.min(RUN_MAX);
+                if !v.push_run(r.state, chunk) {
                     break 'runs;
                 }
-                let chunk = left.min(RUN_MAX);
-                v.bytes[v.n as usize] = (r.state << 6) | (chunk - 1) as u8;
-                v.n += 1;
                 left -= chunk;
             }
         }
@@ -215,6 +163,7 @@ impl AckVectorRecord {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::dccp::ACKVEC_INLINE;
 
     fn record(seqs: &[u64]) -> AckVectorRecord {
         let mut r = AckVectorRecord::new();

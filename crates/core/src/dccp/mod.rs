@@ -42,14 +42,13 @@ pub mod ack_vector;
 pub mod ccid2;
 pub mod ccid3;
 pub mod fast_tfrc;
-pub mod header;
 pub mod receiver;
 pub mod sender;
 
 #[cfg(test)]
 mod testutil;
 
-pub use header::{DccpHeader, DccpOptions, DccpType};
+pub use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 pub use receiver::DccpReceiver;
 pub use sender::DccpSender;
 

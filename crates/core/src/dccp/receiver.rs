@@ -11,10 +11,11 @@
 //! Acknowledgement numbers are the greatest sequence number received (GSR). Data is counted
 //! when it arrives (DCCP delivers unordered and never sees retransmissions).
 
-use super::header::{DccpHeader, DccpType};
+use crate::wire::dccp::{DccpHeader, DccpType};
 use super::{AnyCcidRx, RxPacket};
 use crate::dccp::sender::DccpConfig;
-use crate::net::packet::{Header, Packet};
+use crate::wire::Header;
+use crate::net::packet::Packet;
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
 use std::collections::VecDeque;

@@ -19,10 +19,11 @@
 //!
 //! The first data packet leaves when the Response arrives: one round trip after the start.
 
-use super::header::{DccpHeader, DccpOptions, DccpType};
+use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 use super::{AnyCcidTx, CcidConfig, Feedback, SendDecision, SentPacket};
 use crate::app::AppSource;
-use crate::net::packet::{Header, Packet};
+use crate::wire::Header;
+use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 

@@ -3,11 +3,12 @@
 //! Driven one event at a time: arrivals at the server, then at the client, then the server's
 //! timer, then the client's.
 
-use super::header::DccpHeader;
+use crate::wire::dccp::DccpHeader;
 use super::receiver::DccpReceiver;
 use super::sender::{DccpConfig, DccpSender};
 use crate::app::AppSource;
-use crate::net::packet::{FlowId, Header, NodeId, Packet};
+use crate::net::packet::{FlowId, NodeId, Packet};
+use crate::wire::Header;
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
 use std::collections::VecDeque;

@@ -17,20 +17,12 @@
 //! - The quoted `sent_at` stands for the IP identification field: it lets the source tell which
 //!   copy of a retransmitted segment was dropped.
 
-use super::packet::{Header, NodeId, Packet};
+use crate::net::packet::{NodeId, Packet};
+use crate::wire::{Header, QuenchCode};
 use crate::time::SimTime;
 
 /// Bytes of a Source Quench on the wire (RFC 792: IP 20 + ICMP 8 + quoted IP header 20 + 8).
 pub const SOURCE_QUENCH_BYTES: u32 = 56;
-
-/// Why the router sent the Source Quench.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QuenchCode {
-    /// The packet was dropped (RFC 792's only code).
-    Dropped = 0,
-    /// RED chose the packet for an early drop and kept it (seed 004 §3.2).
-    CongestionExperienced = 1,
-}
 
 /// The Source Quench a router at `at` sends at `now` about `orig`, if one is due: never about an
 /// ICMP message, and never from the packet's own source node.

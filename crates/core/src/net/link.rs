@@ -10,13 +10,13 @@
 //! into its pipe with that arrival instant, and the engine needs one event per packet hop (the
 //! arrival at the far end), not two. The buffer's state at any instant (who is waiting, who is
 //! in service, what has been sent, the occupancy integrals) is brought up to date lazily, by
-//! [`Link::catch_up`], whenever it is looked at: when a packet arrives and when counters are read.
+//! `Link::catch_up`, whenever it is looked at: when a packet arrives and when counters are read.
 //! The engine keeps at most one pending event per link, so the event queue stays
 //! O(links + timers) however many packets are in flight.
 
-use super::icmp::QuenchCode;
+use crate::wire::QuenchCode;
 use super::loss::LossModel;
-use super::packet::{HopView, NodeId, Packet, PktId};
+use crate::net::packet::{HopView, NodeId, Packet, PktId};
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
@@ -289,7 +289,8 @@ impl Link {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::{FlowId, Header};
+    use crate::net::packet::FlowId;
+    use crate::wire::Header;
     use crate::net::queue::{DropTail, QueueLimit, Red, RedConfig};
     use crate::rng::{Rng, StreamKind};
 

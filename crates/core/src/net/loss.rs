@@ -6,7 +6,8 @@
 //! - `DropList`: the first transmission of given data packets of one flow, counted from 1 by
 //!   sequence number (packet n is segment n−1): the deterministic drops of recovery studies.
 
-use super::packet::{FlowId, Header, Packet};
+use crate::net::packet::{FlowId, Packet};
+use crate::wire::Header;
 use crate::rng::Rng;
 
 #[derive(Clone, Debug)]

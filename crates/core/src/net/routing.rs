@@ -8,7 +8,7 @@
 //! other end of that link: every route to it is the route to that node plus the access link, so
 //! a dumbbell with thousands of hosts needs two columns, not one per host.
 
-use super::packet::{LinkId, NodeId};
+use crate::net::packet::{LinkId, NodeId};
 use crate::time::SimDuration;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;

@@ -15,7 +15,7 @@
 //! ```
 //!
 //! Bytes are counted on the wire (payload + 40 B of TCP/IP headers per segment, 28 B of UDP/IP
-//! per datagram; E[segments] ≈ E[bytes]/MSS + ½), so `load` compares directly with link
+//! per datagram; E\[segments\] ≈ E\[bytes\]/MSS + ½), so `load` compares directly with link
 //! utilisation. `direction = "both"` offers `load` in each direction.
 //!
 //! Where the sources attach: on a dumbbell, on two hosts of their own behind `left` and `right`
@@ -27,7 +27,7 @@
 //!
 //! Not exact: the transfer-time estimate X ignores queueing and loss, so closed-loop sources
 //! that meet a standing queue (e.g. when the main flows are long-lived TCP) offer less than the
-//! target — by X_real / (s E[gap]) — as real users would. The defaults keep X a few percent of
+//! target — by X_real / (s E\[gap\]) — as real users would. The defaults keep X a few percent of
 //! the cycle.
 
 use super::app_spec::{FtpParams, WebParams};
@@ -35,7 +35,9 @@ use super::build::Net;
 use super::units::{Bytes, Dur, RateQ, Spread};
 use crate::tcp::Stack;
 use super::{parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError, TcpOptions, Topology};
-use crate::net::packet::{NodeId, TCP_IP_HEADER, UDP_IP_HEADER};
+use crate::net::packet::NodeId;
+use crate::wire::tcp::TCP_IP_HEADER;
+use crate::wire::UDP_IP_HEADER;
 use crate::net::routing::Routes;
 use crate::rng::{Rng, StreamKind};
 use crate::tcp::Recovery;

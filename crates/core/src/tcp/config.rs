@@ -135,7 +135,7 @@ pub struct TcpConfig {
 impl TcpConfig {
     /// Bytes of IPv4 and TCP headers on a data segment or pure ACK.
     pub fn header_bytes(&self) -> u32 {
-        crate::net::packet::TCP_IP_HEADER + if self.timestamps { crate::net::packet::TCP_TS_OPTION } else { 0 }
+        crate::wire::tcp::TCP_IP_HEADER + if self.timestamps { crate::wire::tcp::TCP_TS_OPTION } else { 0 }
     }
 }
 

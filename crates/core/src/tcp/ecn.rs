@@ -82,7 +82,8 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::app::AppSource;
-    use crate::net::packet::{FlowId, Header, NodeId, Packet};
+    use crate::net::packet::{FlowId, NodeId, Packet};
+    use crate::wire::Header;
     use crate::tcp::config::TcpConfig;
     use crate::tcp::receiver::TcpReceiver;
     use crate::tcp::sender::TcpSender;

@@ -14,7 +14,9 @@
 
 use super::receiver::ts_clock;
 use super::sender::TcpSender;
-use crate::net::packet::{Header, Packet, TCP_SYN_SIZE};
+use crate::wire::Header;
+use crate::net::packet::Packet;
+use crate::wire::tcp::TCP_SYN_SIZE;
 use crate::time::{SimDuration, SimTime};
 
 /// SYN retransmissions before the connection is abandoned (Linux `tcp_syn_retries` = 6).

@@ -31,7 +31,7 @@
 
 use super::ranges::SeqRanges;
 use crate::cc::RateSample;
-use crate::net::packet::SackBlock;
+use crate::wire::tcp::SackBlock;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 

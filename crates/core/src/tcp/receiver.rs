@@ -27,7 +27,9 @@
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::SeqRanges;
-use crate::net::packet::{Header, Packet, SackBlock, SackBlocks, MAX_SACK_BLOCKS, TCP_SYN_SIZE};
+use crate::wire::Header;
+use crate::net::packet::Packet;
+use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TCP_SYN_SIZE};
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
 use std::collections::VecDeque;
@@ -285,7 +287,7 @@ impl Transport for TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::TCP_IP_HEADER;
+    use crate::wire::tcp::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::time::SimDuration;
 

@@ -30,7 +30,9 @@ use super::rtt::RttEstimator;
 use super::scoreboard::{Sacked, Scoreboard};
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
-use crate::net::packet::{Header, Packet, SackBlocks};
+use crate::wire::Header;
+use crate::net::packet::Packet;
+use crate::wire::tcp::SackBlocks;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 
@@ -524,7 +526,7 @@ impl Transport for TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::net::packet::TCP_IP_HEADER;
+    use crate::wire::tcp::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};

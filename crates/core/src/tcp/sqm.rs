@@ -39,7 +39,7 @@
 use super::recovery::CaState;
 use super::sender::TcpSender;
 use crate::cc::{CongestionEvent, CongestionKind};
-use crate::net::icmp::QuenchCode;
+use crate::wire::QuenchCode;
 use crate::time::SimTime;
 
 /// The sender's Source Quench bookkeeping.
@@ -101,8 +101,10 @@ impl TcpSender {
 #[cfg(test)]
 mod tests {
     use crate::app::AppSource;
-    use crate::net::icmp::{self, QuenchCode};
-    use crate::net::packet::{FlowId, Header, NodeId, Packet};
+    use crate::net::icmp;
+    use crate::wire::QuenchCode;
+    use crate::net::packet::{FlowId, NodeId, Packet};
+    use crate::wire::Header;
     use crate::tcp::config::{Recovery, TcpConfig};
     use crate::tcp::sender::TcpSender;
     use crate::tcp::testutil::{ack_packet, drain, ms, reno_cc};

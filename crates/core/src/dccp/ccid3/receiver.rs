@@ -26,7 +26,7 @@
 use super::equation::loss_rate_for;
 use super::loss_intervals::{LossIntervals, QUARTERS_PER_RTT};
 use super::Ccid3Config;
-use crate::dccp::header::TfrcFeedback;
+use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidRx, DccpOptions, RxPacket};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;

@@ -34,7 +34,7 @@
 use super::equation::tcp_throughput;
 use super::{Ccid3Config, TfrcProfile};
 use crate::dccp::fast_tfrc::{rate_after_loss, rate_without_loss, FastRules, LossBranch};
-use crate::dccp::header::TfrcFeedback;
+use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidTx, DccpOptions, Feedback, SendDecision, SentPacket};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Probe;

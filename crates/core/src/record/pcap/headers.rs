@@ -8,9 +8,11 @@
 //! `a.b.c = k + 1`, a flow's sender port is `10000 + flow mod 50000`, its receiver port
 //! `5201` (TCP), `5001` (UDP) or `5004` (DCCP). Payload bytes are zeros.
 
-use crate::dccp::header::{DccpHeader, DccpOptions, DccpType};
-use crate::net::icmp::QuenchCode;
-use crate::net::packet::{FlowId, Header, NodeId, Packet, SackBlocks};
+use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
+use crate::wire::QuenchCode;
+use crate::net::packet::{FlowId, NodeId, Packet};
+use crate::wire::Header;
+use crate::wire::tcp::SackBlocks;
 
 const PROTO_ICMP: u8 = 1;
 const PROTO_TCP: u8 = 6;
@@ -241,7 +243,7 @@ fn dccp(pkt: &Packet, h: &DccpHeader, out: &mut Vec<u8>) -> u32 {
         DccpOptions::Tfrc(f) => {
             // Elapsed Time (43) in hundredths of milliseconds, Receive Rate (194) in bytes/s,
             // Loss Event Rate (192) as 1/p (RFC 5348 §8.4–8.6; RFC 4340 §13.2).
-            let hundredths = (f.elapsed.as_nanos() / 10_000) as u64;
+            let hundredths = f.elapsed.as_nanos() / 10_000;
             if hundredths <= 0xffff {
                 out.extend_from_slice(&[43, 4]);
                 put16(out, hundredths as u16);
@@ -257,7 +259,7 @@ fn dccp(pkt: &Packet, h: &DccpHeader, out: &mut Vec<u8>) -> u32 {
     }
     let have = out.len() - opts_start - if h.ack_ratio_changed { 5 } else { 0 };
     out.resize(out.len() + want.saturating_sub(have), 0);
-    while (out.len() - 20) % 4 != 0 {
+    while !(out.len() - 20).is_multiple_of(4) {
         out.push(0); // Padding to a whole word
     }
     out[20 + 4] = ((out.len() - 20) / 4) as u8;

@@ -20,13 +20,85 @@
 //! Timestamp options, checksums, CCID 3's Loss Intervals option (RFC 4342 §8.6, optional for the
 //! sender to use).
 
-use super::ack_vector::AckVector;
 use crate::time::SimDuration;
 
 /// Bytes of IPv4 (20) and the DCCP generic header with 48-bit sequence numbers (16).
 pub const DCCP_IP_HEADER: u32 = 20 + 16;
 /// Bytes of the acknowledgement subheader with a 48-bit acknowledgement number (RFC 4340 §5.2).
 pub const ACK_SUBHEADER: u32 = 8;
+
+/// Bytes of the Ack Vector carried inline in a packet (the newest part of the receiver's full
+/// vector, `dccp::ack_vector`).
+pub const ACKVEC_INLINE: usize = 20;
+/// Packets one Ack Vector byte can describe: a 6-bit run length counts 1..=64 (RFC 4340 §11.4).
+pub const ACKVEC_RUN_MAX: u64 = 64;
+/// Largest Ack Vector option payload: the option length byte counts at most 255 (RFC 4340 §5.8).
+const OPTION_MAX: u32 = 253;
+
+/// Ack Vector states (RFC 4340 §11.4; 1, ECN marked, is not produced).
+pub const ACKVEC_RECEIVED: u8 = 0;
+pub const ACKVEC_NOT_RECEIVED: u8 = 3;
+
+/// The newest part of an Ack Vector, as carried on one acknowledgement: bytes of
+/// `State (2 bits) | Run Length (6 bits)`, each describing Run Length + 1 consecutive packets,
+/// the first ending at the Acknowledgement Number and the vector running backwards from there
+/// (RFC 4340 §11.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckVector {
+    /// Sequence number the first byte starts at (the Acknowledgement Number).
+    head: u64,
+    n: u8,
+    bytes: [u8; ACKVEC_INLINE],
+    /// Bytes of the full vector the receiver holds (what goes on the wire).
+    wire_bytes: u32,
+}
+
+impl AckVector {
+    /// An empty vector starting at `head`, whose full encoding takes `wire_bytes`.
+    pub fn new(head: u64, wire_bytes: u32) -> Self {
+        AckVector { head, n: 0, bytes: [0; ACKVEC_INLINE], wire_bytes }
+    }
+
+    /// Appends a run of `len` (1..=64) packets in `state`, going backwards; false when the inline
+    /// bytes are full.
+    pub fn push_run(&mut self, state: u8, len: u64) -> bool {
+        debug_assert!((1..=ACKVEC_RUN_MAX).contains(&len));
+        if self.n as usize == ACKVEC_INLINE {
+            return false;
+        }
+        self.bytes[self.n as usize] = (state << 6) | (len - 1) as u8;
+        self.n += 1;
+        true
+    }
+
+    /// Option bytes on the wire: 2 bytes of type and length per option of at most 253 bytes.
+    pub fn option_bytes(&self) -> u32 {
+        let n = self.wire_bytes.max(1);
+        n + 2 * n.div_ceil(OPTION_MAX)
+    }
+
+    /// Ranges `(received, lo, hi)` (inclusive), newest first.
+    pub fn ranges(&self) -> impl Iterator<Item = (bool, u64, u64)> + '_ {
+        let mut hi = Some(self.head);
+        self.bytes[..self.n as usize].iter().map_while(move |&b| {
+            let top = hi?;
+            let len = (b & 0x3f) as u64 + 1;
+            let lo = top.saturating_sub(len - 1);
+            hi = lo.checked_sub(1);
+            Some((b >> 6 == ACKVEC_RECEIVED, lo, top))
+        })
+    }
+
+    /// The Acknowledgement Number the vector starts at.
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// The newest bytes of the vector, as carried inline (for packet captures).
+    pub fn inline_bytes(&self) -> &[u8] {
+        &self.bytes[..self.n as usize]
+    }
+}
 
 /// DCCP packet types (RFC 4340 §5.1). CloseReq, Sync and SyncAck are not used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
