@@ -54,14 +54,18 @@ test-rust:
 test-python: dev testbed tools
 	$(BIN)/python -m pytest
 
-## tools: tshark for the packet-capture tests (docs/pcap.md); best effort: the tests that need it
-## are skipped, with the reason, where it cannot be installed (no root, no apt)
+## tools: Debian packages some tests use: tshark for the packet-capture tests (docs/pcap.md),
+## ethtool and ping for the kernel testbed (docs/testbed.md); best effort: the tests that need
+## them are skipped, with the reason, where they cannot be installed (no root, no apt)
+TOOL_PACKAGES := tshark:tshark ethtool:ethtool ping:iputils-ping ip:iproute2
 tools:
-	@command -v tshark >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \
-		{ echo "installing tshark (Debian package) for the pcap tests"; \
-		  export DEBIAN_FRONTEND=noninteractive; \
-		  timeout 300 apt-get install -y -q tshark >/dev/null 2>&1 || \
-		  { timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 300 apt-get install -y -q tshark >/dev/null 2>&1; }; }; } || true
+	@missing=$$(for tp in $(TOOL_PACKAGES); do command -v $${tp%%:*} >/dev/null 2>&1 || printf '%s ' $${tp#*:}; done); \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing $$missing(Debian packages) for the capture and testbed tests"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		timeout 300 apt-get install -y -q $$missing >/dev/null 2>&1 || \
+		{ timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 300 apt-get install -y -q $$missing >/dev/null 2>&1; } || true; \
+	fi
 
 stubtest: dev
 	$(BIN)/python -m mypy.stubtest ccarena._core
