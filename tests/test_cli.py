@@ -140,11 +140,19 @@ def test_algorithms_with_params_shows_defaults() -> None:
     assert "cc_params.beta = 0.5" in result.stdout
 
 
-@pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["algorithms"], ["demo"], ["bench"]])
+@pytest.mark.parametrize("command", [[], ["run"], ["validate"], ["algorithms"], ["demo"], ["bench"], ["sweep"], ["reproduce"], ["testbed"], ["compare"]])
 def test_help_everywhere(command: list[str]) -> None:
     result = runner.invoke(app, [*command, "--help"])
     assert result.exit_code == 0
     assert "Usage" in result.stdout
+
+
+@pytest.mark.parametrize(("command", "written"), [(["algorithms"], "[[flows]]"), (["sweep"], "[experiment]")])
+def test_help_prints_toml_tables_as_written(command: list[str], written: str) -> None:
+    # Help texts are plain text: a markup renderer would swallow TOML's bracketed table names.
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert written in result.stdout
 
 
 def test_console_entry_point_in_a_real_process(tmp_path: Path, tiny_text: str) -> None:

@@ -110,6 +110,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # help texts are plain: TOML's [[flows]] and [experiment] must print as written
 )
 
 

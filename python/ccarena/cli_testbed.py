@@ -15,6 +15,7 @@ def register(app: typer.Typer, ScenarioFile: Any, SetOption: Any) -> None:  # no
     testbed_app = typer.Typer(
         help="Run a dumbbell scenario on this machine's Linux TCP in network namespaces (needs root).",
         no_args_is_help=True,
+        rich_markup_mode=None,
     )
     testbed_app.command("run")(_run_command(ScenarioFile, SetOption))
     testbed_app.command("cleanup")(testbed_cleanup)
