@@ -83,3 +83,14 @@ pub use stack::Stack;
 pub use receiver::TcpReceiver;
 pub use recovery::Phase;
 pub use sender::TcpSender;
+
+/// Gives back what a per-segment queue kept from its largest window, down to a few dozen
+/// entries. Called when a connection has nothing outstanding: seed 003's background holds tens
+/// of thousands of web and FTP connections, most of them idle between transfers at any moment,
+/// and each kept the queues of its largest window (a third of B2's memory).
+fn release_spare<T>(queue: &mut std::collections::VecDeque<T>) {
+    const KEEP: usize = 32;
+    if queue.capacity() > KEEP {
+        queue.shrink_to(KEEP);
+    }
+}

@@ -58,6 +58,15 @@ pub(super) struct TailProbe {
 }
 
 impl Rack {
+    /// Frees the per-transmission storage of past windows (see [`super::release_spare`]).
+    pub(super) fn release_spare(&mut self) {
+        super::release_spare(&mut self.sent);
+    }
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.sent.capacity()
+    }
+
     /// A copy of `seq` left at `now`, the scoreboard's `order`-th transmission.
     pub(super) fn on_sent(&mut self, seq: u64, order: u64, now: SimTime) {
         self.sent.push_back((seq, order, now));

@@ -77,6 +77,15 @@ impl RateSampler {
         RateSampler::default()
     }
 
+    /// Frees the per-segment storage of past windows (see [`super::release_spare`]).
+    pub fn release_spare(&mut self) {
+        super::release_spare(&mut self.segs);
+    }
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.segs.capacity()
+    }
+
     /// Segment `seq` leaves: the next new one (SND.MAX), or a retransmission of an outstanding one.
     pub fn on_sent(&mut self, seq: u64, now: SimTime, retransmit: bool) {
         if self.segs.is_empty() {

@@ -120,6 +120,15 @@ impl Scoreboard {
         Scoreboard::default()
     }
 
+    /// Frees the per-segment storage of past windows (see [`super::release_spare`]).
+    pub fn release_spare(&mut self) {
+        super::release_spare(&mut self.segs);
+    }
+    #[cfg(test)]
+    pub(super) fn capacity(&self) -> usize {
+        self.segs.capacity()
+    }
+
     /// SND.UNA, the oldest unacknowledged segment.
     pub fn una(&self) -> u64 {
         self.una

@@ -396,6 +396,11 @@ impl TcpSender {
         }
         if self.sb.packets_out() == 0 {
             self.timers.rto = None; // RFC 6298 §5.2
+            self.sb.release_spare();
+            self.rate.release_spare();
+            if let Some(rack) = &mut self.rack {
+                rack.release_spare();
+            }
         } else if ack > prev_una && restart_rto {
             self.timers.rto = Some(now + self.rtt.rto()); // RFC 6298 §5.3
         }
@@ -661,6 +666,23 @@ mod tests {
         // until cwnd reached twice the most ever outstanding, 9: the application, not the window,
         // limited this sender, so the last ACK does not grow it (Linux tcp_is_cwnd_limited).
         assert_eq!(p.sender.cc_state().cwnd, 2.0 * 9.0);
+    }
+
+    #[test]
+    fn a_connection_with_nothing_outstanding_gives_back_the_storage_of_its_largest_window() {
+        // A 3000-segment file grows the window to hundreds of segments; once everything is
+        // acknowledged the per-segment queues (scoreboard, rate samples, RACK) shrink back.
+        let cfg = crate::tcp::Stack::Linux.config();
+        let mut p = Pair::new(cfg, AppSource::File { bytes: 3000 * 1448, mss: 1448 }, SimDuration::from_millis(20));
+        let mut largest = 0;
+        for t in (5..20_000).step_by(5) {
+            p.run_until(ms(t));
+            largest = largest.max(p.sender.sb.capacity());
+        }
+        assert_eq!(p.receiver.probe().delivered_bytes, 3000 * 1448);
+        assert!(largest >= 200, "the window never grew: {largest}");
+        let rack = p.sender.rack.as_ref().map_or(0, |r| r.capacity());
+        assert!(p.sender.sb.capacity() <= 32 && p.sender.rate.capacity() <= 32 && rack <= 32);
     }
 
     #[test]
