@@ -15,7 +15,6 @@ pub mod scenario;
 pub mod sim;
 pub mod tcp;
 pub mod time;
-pub mod topology;
 pub mod transport;
 pub mod udp;
 pub mod wire;

@@ -177,7 +177,7 @@ fn run<'py>(
 #[pyfunction]
 fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
     let s = parse(scenario_json)?;
-    match catch_unwind(AssertUnwindSafe(|| ccarena_core::topology::describe(&s))) {
+    match catch_unwind(AssertUnwindSafe(|| ccarena_core::scenario::topology::describe(&s))) {
         Ok(Ok(v)) => json_to_py(py, &v),
         Ok(Err(e)) => Err(scenario_error(e)),
         Err(p) => Err(internal_error(p)),

@@ -42,7 +42,7 @@ use crate::net::routing::Routes;
 use crate::rng::{Rng, StreamKind};
 use crate::tcp::Recovery;
 use crate::time::{Rate, SimDuration, SimTime};
-use crate::topology::{HopRange, LanRing, ParkingLot};
+use crate::scenario::topology::{HopRange, LanRing, ParkingLot};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

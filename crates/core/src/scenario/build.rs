@@ -22,7 +22,7 @@ use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
-use crate::topology::HopRange;
+use crate::scenario::topology::HopRange;
 use crate::transport::Addr;
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -186,7 +186,7 @@ impl Scenario {
                 let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
                 let jitter = self.jitter.map_or(SimDuration::ZERO, |j| j.start_offset(self.seed, id));
                 let start = SimTime::ZERO + draw(g.start, &mut rng) + jitter;
-                let access_delay = match (crate::topology::core_delay(&self.topology, g), g.rtt) {
+                let access_delay = match (crate::scenario::topology::core_delay(&self.topology, g), g.rtt) {
                     (Some(core), Some(rtt)) => {
                         let rtt = draw(rtt, &mut rng);
                         if rtt < core.saturating_mul(2) {

@@ -11,13 +11,14 @@ pub mod build;
 pub mod jitter;
 pub mod limits;
 pub mod queue;
+pub mod topology;
 pub mod units;
 
 use crate::cc::CcConfig;
 use crate::dccp::CcidConfig;
 use crate::net::queue::QueueLimit;
 use crate::tcp::{Recovery, RtoRule, Stack};
-use crate::topology::{LanRing, ParkingLot};
+use crate::scenario::topology::{LanRing, ParkingLot};
 use app_spec::{FtpParams, WebParams};
 use background::Background;
 use serde::de::DeserializeOwned;
@@ -512,7 +513,7 @@ impl Scenario {
             Topology::ParkingLot(_) | Topology::LanRing(_) => Vec::new(),
         };
         for (i, f) in self.flows.iter().enumerate() {
-            crate::topology::check_placement(&self.topology, f, &format!("flows[{i}]"))?;
+            crate::scenario::topology::check_placement(&self.topology, f, &format!("flows[{i}]"))?;
         }
         for (path, loss) in losses {
             if let LossSpec::DropList { flow, .. } = loss {

@@ -58,7 +58,7 @@ pub(super) struct TailProbe {
 }
 
 impl Rack {
-    /// Frees the per-transmission storage of past windows (see [`super::release_spare`]).
+    /// Frees the per-transmission storage of past windows (see `tcp::release_spare`).
     pub(super) fn release_spare(&mut self) {
         super::release_spare(&mut self.sent);
     }

@@ -77,7 +77,7 @@ impl RateSampler {
         RateSampler::default()
     }
 
-    /// Frees the per-segment storage of past windows (see [`super::release_spare`]).
+    /// Frees the per-segment storage of past windows (see `tcp::release_spare`).
     pub fn release_spare(&mut self) {
         super::release_spare(&mut self.segs);
     }

@@ -120,7 +120,7 @@ impl Scoreboard {
         Scoreboard::default()
     }
 
-    /// Frees the per-segment storage of past windows (see [`super::release_spare`]).
+    /// Frees the per-segment storage of past windows (see `tcp::release_spare`).
     pub fn release_spare(&mut self) {
         super::release_spare(&mut self.segs);
     }

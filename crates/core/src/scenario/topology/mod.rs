@@ -1,4 +1,4 @@
-//! Topologies beyond the dumbbell and the generic graph (which live in `scenario/build.rs`):
+//! Topologies beyond the dumbbell and the generic graph (which `build.rs` builds itself):
 //! the multi-bottleneck parking lot and seed 000's ring of LANs, and what every topology shares
 //! — where a flow group attaches (`path`, `lan`), the fixed part of a flow's path delay (for
 //! `rtt`), and a description of the built network for drawings (`ccarena topology`).
