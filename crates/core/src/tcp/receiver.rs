@@ -6,7 +6,8 @@
 //!            blocks still valid, then any others; at most MAX_SACK_BLOCKS  (RFC 2018 §4)
 //! ACK now  : out-of-order or duplicate segment, segment filling (part of) a hole  (RFC 5681 §4.2)
 //!            quick-ACK mode: the next `quick` segments (16 at the start, again after a
-//!            duplicate arrives: Linux tcp_incr_quickack, TCP_MAX_QUICKACKS)
+//!            duplicate arrives, and again when in-order data comes after a silence longer than
+//!            the receiver's RTO: Linux tcp_incr_quickack, TCP_MAX_QUICKACKS, tcp_event_data_recv)
 //! delayed  : otherwise, after `every` in-order segments or `max_delay`, whichever comes first
 //! TSecr    = TS.Recent: the TSval of the latest segment at or below the last ACK sent,
 //!            so a delayed ACK echoes the earlier of its two segments     (RFC 7323 §4.3)
@@ -27,6 +28,7 @@
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::SeqRanges;
+use super::rtt::RttEstimator;
 use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TCP_SYN_SIZE};
@@ -62,6 +64,14 @@ pub struct TcpReceiver {
     quickack: bool,
     /// ACKs still to send at once in quick-ACK mode.
     quick: u32,
+    /// The receiver's own RTO (Linux `icsk_rto` of the passive side): the initial RTO until the
+    /// handshake gives a sample (`tcp_synack_rtt_meas`). A longer silence means the sender is
+    /// recovering from a timeout, so its next segments are ACKed at once.
+    rtt: RttEstimator,
+    /// When the last SYN-ACK left, until the handshake's RTT is taken.
+    synack_sent_at: Option<SimTime>,
+    /// When the last in-order segment arrived (Linux `lrcvtime`).
+    last_in_order_at: Option<SimTime>,
     /// The connection is ECN-capable (RFC 3168).
     ecn: bool,
     /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
@@ -101,6 +111,9 @@ impl TcpReceiver {
             quickack: cfg.quickack,
             // Linux bounds the count by half the initial window in segments.
             quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
+            rtt: RttEstimator::new(cfg),
+            synack_sent_at: None,
+            last_in_order_at: None,
             ecn: cfg.ecn,
             ece: false,
             ts_recent: cfg.timestamps.then_some(0),
@@ -135,6 +148,10 @@ impl TcpReceiver {
     }
 
     fn on_segment(&mut self, now: SimTime, seq: u64, len: u32, ts: Option<u32>) {
+        if let Some(synack) = self.synack_sent_at.take() {
+            // The first data segment (in order or not) completes the handshake: its RTT is the receiver's sample.
+            self.rtt.on_sample(now.saturating_since(synack));
+        }
         if let (Some(recent), Some(ts)) = (self.ts_recent, ts) {
             // RFC 7323 §4.3 (2): only a segment at or below the last ACK's left edge updates it.
             if seq <= self.last_ack_sent && ts >= recent {
@@ -163,6 +180,13 @@ impl TcpReceiver {
             self.ack_now(now, Some(seq));
             return;
         }
+        if self.last_in_order_at.is_some_and(|last| now.saturating_since(last) > self.rtt.rto()) {
+            // Linux tcp_event_data_recv: "Too long gap. Apparently sender failed to restart
+            // window, so that we send ACKs quickly." After a timeout the sender restarts from a
+            // window of one; a delayed ACK would hold each of its first segments back.
+            self.enter_quickack(MAX_QUICKACKS);
+        }
+        self.last_in_order_at = Some(now);
         let fills_hole = !self.out_of_order.is_empty();
         self.rcv_nxt += 1;
         self.delivered_bytes += len as u64;
@@ -258,6 +282,7 @@ impl Transport for TcpReceiver {
                 self.on_segment(now, seq, len, ts);
             }
             Header::TcpSyn { reply: false, ts, .. } => {
+                self.synack_sent_at = Some(now);
                 let answer = Header::TcpSyn { reply: true, ts: ts.map(|_| ts_clock(now)), tsecr: ts };
                 self.outbox.push_back(self.reply(now, TCP_SYN_SIZE, answer));
             }
@@ -446,6 +471,32 @@ mod tests {
         assert_eq!(recv(&mut r, t, 3), vec![(18, vec![], false)]);
         assert_eq!(recv(&mut r, t, 18), vec![(19, vec![], false)]);
         assert_eq!(recv(&mut r, t, 19), vec![(20, vec![], false)]);
+    }
+
+    #[test]
+    fn after_a_silence_longer_than_its_rto_the_receiver_acks_at_once_again() {
+        // Linux tcp_event_data_recv: in-order data after a gap longer than the receiver's RTO
+        // (here from the handshake: 10 ms RTT, so 10 ms + the 200 ms minimum) restarts quick-ACK
+        // mode; a shorter gap does not.
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(addr(), &cfg);
+        let syn = Packet { size: TCP_SYN_SIZE, header: Header::TcpSyn { reply: false, ts: None, tsecr: None }, ..data(0, 0) };
+        r.handle_packet(SimTime::ZERO, &syn);
+        assert!(matches!(r.poll_transmit(SimTime::ZERO).map(|p| p.header), Some(Header::TcpSyn { reply: true, .. })));
+        let ms = |v: u64| SimTime::ZERO + SimDuration::from_millis(v);
+        for seq in 0..16 {
+            assert_eq!(recv(&mut r, ms(10), seq).len(), 1, "quick-ACK at the start, segment {seq}");
+        }
+        assert_eq!(recv(&mut r, ms(10), 16), vec![], "then delayed");
+        // 150 ms of silence (less than the RTO): the next odd segment still waits.
+        assert_eq!(recv(&mut r, ms(160), 17), vec![(18, vec![], false)], "the second of two");
+        assert_eq!(recv(&mut r, ms(310), 18), vec![]);
+        // 300 ms of silence (more than 210 ms): ACKed one by one again.
+        r.handle_timeout(ms(350));
+        assert_eq!(drain(&mut r, ms(350)), vec![(19, vec![], false)]);
+        for seq in 19..22 {
+            assert_eq!(recv(&mut r, ms(650), seq), vec![(seq + 1, vec![], false)], "segment {seq}");
+        }
     }
 
     #[test]
