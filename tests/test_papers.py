@@ -138,7 +138,7 @@ QUICK_VERDICTS = {
         "ccid3-delivers": False,
     },
     "e1-testbed": {"inter-fairness": False, "rtt-fairness": False, "cubic-rtt": True},
-    "highspeed-tcp": {"libra-scales-worst": True, "delay-hurts": True},
+    "highspeed-tcp": {"delay-hurts": True},
     "fast-dccp": {
         "scales-with-capacity": True, "dccp-does-not": False, "scales-with-connections": True,
         "not-reno-compatible": True, "less-compatible-than-dccp": True,

@@ -556,7 +556,9 @@ def _parking_compat(results: Results) -> Verdict:
 
 
 CLAIMS = (
-    Claim("libra-scales-worst", "TCP Libra scales worst with the number of connections.", "§4.1.1, Figura 4.3", _libra_scales_worst, "quick"),
+    # Not stable at quick: one 60 s run per point, and with 2 connections H-TCP's and Libra's
+    # utilisations swapped places (51% and 58%) when the engine's order of simultaneous events changed.
+    Claim("libra-scales-worst", "TCP Libra scales worst with the number of connections.", "§4.1.1, Figura 4.3", _libra_scales_worst),
     Claim("sixteen-fill", "With 20% background, 16 connections of any protocol but Libra fill the available link.", "§4.1.1, Figura 4.3", _sixteen_fill),
     Claim("delay-hurts", "Utilisation falls as the propagation delay grows.", "§4.1.1, Figura 4.6", _delay_hurts, "quick"),
     Claim("drop-shrinks", "The heavier the background, the smaller the utilisation drop from 10 to 200 ms.", "§4.1.1, Tabela 4.1", _drop_shrinks_with_load),
