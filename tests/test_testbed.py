@@ -135,6 +135,13 @@ def test_cubic_and_reno_both_get_throughput_in_the_simulator_s_tables() -> None:
     assert series["cwnd_pkts"].notna().all() and (series["srtt_s"] >= 0.04).all()
     summary = kernel.summary()
     assert [f["cc"] for f in summary["flows"]] == ["cubic", "reno"]
+    # Each flow's own TcpExt counters: its sender's timeouts and recoveries, its receiver's delayed ACKs.
+    assert (flows["timeouts"] >= 0).all() and (flows["fast_recoveries"] >= 0).all()
+    counters = kernel.meta["testbed"]["tcp_counters"]
+    assert len(counters) == 2 and all("DelayedACKs" in c["receiver"] and "TCPTimeouts" in c["sender"] for c in counters)
+    if flows["retransmitted_pkts"].sum() > 0:
+        repairs = flows["timeouts"].sum() + flows["fast_recoveries"].sum() + sum(c["sender"]["TCPLossProbes"] for c in counters)
+        assert repairs > 0
     assert _mine() == []
 
 
@@ -247,7 +254,8 @@ def test_compare_prints_both_backends_and_writes_the_plots(tmp_path: Path) -> No
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[0].split()[:3] == ["metric", "simulator", "(n=1)"]
-    for metric in ("goodput flow 0 (cubic)", "share reno", "Jain's index", "bottleneck utilisation", "mean queue (pkt)"):
+    for metric in ("goodput flow 0 (cubic)", "share reno", "Jain's index", "bottleneck utilisation", "mean queue (pkt)",
+                   "retransmission timeouts", "fast recoveries"):
         assert any(line.startswith(metric) for line in lines), metric
     utilisation = next(line for line in lines if line.startswith("bottleneck utilisation")).split()
     assert all(0.9 < float(v) < 1.02 for v in utilisation[2:4])

@@ -42,6 +42,10 @@ class Comparison:
              _per_run(self.kernel, lambda r: _link(r, "meas_dropped_pkts"))),
             ("retransmissions", "count", _per_run(self.simulator, lambda r: float(r.main_flows["retransmitted_pkts"].sum())),
              _per_run(self.kernel, lambda r: float(r.main_flows["retransmitted_pkts"].sum()))),
+            ("retransmission timeouts", "count", _per_run(self.simulator, lambda r: _main_sum(r, "timeouts")),
+             _per_run(self.kernel, lambda r: _main_sum(r, "timeouts"))),
+            ("fast recoveries", "count", _per_run(self.simulator, lambda r: _main_sum(r, "fast_recoveries")),
+             _per_run(self.kernel, lambda r: _main_sum(r, "fast_recoveries"))),
             ("mean queue (pkt)", "number", _per_run(self.simulator, lambda r: _link(r, "mean_queue_pkts")),
              _per_run(self.kernel, lambda r: _link(r, "mean_queue_pkts"))),
         ]
@@ -74,6 +78,12 @@ def _pm(f: Callable[[Any], str], values: list[float]) -> str:
     if len(values) < 2:
         return f(values[0])
     return f"{f(float(np.mean(values)))} ± {f(float(np.std(values, ddof=1)))}"
+
+
+def _main_sum(r: Any, column: str) -> float:
+    """A per-flow count summed over the main TCP flows (NaN where there is none, e.g. UDP only)."""
+    tcp = r.main_flows[r.main_flows["protocol"] == "tcp"]
+    return float(tcp[column].sum()) if len(tcp) else float("nan")
 
 
 def _per_run(runs: list[Any], metric: Callable[[Any], float]) -> list[float]:

@@ -1,8 +1,9 @@
 """Turn what a testbed run measured into the simulator's tables (a :class:`~ccarena.api.RunResult`).
 
 Columns the kernel cannot provide are NaN (listed in docs/testbed.md): per-flow drops and
-one-way delays (the bottleneck counts drops for all flows together), timeouts and fast
-recoveries, and the access links (not shaped on the testbed, so not listed).
+one-way delays (the bottleneck counts drops for all flows together) and the access links (not
+shaped on the testbed, so not listed). Timeouts and fast recoveries come from the TcpExt
+counters of each flow's own sender namespace (:mod:`ccarena.testbed.mib`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_params", "recovery", "app",
 #: Flow-table columns the kernel cannot measure per flow.
 NAN_FLOW_COLUMNS = (
     "dropped_pkts", "in_flight_pkts", "ack_dropped_pkts", "meas_dropped_pkts", "delay_count", "delay_mean_s",
-    "delay_min_s", "delay_max_s", "delay_p50_s", "delay_p95_s", "delay_p99_s", "timeouts", "fast_recoveries",
+    "delay_min_s", "delay_max_s", "delay_p50_s", "delay_p95_s", "delay_p99_s",
     "ce_marked_pkts", "ecn_reductions", "sq_sent_pkts", "sq_bytes", "sq_received_pkts", "sq_dropped_pkts",
     "sq_delay_mean_s", "sq_reductions",
 )
@@ -41,7 +42,7 @@ def _at(samples: list[dict[str, Any]], t: float, key: str) -> float:
     return value
 
 
-def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, Any], meta: dict[str, Any]) -> dict[str, Any]:
+def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, Any], counters: dict[str, dict[str, int]], meta: dict[str, Any]) -> dict[str, Any]:
     duration, warmup, interval = float(meta["duration_s"]), float(meta["warmup_s"]), float(meta["sample_interval_s"])
     final = send["final"]
     udp = plan_row["protocol"] == "udp"
@@ -71,6 +72,10 @@ def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, An
         "meas_goodput_bytes": meas_good,
         "completion_s": NAN if send.get("completion_s") is None else float(send["completion_s"]),
     })
+    sender = counters.get("sender", {})
+    tcp = not udp and "TCPTimeouts" in sender
+    row["timeouts"] = float(sender["TCPTimeouts"]) if tcp else NAN
+    row["fast_recoveries"] = float(sender.get("TCPSackRecovery", 0) + sender.get("TCPRenoRecovery", 0)) if tcp else NAN
     row.update({k: NAN for k in NAN_FLOW_COLUMNS})
     return row
 
@@ -148,7 +153,8 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
     from ccarena.api import RunResult
 
     meta = dict(plan.meta)
-    flow_rows = [_flow_row(f, s, r, meta) for f, s, r in zip(flows.to_dict("records"), raw["senders"], raw["receivers"])]
+    counters = raw.get("counters") or [{} for _ in raw["senders"]]
+    flow_rows = [_flow_row(f, s, r, c, meta) for f, s, r, c in zip(flows.to_dict("records"), raw["senders"], raw["receivers"], counters)]
     series = [row for f, s, r in zip(flows["id"], raw["senders"], raw["receivers"]) for row in _flow_series(int(f), s, r, meta)]
     links, link_series = _links(plan.links, raw["queues"], meta)
     # The line's interface a faces r1 (the senders' side): a→b carries data, b→a carries ACKs.
@@ -159,6 +165,8 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
         "delayline": line,
         "lateness_limit_s": lateness_limit_s,
         "lateness_flagged": worst > lateness_limit_s,
+        # Each flow's TcpExt counters, sender and receiver namespace (tail-loss probes, delayed ACKs).
+        "tcp_counters": counters,
     }
     flow_cols = [c for c in plan.flows.columns if c not in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s")]
     link_cols = [c for c in plan.links.columns if c != "utilisation"]

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from ccarena.errors import TestbedError
-from ccarena.testbed import checks, results, units
+from ccarena.testbed import checks, mib, results, units
 from ccarena.testbed.netns import MAX_FLOWS, Dumbbell, sh
 
 AGENT = Path(__file__).with_name("agent.py")
@@ -145,6 +145,7 @@ def _traffic(net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[s
                 if proc.returncode != 0:
                     lines = err.strip().splitlines()
                     raise TestbedError(f"a traffic process of the run failed: {lines[-1] if lines else proc.returncode}")
+            counters = [{"sender": mib.tcp_ext(net.sender(i)), "receiver": mib.tcp_ext(net.receiver(i))} for i in range(len(flows))]
         finally:
             for proc in traffic:
                 _reap(proc)
@@ -154,6 +155,7 @@ def _traffic(net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[s
         "senders": [json.loads((tmp / f"send{i}.json").read_text()) for i in range(len(flows))],
         "receivers": [json.loads((tmp / f"recv{i}.json").read_text()) for i in range(len(flows))],
         "queues": queues,
+        "counters": counters,
         "delayline": json.loads((tmp / "delayline.json").read_text()),
     }
 
