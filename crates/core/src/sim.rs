@@ -174,6 +174,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("completion_s", fl(&|i| nan_or(probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()))));
     flows.push("timeouts", u(&|i| probes[i].0.timeouts));
     flows.push("fast_recoveries", u(&|i| probes[i].0.fast_recoveries));
+    flows.push("loss_probes", u(&|i| probes[i].0.loss_probes));
     // Explicit congestion signals: ECN marks and ICMP Source Quench (whole run, warm-up included).
     flows.push("ce_marked_pkts", u(&|i| c[i].ce_marked_pkts));
     flows.push("ecn_reductions", u(&|i| probes[i].0.ecn_reductions));

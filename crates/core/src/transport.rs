@@ -34,6 +34,8 @@ pub struct Probe {
     pub timeouts: u64,
     /// Sender: fast retransmits (entries into loss recovery) so far.
     pub fast_recoveries: u64,
+    /// Sender: tail-loss probes sent so far (RFC 8985 §7).
+    pub loss_probes: u64,
     /// Sender: window reductions in answer to ECN-Echo (RFC 3168) so far.
     pub ecn_reductions: u64,
     /// Sender: window reductions in answer to ICMP Source Quench (SQM-Response) so far.

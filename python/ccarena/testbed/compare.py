@@ -46,6 +46,8 @@ class Comparison:
              _per_run(self.kernel, lambda r: _main_sum(r, "timeouts"))),
             ("fast recoveries", "count", _per_run(self.simulator, lambda r: _main_sum(r, "fast_recoveries")),
              _per_run(self.kernel, lambda r: _main_sum(r, "fast_recoveries"))),
+            ("tail-loss probes", "count", _per_run(self.simulator, lambda r: _main_sum(r, "loss_probes")),
+             _per_run(self.kernel, lambda r: _main_sum(r, "loss_probes"))),
             ("mean queue (pkt)", "number", _per_run(self.simulator, lambda r: _link(r, "mean_queue_pkts")),
              _per_run(self.kernel, lambda r: _link(r, "mean_queue_pkts"))),
         ]

@@ -76,6 +76,7 @@ def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, An
     tcp = not udp and "TCPTimeouts" in sender
     row["timeouts"] = float(sender["TCPTimeouts"]) if tcp else NAN
     row["fast_recoveries"] = float(sender.get("TCPSackRecovery", 0) + sender.get("TCPRenoRecovery", 0)) if tcp else NAN
+    row["loss_probes"] = float(sender.get("TCPLossProbes", 0)) if tcp else NAN
     row.update({k: NAN for k in NAN_FLOW_COLUMNS})
     return row
 

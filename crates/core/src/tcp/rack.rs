@@ -203,6 +203,7 @@ impl TcpSender {
             (last, true)
         };
         let pkt = self.transmit(now, seq, retransmission);
+        self.loss_probes += 1;
         if let Some(rack) = &mut self.rack {
             rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
         }
@@ -339,7 +340,7 @@ mod tests {
             assert_eq!(probe - sent, SimDuration::from_millis(40 + 82));
             assert_eq!(p.sender.probe().timeouts, 0);
             // The probe's SACK shows 18 lost: fast recovery, not a timeout.
-            assert_eq!(p.sender.probe().fast_recoveries, 1);
+            assert_eq!((p.sender.probe().fast_recoveries, p.sender.probe().loss_probes), (1, 1));
             assert!(done < probe + SimDuration::from_millis(100), "done at {done}");
             // Without RACK-TLP the same losses cost a timeout.
             let mut q = pair(false, 20, &[18, 19]);

@@ -115,6 +115,8 @@ pub struct TcpSender {
     next_send: SimTime,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
+    /// Tail-loss probes sent (RFC 8985 §7).
+    pub(super) loss_probes: u64,
     pub(super) ecn: EcnState,
     pub(super) sqm: SqmState,
     /// When data last left (for the restart after idle).
@@ -157,6 +159,7 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             timeouts: 0,
             fast_recoveries: 0,
+            loss_probes: 0,
             ecn: EcnState::default(),
             sqm: SqmState::default(),
             last_data_sent: None,
@@ -522,6 +525,7 @@ impl Transport for TcpSender {
             completed_at: self.completed_at,
             timeouts: self.timeouts,
             fast_recoveries: self.fast_recoveries,
+            loss_probes: self.loss_probes,
             ecn_reductions: self.ecn.reductions,
             sq_reductions: self.sqm.reductions,
         }
