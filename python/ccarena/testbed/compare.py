@@ -26,31 +26,23 @@ class Comparison:
     def metrics(self) -> list[tuple[str, str, list[float], list[float]]]:
         """(metric, unit kind, simulator values, kernel values) per compared metric."""
         rows: list[tuple[str, str, list[float], list[float]]] = []
+
+        def both(name: str, kind: str, metric: Callable[[Any], float]) -> None:
+            rows.append((name, kind, _per_run(self.simulator, metric), _per_run(self.kernel, metric)))
+
         first = self.simulator[0].main_flows
         for i, fid in enumerate(first["id"]):
-            label = f"goodput flow {fid} ({first['group'].iloc[i]})"
-            rows.append((label, "rate", _per_run(self.simulator, lambda r: _flow(r, fid, "goodput_bps")),
-                         _per_run(self.kernel, lambda r: _flow(r, fid, "goodput_bps"))))
+            both(f"goodput flow {fid} ({first['group'].iloc[i]})", "rate", lambda r: _flow(r, fid, "goodput_bps"))
         for group in dict.fromkeys(first["group"]):
-            rows.append((f"share {group}", "ratio", _per_run(self.simulator, lambda r: _share(r, group)),
-                         _per_run(self.kernel, lambda r: _share(r, group))))
-        rows += [
-            ("Jain's index", "ratio", _per_run(self.simulator, lambda r: r.jain()), _per_run(self.kernel, lambda r: r.jain())),
-            ("bottleneck utilisation", "ratio", _per_run(self.simulator, lambda r: _link(r, "utilisation")),
-             _per_run(self.kernel, lambda r: _link(r, "utilisation"))),
-            ("bottleneck drops", "count", _per_run(self.simulator, lambda r: _link(r, "meas_dropped_pkts")),
-             _per_run(self.kernel, lambda r: _link(r, "meas_dropped_pkts"))),
-            ("retransmissions", "count", _per_run(self.simulator, lambda r: float(r.main_flows["retransmitted_pkts"].sum())),
-             _per_run(self.kernel, lambda r: float(r.main_flows["retransmitted_pkts"].sum()))),
-            ("retransmission timeouts", "count", _per_run(self.simulator, lambda r: _main_sum(r, "timeouts")),
-             _per_run(self.kernel, lambda r: _main_sum(r, "timeouts"))),
-            ("fast recoveries", "count", _per_run(self.simulator, lambda r: _main_sum(r, "fast_recoveries")),
-             _per_run(self.kernel, lambda r: _main_sum(r, "fast_recoveries"))),
-            ("tail-loss probes", "count", _per_run(self.simulator, lambda r: _main_sum(r, "loss_probes")),
-             _per_run(self.kernel, lambda r: _main_sum(r, "loss_probes"))),
-            ("mean queue (pkt)", "number", _per_run(self.simulator, lambda r: _link(r, "mean_queue_pkts")),
-             _per_run(self.kernel, lambda r: _link(r, "mean_queue_pkts"))),
-        ]
+            both(f"share {group}", "ratio", lambda r: _share(r, group))
+        both("Jain's index", "ratio", lambda r: r.jain())
+        both("bottleneck utilisation", "ratio", lambda r: _link(r, "utilisation"))
+        both("bottleneck drops", "count", lambda r: _link(r, "meas_dropped_pkts"))
+        both("retransmissions", "count", lambda r: float(r.main_flows["retransmitted_pkts"].sum()))
+        both("retransmission timeouts", "count", lambda r: _main_sum(r, "timeouts"))
+        both("fast recoveries", "count", lambda r: _main_sum(r, "fast_recoveries"))
+        both("tail-loss probes", "count", lambda r: _main_sum(r, "loss_probes"))
+        both("mean queue (pkt)", "number", lambda r: _link(r, "mean_queue_pkts"))
         return rows
 
     def table(self) -> str:

@@ -154,7 +154,7 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
     from ccarena.api import RunResult
 
     meta = dict(plan.meta)
-    counters = raw.get("counters") or [{} for _ in raw["senders"]]
+    counters = raw["counters"]
     flow_rows = [_flow_row(f, s, r, c, meta) for f, s, r, c in zip(flows.to_dict("records"), raw["senders"], raw["receivers"], counters)]
     series = [row for f, s, r in zip(flows["id"], raw["senders"], raw["receivers"]) for row in _flow_series(int(f), s, r, meta)]
     links, link_series = _links(plan.links, raw["queues"], meta)
