@@ -163,6 +163,28 @@ def test_rerun_skips_stored_runs_and_force_recomputes(tmp_path: Path) -> None:
     assert len(seen) == 4
 
 
+def test_experiments_run_together_share_one_pool_and_their_common_runs(tmp_path: Path) -> None:
+    """run_campaigns: one pool for several experiments; a run both contain executes once and is in
+    both results; each experiment keeps its own `series` choice; the same as running them apart."""
+    from ccarena.experiment.campaign import run_campaigns
+
+    by_cc = Experiment(RENO_PAIR, grid={"flows[0].cc": ["reno", "cubic"]}, overrides=SHORT, name="by-cc")
+    by_rate = Experiment(RENO_PAIR, grid={"topology.bottleneck_rate": ["10Mbps", "20Mbps"]}, overrides=SHORT, name="by-rate")
+    executed: list[str] = []
+    both = run_campaigns(
+        [(by_cc, True), (by_rate, False)], tmp_path / "together", executor="local", jobs=2, scheduler=None,
+        force=False, progress=False, on_outcome=lambda o: executed.append(o.key),
+    )
+    # reno-pair's own values: flows[0].cc = reno at 10 Mbit/s is in both grids
+    assert 'cc = "reno"' in RENO_PAIR.read_text() and 'bottleneck_rate = "10Mbps"' in RENO_PAIR.read_text()
+    assert len(executed) == len(set(executed)) == 3
+    assert set(both[0].runs["run_id"]) & set(both[1].runs["run_id"])
+    assert not both[0].series().empty
+    apart = [exp.run(tmp_path / "apart", jobs=1) for exp in (by_cc, by_rate)]
+    for together, alone in zip(both, apart):
+        pd.testing.assert_frame_equal(together.metrics, alone.metrics, check_exact=True)
+
+
 def test_a_failing_run_is_recorded_and_the_campaign_goes_on(tmp_path: Path) -> None:
     exp = Experiment(RENO_PAIR, grid={"topology.bottleneck_rate": ["10Mbps", "-3Mbps"]}, replications=2, overrides=SHORT)
     res = exp.run(tmp_path, jobs=1)

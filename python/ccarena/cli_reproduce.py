@@ -43,6 +43,7 @@ def register(app: typer.Typer) -> None:
         Example: ccarena reproduce sqm-response --scale quick"""
         from ccarena.cli import progress_default
         from ccarena.errors import ExperimentError
+        from ccarena.experiment.executors import default_jobs
         from ccarena.papers import paper, papers
         from ccarena.papers.reproduce import dry_run as estimate
         from ccarena.papers.reproduce import run_paper, write_index
@@ -57,11 +58,15 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             total_runs, total_cpu = 0, 0.0
             for p in chosen:
-                for exp_name, n, cpu in estimate(p, scale.value):
+                for exp_name, n, cpu in estimate(p, scale.value, jobs=jobs):
                     typer.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU")
                     total_runs += n
                     total_cpu += cpu
-            typer.echo(f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours at scale {scale.value}")
+            cores = jobs or default_jobs()
+            typer.echo(
+                f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours ({total_cpu / 60:.0f} CPU-minutes) at scale "
+                f"{scale.value}: about {total_cpu / 60 / cores:.0f} minutes on {cores} cores"
+            )
             return
         for p in chosen:
             typer.echo(f"{p.name}: running scale {scale.value} into {out / p.name}", err=True)

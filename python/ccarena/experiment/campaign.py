@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,6 +60,26 @@ def run_campaign(
     series: bool,
     on_outcome: Callable[[RunOutcome], None] | None = None,
 ) -> ExperimentResult:
+    return run_campaigns(
+        [(experiment, series)], store_dir, executor=executor, jobs=jobs, scheduler=scheduler, force=force,
+        progress=progress, on_outcome=on_outcome,
+    )[0]
+
+
+def run_campaigns(
+    experiments: Sequence[tuple[Experiment, bool]],
+    store_dir: str | Path,
+    *,
+    executor: str,
+    jobs: int | None,
+    scheduler: str | None,
+    force: bool,
+    progress: bool | None,
+    on_outcome: Callable[[RunOutcome], None] | None = None,
+) -> list[ExperimentResult]:
+    """Run several experiments (each with its ``series`` flag) through one store and one pool of
+    workers, so that a worker done with one experiment starts on the next instead of idling
+    until the slowest run of each experiment ends. A run two experiments share runs once."""
     from ccarena.experiment.result import ExperimentResult
 
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
@@ -67,26 +87,31 @@ def run_campaign(
     if scheduler is not None and executor != "dask":
         raise ExperimentError("scheduler: a scheduler address needs executor 'dask'")
     store = Store(store_dir)
-    rows, invalid, scenarios = plan(experiment)
     store.prepare()
-    description = {**experiment.describe(), "runs": rows}
-    store.write_experiment(experiment.name, description)
-
-    todo: dict[str, dict[str, Any]] = {}
-    seen = set()
-    for row in rows:
-        key = row["key"]
-        if key in seen:  # the same run twice in one grid (e.g. a value listed twice)
-            continue
-        seen.add(key)
-        if key in invalid:
-            store.write_failure(key, {"error": invalid[key], "params": row["params"], "seed": row["seed"]})
-        elif force or not store.has(key):
-            todo[key] = scenarios[key]
-    skipped = len(seen) - len(todo) - len(invalid)
+    descriptions, bars = [], []
+    todo: dict[str, tuple[dict[str, Any], bool]] = {}
+    owners: dict[str, list[int]] = {}  # run key -> the experiments (progress bars) it counts for
+    scenarios: dict[str, dict[str, Any]] = {}
+    for index, (experiment, series) in enumerate(experiments):
+        rows, invalid, valid = plan(experiment)
+        scenarios.update(valid)
+        description = {**experiment.describe(), "runs": rows}
+        store.write_experiment(experiment.name, description)
+        descriptions.append(description)
+        keys = list(dict.fromkeys(row["key"] for row in rows))  # a value listed twice is one run
+        for row in rows:
+            if row["key"] in invalid:
+                store.write_failure(row["key"], {"error": invalid[row["key"]], "params": row["params"], "seed": row["seed"]})
+        pending = [k for k in keys if k not in invalid and (force or not store.has(k))]
+        for key in pending:
+            scenario, wanted = todo.get(key, (valid[key], False))
+            todo[key] = (scenario, wanted or series)
+            owners.setdefault(key, []).append(index)
+        n_invalid = sum(k in invalid for k in keys)
+        bars.append((experiment.name, len(keys), len(keys) - len(pending), n_invalid))
 
     show = progress if progress is not None else sys.stderr.isatty()
-    with open_executor(executor, jobs, scheduler, len(todo)) as pool, _progress_bar(show, experiment.name, total=len(seen), done=skipped + len(invalid), failed=len(invalid)) as advance:
+    with open_executor(executor, jobs, scheduler, len(todo)) as pool, _progress_bars(show, bars) as advance:
 
         def record(outcome: RunOutcome) -> None:
             if outcome.error is None:
@@ -102,24 +127,25 @@ def run_campaign(
                 store.write_run(outcome.key, outcome.tables, info)
             else:
                 store.write_failure(outcome.key, {"error": outcome.error, "scenario": json.loads(_scenario.to_json(scenarios[outcome.key]))})
-            advance(outcome.error is not None)
+            for index in owners[outcome.key]:
+                advance(index, outcome.error is not None)
             if on_outcome is not None:
                 on_outcome(outcome)
 
-        pool.run_all(todo, series, record)
-    return ExperimentResult.from_description(store, description)
+        pool.run_all(todo, record)
+    return [ExperimentResult.from_description(store, d) for d in descriptions]
 
 
 @contextmanager
-def _progress_bar(show: bool, name: str, *, total: int, done: int, failed: int) -> Iterator[Callable[[bool], None]]:
-    """A rich progress bar on stderr (runs done/total, failures, elapsed, ETA), or nothing."""
+def _progress_bars(show: bool, bars: Sequence[tuple[str, int, int, int]]) -> Iterator[Callable[[int, bool], None]]:
+    """One rich progress bar per experiment (name, total runs, runs already done, of which failed)
+    on stderr: runs done/total, failures, elapsed, ETA. Or nothing."""
     if not show:
-        yield lambda failed_run: None
+        yield lambda index, failed_run: None
         return
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-    state = {"failed": failed}
     columns = (
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -129,11 +155,12 @@ def _progress_bar(show: bool, name: str, *, total: int, done: int, failed: int) 
         TextColumn("ETA"),
         TimeRemainingColumn(),
     )
-    with Progress(*columns, console=Console(stderr=True), transient=False) as bar:
-        task = bar.add_task(name, total=total, completed=done, failed=failed)
+    with Progress(*columns, console=Console(stderr=True), transient=False) as progress:
+        tasks = [progress.add_task(name, total=total, completed=done, failed=failed) for name, total, done, failed in bars]
+        failures = [failed for _, _, _, failed in bars]
 
-        def advance(failed_run: bool) -> None:
-            state["failed"] += int(failed_run)
-            bar.update(task, advance=1, failed=state["failed"])
+        def advance(index: int, failed_run: bool) -> None:
+            failures[index] += int(failed_run)
+            progress.update(tasks[index], advance=1, failed=failures[index])
 
         yield advance

@@ -36,8 +36,9 @@ class Executor:
     def close(self) -> None:
         """Stop the workers."""
 
-    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
-        """Execute every run (key → scenario) and call ``on_done`` with each outcome."""
+    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
+        """Execute every run (key → scenario and whether to keep its time series) and call
+        ``on_done`` with each outcome."""
         raise NotImplementedError
 
 
@@ -74,9 +75,9 @@ class LocalExecutor(Executor):
             self.pool.shutdown(wait=True)
             self.pool = None
 
-    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
+    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
         if self.pool is None:
-            for key, scenario in runs.items():
+            for key, (scenario, series) in runs.items():
                 on_done(execute(key, scenario, series))
             return
         from concurrent.futures import FIRST_COMPLETED, Future, wait
@@ -87,7 +88,7 @@ class LocalExecutor(Executor):
         pending: dict[Future[RunOutcome], str] = {}
 
         def submit_next() -> None:
-            for key, scenario in items:
+            for key, (scenario, series) in items:
                 pending[pool.submit(execute, key, scenario, series)] = key
                 return
 
@@ -155,12 +156,12 @@ class DaskExecutor(Executor):
         if self.cluster is not None:
             self.cluster.close()
 
-    def run_all(self, runs: Mapping[str, dict[str, Any]], series: bool, on_done: Callable[[RunOutcome], None]) -> None:
+    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
         from dask.distributed import as_completed
 
         keys = list(runs)
         futures = self.client.map(
-            execute, keys, [runs[k] for k in keys], [series] * len(keys), key=[f"ccarena-run-{k}" for k in keys]
+            execute, keys, [runs[k][0] for k in keys], [runs[k][1] for k in keys], key=[f"ccarena-run-{k}" for k in keys]
         )
         by_future = dict(zip(futures, keys))
         try:

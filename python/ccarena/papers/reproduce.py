@@ -8,7 +8,6 @@ import html
 import json
 import math
 import re
-import time
 from pathlib import Path
 from typing import Any
 
@@ -41,35 +40,48 @@ def run_paper(
 ) -> Path:
     """Run every experiment of ``paper`` at ``scale`` through the store ``out_dir/store`` (so an
     interrupted reproduction resumes) and write ``out_dir/index.html``; returns its path."""
-    results = {}
-    store = out_dir / "store"
-    for name, exp in paper.experiments(scale).items():
-        results[name] = exp.run(
-            store, executor=executor, jobs=jobs, scheduler=scheduler, progress=progress, series=name in paper.series
-        )
-    return write_page(paper, scale, results, out_dir)
+    from ccarena.experiment.campaign import run_campaigns
+
+    experiments = paper.experiments(scale)
+    # One pool for all of them: no core idles at the end of each experiment (issue 9's 30 minutes).
+    done = run_campaigns(
+        [(exp, name in paper.series) for name, exp in experiments.items()], out_dir / "store",
+        executor=executor, jobs=jobs, scheduler=scheduler, force=False, progress=progress,
+    )
+    return write_page(paper, scale, dict(zip(experiments, done)), out_dir)
 
 
-def dry_run(paper: Paper, scale: Scale) -> list[tuple[str, int, float]]:
+def dry_run(paper: Paper, scale: Scale, *, jobs: int | None = None) -> list[tuple[str, int, float]]:
     """Per experiment: its number of runs and an estimate of their CPU seconds, from one short
-    calibration run of each grid point's first replication scaled to the full duration."""
-    import ccarena
+    calibration run of each grid point's first replication (``jobs`` at a time) scaled to the
+    full duration and the number of replications."""
+    from ccarena.experiment.executors import open_executor
+    from ccarena.experiment.worker import RunOutcome
 
-    out = []
-    for name, exp in paper.experiments(scale).items():
-        specs = exp.runs()
-        per_point: dict[int, Any] = {}
-        for spec in specs:
-            per_point.setdefault(spec.point, spec)
-        cpu = 0.0
-        for spec in per_point.values():
+    experiments = paper.experiments(scale)
+    calibrations: dict[str, tuple[dict[str, Any], bool]] = {}
+    scale_up: dict[str, tuple[str, float]] = {}  # calibration key -> experiment, factor to its runs
+    for name, exp in experiments.items():
+        first: dict[int, Any] = {}
+        for spec in exp.runs():
+            first.setdefault(spec.point, spec)
+        for spec in first.values():
             duration = seconds(str(spec.scenario.get("duration", "60s")))
-            short = dict(spec.scenario, duration=f"{min(CALIBRATION_S, duration)}s", warmup="0s")
-            start = time.process_time()
-            ccarena.run(short)
-            cpu += (time.process_time() - start) * duration / min(CALIBRATION_S, duration) * exp.replications
-        out.append((name, len(specs), cpu))
-    return out
+            short = min(CALIBRATION_S, duration)
+            key = f"{name}/{spec.point}"
+            calibrations[key] = (dict(spec.scenario, duration=f"{short}s", warmup="0s"), False)
+            scale_up[key] = (name, duration / short * exp.replications)
+    cpu = dict.fromkeys(experiments, 0.0)
+
+    def add(outcome: RunOutcome) -> None:
+        if outcome.error is not None:
+            raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
+        name, factor = scale_up[outcome.key]
+        cpu[name] += float(outcome.engine["wall_s"]) * factor
+
+    with open_executor("local", jobs, None, len(calibrations)) as pool:
+        pool.run_all(calibrations, add)
+    return [(name, len(exp.runs()), cpu[name]) for name, exp in experiments.items()]
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
