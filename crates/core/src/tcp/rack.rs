@@ -11,6 +11,7 @@
 //!            otherwise a reorder timer fires at the earliest such deadline
 //! PTO        = 2·SRTT (+ 200 ms when one segment is outstanding; + 2 ms otherwise),
 //!              at most the RTO still to run; 1 s before any RTT sample           (§7.2, Linux)
+//!            a probe due with the RTO replaces it: Linux keeps both on one timer
 //! on PTO:    send one new segment whatever cwnd says, else resend the last one (§7.3)
 //! ```
 //!
@@ -176,6 +177,16 @@ impl TcpSender {
         self.rack.as_ref().is_some_and(|r| r.probe.is_none()) && open && self.sb.packets_out() > 0
     }
 
+    /// Whether a loss probe could be sent now: probing is allowed and there is new data to send or
+    /// a last segment neither SACKed (nothing to learn from resending it) nor already marked lost.
+    pub(super) fn tail_probe_possible(&self, now: SimTime) -> bool {
+        if !self.may_probe() {
+            return false;
+        }
+        let last = self.sb.high_tx() - 1;
+        self.new_data_ready(now) || !(self.sb.is_sacked(last) || self.sb.is_lost(last))
+    }
+
     /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
     pub(super) fn arm_probe_or_rto(&mut self, now: SimTime) {
         if !self.may_probe() {
@@ -190,16 +201,14 @@ impl TcpSender {
     /// cwnd says, else the highest outstanding segment again; then re-arms the RTO.
     pub(super) fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
         self.probe_due = false;
-        if !self.may_probe() {
+        if !self.tail_probe_possible(now) {
             return None;
         }
         let (seq, retransmission) = if self.new_data_ready(now) {
             (self.sb.high_tx(), false)
         } else {
             let last = self.sb.high_tx() - 1;
-            if !self.sb.mark_lost(last) {
-                return None; // SACKed already: nothing to learn from resending it
-            }
+            self.sb.mark_lost(last);
             (last, true)
         };
         let pkt = self.transmit(now, seq, retransmission);
@@ -330,7 +339,7 @@ mod tests {
         fn a_tail_loss_is_repaired_by_a_probe_about_two_rtts_later_not_by_the_timer() {
             // 20 segments: 10, then 10 more a round trip later; the last two are lost. (With a
             // single segment outstanding the probe waits for a delayed ACK too, 2·SRTT + 200 ms,
-            // and the RTO comes first: RFC 8985 §7.2.)
+            // capped at the RTO's deadline: see the next test.)
             let mut p = pair(true, 20, &[18, 19]);
             let done = p.run_to_completion(ms(10_000));
             let sent = p.sent.iter().find(|t| t.seq == 19 && !t.retransmit).unwrap().at;
@@ -344,6 +353,25 @@ mod tests {
             assert!(done < probe + SimDuration::from_millis(100), "done at {done}");
             // Without RACK-TLP the same losses cost a timeout.
             let mut q = pair(false, 20, &[18, 19]);
+            q.run_to_completion(ms(10_000));
+            assert_eq!(q.sender.probe().timeouts, 1);
+        }
+
+        #[test]
+        fn a_probe_due_at_the_rto_deadline_takes_the_timeouts_place() {
+            // 11 segments: the 11th leaves alone after the first ACK and is lost. With one segment
+            // outstanding the PTO (2·SRTT + 200 ms) is capped at the RTO still to run, so both
+            // are due at once; Linux keeps one timer for both and sends the probe (a
+            // retransmission of the last segment), with no timeout, backoff or loss of cwnd.
+            let mut p = pair(true, 11, &[10]);
+            p.run_to_completion(ms(10_000));
+            let sent = p.sent.iter().find(|t| t.seq == 10 && !t.retransmit).unwrap().at;
+            let probe = p.sent.iter().find(|t| t.seq == 10 && t.retransmit).unwrap().at;
+            assert!(probe - sent >= SimDuration::from_millis(200), "probe {} after the original", probe - sent);
+            let pr = p.sender.probe();
+            assert_eq!((pr.timeouts, pr.loss_probes), (0, 1));
+            // The same loss without RACK-TLP is a timeout.
+            let mut q = pair(false, 11, &[10]);
             q.run_to_completion(ms(10_000));
             assert_eq!(q.sender.probe().timeouts, 1);
         }

@@ -466,11 +466,17 @@ impl Transport for TcpSender {
             self.timers.reorder = None;
             self.on_reorder_timeout(now);
         }
+        let mut probing = false;
         if self.timers.probe.is_some_and(|t| t <= now) {
             self.timers.probe = None;
             self.probe_due = true;
+            probing = self.tail_probe_possible(now);
         }
-        if self.timers.rto.is_some_and(|t| t <= now) {
+        // Linux runs the loss probe and the RTO on one timer (`icsk_pending`): a probe scheduled
+        // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
+        // the RTO (tcp_send_loss_probe → tcp_rearm_rto). Only a probe that cannot be sent leaves
+        // the RTO to fire.
+        if !probing && self.timers.rto.is_some_and(|t| t <= now) {
             self.timers.rto = None;
             self.on_retransmission_timeout(now);
         }
