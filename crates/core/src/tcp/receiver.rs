@@ -5,7 +5,7 @@
 //! SACK     = block holding the segment that triggered this ACK, then the most recently reported
 //!            blocks still valid, then any others; at most MAX_SACK_BLOCKS  (RFC 2018 §4)
 //! ACK now  : out-of-order or duplicate segment, segment filling (part of) a hole  (RFC 5681 §4.2)
-//!            quick-ACK mode: the next `quick` segments (16 at the start, again after a
+//!            quick-ACK mode: until `quick` ACKs of any kind have gone out (16 at the start, again after a
 //!            duplicate arrives, and again when in-order data comes after a silence longer than
 //!            the receiver's RTO: Linux tcp_incr_quickack, TCP_MAX_QUICKACKS, tcp_event_data_recv)
 //! delayed  : otherwise, after `every` in-order segments or `max_delay`, whichever comes first
@@ -205,16 +205,15 @@ impl TcpReceiver {
                     self.delack_at = Some(now + d.max_delay);
                 }
             }
-            _ => {
-                // Linux tcp_dec_quickack_mode: one fewer quick ACK per ACK of new data.
-                self.quick = self.quick.saturating_sub(1);
-                self.ack_now(now, None)
-            }
+            _ => self.ack_now(now, None),
         }
     }
 
     /// Queues an ACK for `now`; `trigger` is the out-of-order segment that caused it, if any.
     fn ack_now(&mut self, now: SimTime, trigger: Option<u64>) {
+        // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: every ACK sent uses up one quick ACK,
+        // whatever made it go out (new data, out-of-order data, a duplicate, the timer).
+        self.quick = self.quick.saturating_sub(1);
         let sack = self.sack_blocks(trigger);
         self.reported = sack;
         self.unacked = 0;
@@ -471,6 +470,22 @@ mod tests {
         assert_eq!(recv(&mut r, t, 3), vec![(18, vec![], false)]);
         assert_eq!(recv(&mut r, t, 18), vec![(19, vec![], false)]);
         assert_eq!(recv(&mut r, t, 19), vec![(20, vec![], false)]);
+    }
+
+    #[test]
+    fn every_ack_sent_uses_up_a_quick_ack_out_of_order_ones_too() {
+        // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: of the 16 quick ACKs, the one for an
+        // out-of-order segment and the one for the segment filling its hole count like the rest,
+        // so only 14 more in-order segments are acknowledged one by one.
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let mut r = TcpReceiver::new(addr(), &cfg);
+        let t = SimTime::ZERO;
+        assert_eq!(recv(&mut r, t, 1), vec![(0, vec![(1, 2)], false)]);
+        assert_eq!(recv(&mut r, t, 0), vec![(2, vec![], false)]);
+        for seq in 2..16 {
+            assert_eq!(recv(&mut r, t, seq), vec![(seq + 1, vec![], false)], "segment {seq}");
+        }
+        assert_eq!(recv(&mut r, t, 16), vec![], "quick-ACK mode is over: delayed");
     }
 
     #[test]
