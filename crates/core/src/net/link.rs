@@ -22,6 +22,10 @@ use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
 use std::collections::VecDeque;
 
+/// How far ahead of the next arrival the pipe is loaded into the cache: two 64-byte lines of
+/// 16-byte entries.
+const PIPE_PREFETCH_AHEAD: usize = 8;
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
@@ -245,6 +249,11 @@ impl Link {
     pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<(SimTime, PktId)>) {
         let (at, id) = self.pipe.pop_front().expect("arrival event on an empty pipe");
         debug_assert_eq!(at, now);
+        // The pipe is read in order, one entry per hop, with other links' work in between: load
+        // the entries a few hops ahead now, so that reading the next one does not wait on memory.
+        if let Some(ahead) = self.pipe.get(PIPE_PREFETCH_AHEAD) {
+            super::prefetch::prefetch(ahead);
+        }
         (id, self.pipe.front().copied())
     }
 

@@ -3,5 +3,6 @@ pub mod icmp;
 pub mod link;
 pub mod loss;
 pub mod packet;
+mod prefetch;
 pub mod queue;
 pub mod routing;

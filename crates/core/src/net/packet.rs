@@ -88,26 +88,16 @@ impl PacketSlab {
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id.0 as usize]
     }
-    /// Asks the CPU to start loading a packet about to be handled (its [`HopView`] and its first
-    /// bytes): with tens of thousands of packets in flight each hop otherwise waits on memory.
+    /// Asks the CPU to start loading a packet about to be handled (its [`HopView`] and all of
+    /// its bytes): with tens of thousands of packets in flight each hop otherwise waits on memory.
     /// Only a hint: it changes no state and no result.
     #[inline]
     pub fn prefetch(&self, id: PktId) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            let i = id.0 as usize;
-            if i < self.slots.len() {
-                // SAFETY: prefetching is a hint; it never faults, even on an invalid address,
-                // and both pointers are inside live allocations.
-                unsafe {
-                    _mm_prefetch::<_MM_HINT_T0>(self.hops.as_ptr().add(i).cast());
-                    _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(i).cast());
-                }
-            }
+        let i = id.0 as usize;
+        if let (Some(hop), Some(slot)) = (self.hops.get(i), self.slots.get(i)) {
+            super::prefetch::prefetch(hop);
+            super::prefetch::prefetch(slot);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
     }
     /// The fields forwarding needs, without touching the packet itself.
     #[inline]
