@@ -145,13 +145,13 @@ def test_local_pool_and_dask_cluster_store_identical_tables(
 def test_rerun_skips_stored_runs_and_force_recomputes(tmp_path: Path) -> None:
     exp = Experiment(RENO_PAIR, grid={"flows[0].cc": ["reno", "cubic"]}, replications=2, overrides=SHORT)
     seen: list[str] = []
-    from ccarena.experiment.campaign import run_campaign
+    from ccarena.experiment.campaign import run_campaigns
 
     def go(force: bool) -> ccarena.ExperimentResult:
-        return run_campaign(
-            exp, tmp_path, executor="local", jobs=1, scheduler=None, force=force, progress=False, series=False,
+        return run_campaigns(
+            [(exp, False)], tmp_path, executor="local", jobs=1, scheduler=None, force=force, progress=False,
             on_outcome=lambda o: seen.append(o.key),
-        )
+        )[0]
 
     first = go(False)
     assert len(seen) == 4
@@ -238,14 +238,14 @@ def test_a_killed_sweep_resumes_without_recomputing_or_reading_partial_runs(tmp_
     debris.mkdir(exist_ok=True)
     (debris / "flows.parquet").write_bytes(b"PAR1 half")
 
-    from ccarena.experiment.campaign import run_campaign
+    from ccarena.experiment.campaign import run_campaigns
     from ccarena.experiment.definition import Experiment as Exp
 
     executed: list[str] = []
-    resumed = run_campaign(
-        Exp.from_toml(exp_file), store, executor="local", jobs=2, scheduler=None, force=False, progress=False,
-        series=False, on_outcome=lambda o: executed.append(o.key),
-    )
+    resumed = run_campaigns(
+        [(Exp.from_toml(exp_file), False)], store, executor="local", jobs=2, scheduler=None, force=False,
+        progress=False, on_outcome=lambda o: executed.append(o.key),
+    )[0]
     assert not set(executed) & set(finished), "a finished run was recomputed"
     assert len(executed) == 24 - len(finished)
     assert not debris.exists()

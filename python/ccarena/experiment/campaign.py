@@ -48,24 +48,6 @@ def plan(experiment: Experiment) -> tuple[list[dict[str, Any]], dict[str, str], 
     return rows, invalid, scenarios
 
 
-def run_campaign(
-    experiment: Experiment,
-    store_dir: str | Path,
-    *,
-    executor: str,
-    jobs: int | None,
-    scheduler: str | None,
-    force: bool,
-    progress: bool | None,
-    series: bool,
-    on_outcome: Callable[[RunOutcome], None] | None = None,
-) -> ExperimentResult:
-    return run_campaigns(
-        [(experiment, series)], store_dir, executor=executor, jobs=jobs, scheduler=scheduler, force=force,
-        progress=progress, on_outcome=on_outcome,
-    )[0]
-
-
 def run_campaigns(
     experiments: Sequence[tuple[Experiment, bool]],
     store_dir: str | Path,

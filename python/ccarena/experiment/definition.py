@@ -179,11 +179,11 @@ class Experiment:
         ``series=True`` also stores the per-interval time series. ``progress`` draws a progress
         bar (default: when stderr is a terminal).
         """
-        from ccarena.experiment.campaign import run_campaign
+        from ccarena.experiment.campaign import run_campaigns
 
-        return run_campaign(
-            self, store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress, series=series
-        )
+        return run_campaigns(
+            [(self, series)], store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress
+        )[0]
 
     def describe(self) -> dict[str, Any]:
         """The experiment as JSON-ready data (what the store records about it)."""
