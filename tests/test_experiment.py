@@ -328,10 +328,14 @@ def test_cli_errors_are_one_line_with_exit_2(tmp_path: Path) -> None:
     assert out.returncode == 2
 
 
+@pytest.mark.parametrize("after_s", [0.0, 1.0], ids=["while-forking", "while-simulating"])
 @pytest.mark.parametrize(("sig", "code", "word"), [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
-def test_ctrl_c_and_sigterm_stop_a_sweep_at_once(tmp_path: Path, sig: signal.Signals, code: int, word: str) -> None:
+def test_ctrl_c_and_sigterm_stop_a_sweep_at_once(
+    tmp_path: Path, sig: signal.Signals, code: int, word: str, after_s: float
+) -> None:
     """Runs here take several seconds each; the sweep must stop in well under one run's time,
-    with its workers, and leave only complete runs in the store."""
+    with its workers, and leave only complete runs in the store. A signal that arrives while the
+    workers are being forked must not be lost, nor leave a traceback behind the error line."""
     exp_file = tmp_path / "long.toml"
     exp_file.write_text(
         f'[experiment]\nname = "long"\nbase = "{RENO_PAIR}"\nreplications = 4\n'
@@ -346,7 +350,7 @@ def test_ctrl_c_and_sigterm_stop_a_sweep_at_once(tmp_path: Path, sig: signal.Sig
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (store / "experiments" / "long.json").is_file():
         time.sleep(0.02)
-    time.sleep(1.0)  # the workers are simulating now
+    time.sleep(after_s)
     sent = time.monotonic()
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)

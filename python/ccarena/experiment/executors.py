@@ -8,7 +8,9 @@ by arrival, so results do not depend on the executor or the number of jobs.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+import signal
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from ccarena.errors import ExperimentError
@@ -64,11 +66,12 @@ class LocalExecutor(Executor):
             # fork (on Linux) needs no `if __name__ == "__main__":` guard in user scripts; every
             # worker is forked here, before any thread of ours (the progress bar) exists.
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            self.pool = ProcessPoolExecutor(
-                max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
-            )
-            for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
-                fut.result()
+            with _stop_signals_held():
+                self.pool = ProcessPoolExecutor(
+                    max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
+                )
+                for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
+                    fut.result()
 
     def close(self) -> None:
         if self.pool is not None:
@@ -103,20 +106,41 @@ class LocalExecutor(Executor):
                     on_done(_outcome(fut, key))
                     submit_next()
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            for proc in workers:  # stop the runs in progress now, not when they finish
+            # Stop the runs in progress now, not when they finish, then wait for the pool's manager
+            # thread to see its workers gone. Python 3.11's shutdown(wait=False) would leave that
+            # thread closing its wake-up pipe while the exiting interpreter writes to it (EBADF).
+            for fut in pending:
+                fut.cancel()
+            for proc in workers:
                 proc.terminate()
+            pool.shutdown(wait=True)
             self.pool = None
             raise
 
 
+_STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextmanager
+def _stop_signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM while workers are forked; they arrive on exit from the block.
+
+    Python runs a signal's handler at its next bytecode, which during a fork may be inside an
+    at-fork hook that swallows the exception (the stop is lost), or in the child before it has
+    set its own handlers (the child inherits the pending signal)."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+
+
 def _worker_signals() -> None:
     """Workers leave Ctrl-C to the sweep process (which stops them) and die at once on SIGTERM,
-    whatever handlers they inherited from it."""
-    import signal
-
+    whatever handlers and signal mask they inherited from it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
 def _outcome(fut: Any, key: str) -> RunOutcome:
