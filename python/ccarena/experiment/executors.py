@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -66,12 +67,16 @@ class LocalExecutor(Executor):
             # fork (on Linux) needs no `if __name__ == "__main__":` guard in user scripts; every
             # worker is forked here, before any thread of ours (the progress bar) exists.
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-            with _stop_signals_held():
-                self.pool = ProcessPoolExecutor(
-                    max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
-                )
-                for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
-                    fut.result()
+            try:
+                with _stop_signals_held():
+                    self.pool = ProcessPoolExecutor(
+                        max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
+                    )
+                    for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
+                        fut.result()
+            except BaseException:  # a stop that came while forking: the workers are idle
+                self.close()
+                raise
 
     def close(self) -> None:
         if self.pool is not None:
@@ -118,29 +123,38 @@ class LocalExecutor(Executor):
             raise
 
 
-_STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+_STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 @contextmanager
 def _stop_signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM while workers are forked; they arrive on exit from the block.
+    """Hold Ctrl-C and SIGTERM while workers are forked; a stop that arrived is delivered on exit
+    from the block.
 
-    Python runs a signal's handler at its next bytecode, which during a fork may be inside an
-    at-fork hook that swallows the exception (the stop is lost), or in the child before it has
-    set its own handlers (the child inherits the pending signal)."""
-    signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    Python runs a signal's handler in the main thread at its next bytecode, whichever thread the
+    signal reached, which during a fork may be inside an at-fork hook that swallows the exception
+    (the stop is lost), or between forking the workers and starting the pool's manager thread
+    (the workers, never told to stop, outlive the sweep). A signal mask would not do: it applies to
+    the calling thread only, and libraries may have started threads of their own."""
+    if threading.current_thread() is not threading.main_thread():  # handlers are main-thread only
+        yield
+        return
+    arrived: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: arrived.append(signum)) for sig in _STOP_SIGNALS}
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if arrived:
+            signal.raise_signal(arrived[0])
 
 
 def _worker_signals() -> None:
     """Workers leave Ctrl-C to the sweep process (which stops them) and die at once on SIGTERM,
-    whatever handlers and signal mask they inherited from it."""
+    whatever handlers they inherited from it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOP_SIGNALS)
 
 
 def _outcome(fut: Any, key: str) -> RunOutcome:
