@@ -11,8 +11,12 @@ from __future__ import annotations
 from ccarena.testbed.netns import sh
 
 #: Counters kept per flow: what the simulator also counts (timeouts, recoveries) and what tells
-#: why two runs differ (tail-loss probes, delayed ACKs).
-KEPT = ("TCPTimeouts", "TCPLossProbes", "TCPLossProbeRecovery", "TCPSackRecovery", "TCPRenoRecovery", "DelayedACKs")
+#: why two runs differ (tail-loss probes, delayed ACKs, the state a timeout came in: fast
+#: recovery, Loss, or with SACKed data outstanding; lost retransmissions found without one).
+KEPT = (
+    "TCPTimeouts", "TCPLossProbes", "TCPLossProbeRecovery", "TCPSackRecovery", "TCPRenoRecovery", "DelayedACKs",
+    "TCPSackRecoveryFail", "TCPLossFailures", "TCPSackFailures", "TCPLostRetransmit",
+)
 
 
 def parse_tcp_ext(text: str) -> dict[str, int]:
