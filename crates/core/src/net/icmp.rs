@@ -32,7 +32,7 @@ pub fn source_quench(now: SimTime, at: NodeId, orig: &Packet, code: QuenchCode) 
     }
     let (seq, of_data) = match orig.header {
         Header::TcpData { seq, .. } | Header::Udp { seq, .. } => (seq, true),
-        Header::TcpAck { ack, .. } => (ack, false),
+        Header::TcpAck(a) => (a.ack, false),
         // No quench about ICMP, nor about DCCP (RFC 4340 defines no reaction to Source Quench),
         // nor about a connection request (no connection to slow down yet).
         Header::IcmpSourceQuench { .. } | Header::Dccp(_) | Header::TcpSyn { .. } => return None,

@@ -200,7 +200,7 @@ mod tests {
 
     fn echo_of(r: &mut TcpReceiver) -> bool {
         match r.poll_transmit(SimTime::ZERO).expect("an ACK").header {
-            Header::TcpAck { ece, .. } => ece,
+            Header::TcpAck(a) => a.ece,
             h => panic!("{h:?}"),
         }
     }

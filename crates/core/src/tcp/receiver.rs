@@ -31,7 +31,7 @@ use super::ranges::SeqRanges;
 use super::rtt::RttEstimator;
 use crate::wire::Header;
 use crate::net::packet::Packet;
-use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TCP_SYN_SIZE};
+use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TcpAck, TCP_SYN_SIZE};
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
 use std::collections::VecDeque;
@@ -219,14 +219,14 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_at = None;
         self.last_ack_sent = self.rcv_nxt;
-        let header = Header::TcpAck {
+        let header = Header::TcpAck(TcpAck {
             ack: self.rcv_nxt,
             sack,
             ece: self.ece,
             tsecr: self.ts_recent,
             dsack: std::mem::take(&mut self.duplicate),
             wnd: self.window_segments(),
-        };
+        });
         self.outbox.push_back(self.reply(now, self.header_bytes + sack.option_bytes(), header));
     }
 
@@ -343,7 +343,7 @@ mod tests {
     fn drain(r: &mut TcpReceiver, now: SimTime) -> Vec<Ack> {
         let mut out = Vec::new();
         while let Some(p) = r.poll_transmit(now) {
-            let Header::TcpAck { ack, sack, ece, .. } = p.header else { panic!("not an ACK") };
+            let Header::TcpAck(TcpAck { ack, sack, ece, .. }) = p.header else { panic!("not an ACK") };
             assert_eq!(p.size, TCP_IP_HEADER + sack.option_bytes());
             assert_eq!((p.src, p.dst, p.sent_at), (NodeId(2), NodeId(1), now));
             out.push((ack, sack.as_slice().iter().map(|b| (b.start, b.end)).collect(), ece));
@@ -523,7 +523,7 @@ mod tests {
         let wnd = |r: &mut TcpReceiver, seq| {
             r.handle_packet(t, &data(seq, 1000));
             let p = r.poll_transmit(t).unwrap();
-            let Header::TcpAck { ack, wnd, .. } = p.header else { panic!() };
+            let Header::TcpAck(TcpAck { ack, wnd, .. }) = p.header else { panic!() };
             (ack, wnd)
         };
         assert_eq!(wnd(&mut r, 0), (1, 6));
@@ -536,7 +536,7 @@ mod tests {
         // The 11th out-of-order segment does not fit: dropped, not SACKed.
         r.handle_packet(t, &data(12, 1000));
         let p = r.poll_transmit(t).unwrap();
-        let Header::TcpAck { sack, .. } = p.header else { panic!() };
+        let Header::TcpAck(TcpAck { sack, .. }) = p.header else { panic!() };
         assert_eq!(sack.as_slice()[0].end, 12);
         // The hole filled, everything is delivered and the window is whole again.
         assert_eq!(wnd(&mut r, 1), (12, 6));

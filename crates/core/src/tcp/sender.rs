@@ -32,7 +32,7 @@ use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::wire::Header;
 use crate::net::packet::Packet;
-use crate::wire::tcp::SackBlocks;
+use crate::wire::tcp::TcpAck;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 
@@ -73,16 +73,6 @@ enum NextSeg {
     Wait {
         cwnd_limited: bool,
     },
-}
-
-/// What an acceptable ACK carries.
-struct AckFields {
-    ack: u64,
-    sack: SackBlocks,
-    ece: bool,
-    tsecr: Option<u32>,
-    dsack: bool,
-    wnd: u32,
 }
 
 pub struct TcpSender {
@@ -360,7 +350,7 @@ impl TcpSender {
         self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
-    fn on_ack(&mut self, now: SimTime, a: &AckFields) {
+    fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
         let prior_in_flight = self.st.in_flight;
@@ -432,12 +422,12 @@ impl Transport for TcpSender {
             return;
         }
         match pkt.header {
-            Header::TcpAck { ack, sack, ece, tsecr, dsack, wnd } => {
+            Header::TcpAck(ref a) => {
                 // An ACK below SND.UNA is stale; one above SND.MAX acknowledges nothing we sent.
-                if ack < self.sb.una() || ack > self.sb.high_tx() {
+                if a.ack < self.sb.una() || a.ack > self.sb.high_tx() {
                     return;
                 }
-                self.on_ack(now, &AckFields { ack, sack, ece, tsecr, dsack, wnd });
+                self.on_ack(now, a);
                 self.arm_probe_or_rto(now);
             }
             Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
@@ -541,7 +531,7 @@ impl Transport for TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::tcp::TCP_IP_HEADER;
+    use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
@@ -559,7 +549,7 @@ mod tests {
             size: TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpAck { ack: n, sack: SackBlocks::default(), ece: false, tsecr: None, dsack: false, wnd: u32::MAX },
+            header: Header::TcpAck(TcpAck { ack: n, sack: SackBlocks::default(), ece: false, tsecr: None, dsack: false, wnd: u32::MAX }),
         }
     }
 

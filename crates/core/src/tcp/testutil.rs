@@ -13,7 +13,7 @@ use crate::cc::reno::{Reno, RenoConfig};
 use crate::cc::AnyCc;
 use crate::net::packet::{FlowId, NodeId, Packet};
 use crate::wire::Header;
-use crate::wire::tcp::{SackBlock, SackBlocks, TCP_IP_HEADER};
+use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, TCP_IP_HEADER};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
 use std::collections::{BTreeSet, VecDeque};
@@ -76,7 +76,7 @@ pub fn ack_packet(ack: u64, blocks: &[(u64, u64)], ece: bool) -> Packet {
         size: TCP_IP_HEADER + sack.option_bytes(),
         sent_at: SimTime::ZERO,
         ce: false,
-        header: Header::TcpAck { ack, sack, ece, tsecr: None, dsack: false, wnd: u32::MAX },
+        header: Header::TcpAck(TcpAck { ack, sack, ece, tsecr: None, dsack: false, wnd: u32::MAX }),
     }
 }
 

@@ -9,7 +9,7 @@ pub mod tcp;
 
 use crate::time::SimTime;
 use dccp::DccpHeader;
-use tcp::SackBlocks;
+use tcp::TcpAck;
 
 /// Bytes of IPv4 (20) + UDP (8) headers.
 pub const UDP_IP_HEADER: u32 = 28;
@@ -41,19 +41,7 @@ pub enum Header {
         ts: Option<u32>,
     },
     /// A pure TCP acknowledgement.
-    TcpAck {
-        /// Next segment expected (cumulative).
-        ack: u64,
-        sack: SackBlocks,
-        /// ECN-Echo (RFC 3168).
-        ece: bool,
-        /// TSecr of the timestamp option (RFC 7323 §4.3: TS.Recent); `None` without timestamps.
-        tsecr: Option<u32>,
-        /// The ACK reports a duplicate segment (the one bit of RFC 2883's D-SACK the sender uses).
-        dsack: bool,
-        /// Receive window: segments the receiver accepts from `ack` on (`u32::MAX`: no limit).
-        wnd: u32,
-    },
+    TcpAck(TcpAck),
     /// A connection request (`reply == false`, SYN) or its answer (SYN-ACK), RFC 9293 §3.5.
     TcpSyn {
         reply: bool,
@@ -84,7 +72,7 @@ impl Header {
     pub fn is_data(&self) -> bool {
         match self {
             Header::TcpData { .. } | Header::Udp { .. } => true,
-            Header::TcpAck { .. } | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => false,
+            Header::TcpAck(_) | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => false,
             Header::Dccp(h) => h.kind.is_data(),
         }
     }
@@ -94,7 +82,7 @@ impl Header {
         match self {
             Header::TcpData { .. } | Header::Udp { .. } => true,
             Header::TcpSyn { reply, .. } => !reply,
-            Header::TcpAck { .. } | Header::IcmpSourceQuench { .. } => false,
+            Header::TcpAck(_) | Header::IcmpSourceQuench { .. } => false,
             Header::Dccp(h) => h.from_client,
         }
     }
@@ -102,7 +90,7 @@ impl Header {
     pub fn payload(&self) -> u32 {
         match *self {
             Header::TcpData { len, .. } | Header::Udp { len, .. } => len,
-            Header::TcpAck { .. } | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => 0,
+            Header::TcpAck(_) | Header::TcpSyn { .. } | Header::IcmpSourceQuench { .. } => 0,
             Header::Dccp(h) => {
                 if h.kind.is_data() {
                     h.len

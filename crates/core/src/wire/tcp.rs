@@ -20,6 +20,22 @@ pub struct SackBlock {
     pub end: u64,
 }
 
+/// A pure TCP acknowledgement's fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpAck {
+    /// Next segment expected (cumulative).
+    pub ack: u64,
+    pub sack: SackBlocks,
+    /// ECN-Echo (RFC 3168).
+    pub ece: bool,
+    /// TSecr of the timestamp option (RFC 7323 §4.3: TS.Recent); `None` without timestamps.
+    pub tsecr: Option<u32>,
+    /// The ACK reports a duplicate segment (the one bit of RFC 2883's D-SACK the sender uses).
+    pub dsack: bool,
+    /// Receive window: segments the receiver accepts from `ack` on (`u32::MAX`: no limit).
+    pub wnd: u32,
+}
+
 /// Up to [`MAX_SACK_BLOCKS`] blocks, most recently changed first (RFC 2018 §4).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SackBlocks {

@@ -12,7 +12,7 @@ use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 use crate::wire::QuenchCode;
 use crate::net::packet::{FlowId, NodeId, Packet};
 use crate::wire::Header;
-use crate::wire::tcp::SackBlocks;
+use crate::wire::tcp::{SackBlocks, TcpAck};
 
 const PROTO_ICMP: u8 = 1;
 const PROTO_TCP: u8 = 6;
@@ -86,7 +86,7 @@ pub fn encode(pkt: &Packet, flow: &FlowWire, ip_id: u16, out: &mut Vec<u8>) -> u
     out.resize(20, 0);
     let (src, dst) = (ipv4_of(pkt.src), ipv4_of(pkt.dst));
     let (proto, payload) = match &pkt.header {
-        Header::TcpData { .. } | Header::TcpAck { .. } | Header::TcpSyn { .. } => (PROTO_TCP, tcp(pkt, flow, out)),
+        Header::TcpData { .. } | Header::TcpAck(_) | Header::TcpSyn { .. } => (PROTO_TCP, tcp(pkt, flow, out)),
         Header::Udp { len, .. } => (PROTO_UDP, udp(pkt, *len, out)),
         Header::Dccp(h) => (PROTO_DCCP, dccp(pkt, h, out)),
         Header::IcmpSourceQuench { code, seq, of_data, .. } => (PROTO_ICMP, quench(pkt, flow, *code, *seq, *of_data, out)),
@@ -132,7 +132,7 @@ fn tcp(pkt: &Packet, flow: &FlowWire, out: &mut Vec<u8>) -> u32 {
     let seg = flow.seg;
     let (sport, dport, seq, ack, flags, window, payload) = match pkt.header {
         Header::TcpData { seq, len, cwr, .. } => (fp, TCP_PORT, bytes_at(seq, seg), 1, ACK | PSH | if cwr { CWR } else { 0 }, 0xffff, len),
-        Header::TcpAck { ack, ece, wnd, .. } => {
+        Header::TcpAck(TcpAck { ack, ece, wnd, .. }) => {
             let bytes = u64::from(wnd).saturating_mul(u64::from(seg.max(1))) >> WINDOW_SCALE;
             (TCP_PORT, fp, 1, bytes_at(ack, seg), ACK | if ece { ECE } else { 0 }, bytes.min(0xffff) as u16, 0)
         }
@@ -150,7 +150,7 @@ fn tcp(pkt: &Packet, flow: &FlowWire, out: &mut Vec<u8>) -> u32 {
     put16(out, 0); // urgent pointer
     match pkt.header {
         Header::TcpData { ts, .. } => timestamps(out, ts, Some(0)),
-        Header::TcpAck { tsecr, sack, ack, .. } => {
+        Header::TcpAck(TcpAck { tsecr, sack, ack, .. }) => {
             timestamps(out, tsecr.map(|_| 0), tsecr);
             sack_blocks(out, &sack, ack, seg);
         }
