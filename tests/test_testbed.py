@@ -117,6 +117,28 @@ def test_idle_rtt_matches_the_configured_rtt() -> None:
     assert 40.0 <= rtt_min and rtt_avg < 41.0, out
 
 
+def test_the_delay_line_adds_the_bottleneck_transmission_time() -> None:
+    """HTB releases a packet at the start of its slot and the veth delivers it at once; a 10 Mbit/s
+    link delivers a 1500-byte packet's last bit 1.2 ms later, and so must the testbed."""
+    from ccarena.testbed.netns import Dumbbell, sh
+    from ccarena.testbed.runner import delay_line, serialisation_ps_per_byte, stop_delay_line
+
+    links = api.run(ONE_CUBIC, overrides=["duration=1s", "warmup=0s"]).links
+    assert serialisation_ps_per_byte(links) == (800_000, 800_000)
+    net = Dumbbell(flows=1, rate_bps=10e6, queue_limit=34, queue_unit="pkt")
+    try:
+        net.build()
+        with delay_line(net, 20_000, Path("/dev/null"), (800_000, 800_000)) as line:
+            sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(0)], netns=net.sender(0))  # ARP first
+            # 1472 bytes of ICMP payload: 1500-byte IP packets both ways, 1.2 ms each at 10 Mbit/s.
+            out = sh(["ping", "-c", "10", "-i", "0.1", "-s", "1472", net.receiver_ip(0)], netns=net.sender(0)).stdout
+            stop_delay_line(line)
+    finally:
+        net.teardown()
+    rtt_min, rtt_avg, rtt_max = map(float, re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out).groups())
+    assert 42.4 <= rtt_min and rtt_avg < 43.4, out
+
+
 def test_cubic_and_reno_both_get_throughput_in_the_simulator_s_tables() -> None:
     from ccarena import testbed
 

@@ -1,9 +1,10 @@
 //! A constant-delay line between two interfaces, for kernels without netem (see docs/testbed.md).
 //!
 //! Frames are read from each interface with an AF_PACKET socket, stamped with their due time
-//! (arrival + the direction's delay) and written to the other interface by a release thread once
-//! due. The delay is constant per direction and each direction has one FIFO, so frames leave in
-//! the order they came; the FIFO is unbounded, so the line never drops. Each release records its
+//! (when a serialiser of the path's rate has taken them in whole, `serialiser.rs`, plus the
+//! direction's delay) and written to the other interface by a release thread once due. Due times
+//! only grow within a direction and each direction has one FIFO, so frames leave in the order
+//! they came; the FIFO is unbounded, so the line never drops. Each release records its
 //! lateness (release − due). On SIGTERM or SIGINT the line stops and writes
 //! `{"a_to_b": {...}, "b_to_a": {...}}` to the stats path.
 
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use ccarena_delayline::args;
 use ccarena_delayline::lateness::Lateness;
+use ccarena_delayline::serialiser::Serialiser;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -148,12 +150,12 @@ impl Drop for PacketSocket {
     }
 }
 
-/// Read frames from `input` and queue them with their due time.
-fn reader(input: Arc<PacketSocket>, delay: Duration, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<()> {
+/// Read frames from `input` and queue them with their due time: serialised, then delayed.
+fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<()> {
     let mut buf = vec![0u8; FRAME_MAX];
     while !STOP.load(Ordering::Relaxed) {
         if let Some(n) = input.recv(&mut buf)? {
-            let due = Instant::now() + delay;
+            let due = line.done(Instant::now(), n) + delay;
             if queue.send((due, buf[..n].to_vec())).is_err() {
                 break;
             }
@@ -192,13 +194,13 @@ fn tighten_timing() {
 
 type Direction = (thread::JoinHandle<io::Result<()>>, thread::JoinHandle<io::Result<Lateness>>);
 
-fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Duration) -> Direction {
+fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Duration, ps_per_byte: u64) -> Direction {
     let (tx, rx) = mpsc::channel();
     let input = Arc::clone(input);
     let output = Arc::clone(output);
     let read = thread::spawn(move || {
         tighten_timing();
-        reader(input, delay, tx)
+        reader(input, delay, Serialiser::new(ps_per_byte), tx)
     });
     let release = thread::spawn(move || {
         tighten_timing();
@@ -222,8 +224,8 @@ fn run(a: args::Args) -> io::Result<()> {
         libc::signal(libc::SIGTERM, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
         libc::signal(libc::SIGINT, on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t);
     }
-    let ab = direction(&sock_a, &sock_b, a.delay_ab);
-    let ba = direction(&sock_b, &sock_a, a.delay_ba);
+    let ab = direction(&sock_a, &sock_b, a.delay_ab, a.ps_per_byte_ab);
+    let ba = direction(&sock_b, &sock_a, a.delay_ba, a.ps_per_byte_ba);
     // Tell the parent the line is up (it waits for this line before starting traffic).
     println!("ready");
     while !STOP.load(Ordering::Relaxed) {

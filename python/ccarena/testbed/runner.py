@@ -101,7 +101,7 @@ def run(
     with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="ccarena-tb-") as tmp:
         try:
             net.build()
-            raw = _traffic(net, flows, apps, plan.meta, rtts[0], Path(tmp), progress)
+            raw = _traffic(net, flows, apps, plan.meta, rtts[0], serialisation_ps_per_byte(plan.links), Path(tmp), progress)
         finally:
             net.teardown()
     raw["wall_s"] = time.time() - started
@@ -119,11 +119,22 @@ def _wait_ready(proc: subprocess.Popen[str], what: str) -> None:
         raise TestbedError(f"{what} did not start: {err[-1] if err else 'no output'}")
 
 
-def _traffic(net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[str, Any], rtt_s: float, tmp: Path, progress: bool) -> dict[str, Any]:
+def serialisation_ps_per_byte(links: Any) -> tuple[int, int]:
+    """Picoseconds per IP byte the delay line adds as transmission time, forward and reverse: the
+    bottleneck's, which HTB does not impose (it releases a packet at the start of its slot and
+    the veth delivers it at once; see crates/delayline/src/serialiser.rs)."""
+    rate = links.set_index("name")["rate_bps"]
+    return round(8e12 / float(rate["bottleneck"])), round(8e12 / float(rate["bottleneck_rev"]))
+
+
+def _traffic(
+    net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[str, Any], rtt_s: float,
+    ps_per_byte: tuple[int, int], tmp: Path, progress: bool,
+) -> dict[str, Any]:
     duration, interval = float(meta["duration_s"]), float(meta["sample_interval_s"])
     one_way_us = int(round(rtt_s / 2 * 1e6))
     traffic: list[subprocess.Popen[str]] = []
-    with delay_line(net, one_way_us, tmp / "delayline.json") as line:
+    with delay_line(net, one_way_us, tmp / "delayline.json", ps_per_byte) as line:
         try:
             for i in range(len(flows)):
                 # Learn the neighbours' MAC addresses before time zero (ARP would cross the delay line).
@@ -161,10 +172,14 @@ def _traffic(net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[s
 
 
 @contextmanager
-def delay_line(net: Dumbbell, one_way_us: int, stats: Path) -> Iterator[subprocess.Popen[str]]:
-    """The delay line running in ``net``'s ``dl`` namespace, the same delay both ways; killed on
-    exit if still running (processes started inside it are the caller's, see :func:`_traffic`)."""
-    proc = _spawn(net, net.ns("dl"), [str(delayline_binary()), "left", "right", str(one_way_us), str(one_way_us), str(stats)])
+def delay_line(
+    net: Dumbbell, one_way_us: int, stats: Path, ps_per_byte: tuple[int, int] = (0, 0)
+) -> Iterator[subprocess.Popen[str]]:
+    """The delay line running in ``net``'s ``dl`` namespace, the same delay both ways, with the
+    bottleneck's transmission time per byte forward and reverse; killed on exit if still running
+    (processes started inside it are the caller's, see :func:`_traffic`)."""
+    delays = [str(one_way_us), str(one_way_us)]
+    proc = _spawn(net, net.ns("dl"), [str(delayline_binary()), "left", "right", *delays, str(stats), *map(str, ps_per_byte)])
     try:
         _wait_ready(proc, "the delay line")
         yield proc
