@@ -100,42 +100,41 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     assert _mine() == []
 
 
-def test_idle_rtt_matches_the_configured_rtt() -> None:
+def _ping_rtt_ms(ps_per_byte: tuple[int, int], ping_args: list[str]) -> tuple[float, float, str]:
+    """Min and mean RTT of ten pings across a 10 Mbit/s dumbbell whose delay line holds 20 ms
+    each way and serialises at ``ps_per_byte``, and ping's output."""
     from ccarena.testbed.netns import Dumbbell, sh
     from ccarena.testbed.runner import delay_line, stop_delay_line
 
     net = Dumbbell(flows=1, rate_bps=10e6, queue_limit=34, queue_unit="pkt")
     try:
         net.build()
-        with delay_line(net, 20_000, Path("/dev/null")) as line:
+        with delay_line(net, 20_000, Path("/dev/null"), ps_per_byte) as line:
             sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(0)], netns=net.sender(0))  # ARP first
-            out = sh(["ping", "-c", "10", "-i", "0.1", net.receiver_ip(0)], netns=net.sender(0)).stdout
+            out = sh(["ping", "-c", "10", "-i", "0.1", *ping_args, net.receiver_ip(0)], netns=net.sender(0)).stdout
             stop_delay_line(line)
     finally:
         net.teardown()
-    rtt_min, rtt_avg, rtt_max = map(float, re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out).groups())
+    summary = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out)
+    assert summary, out
+    rtt_min, rtt_avg, _ = map(float, summary.groups())
+    return rtt_min, rtt_avg, out
+
+
+def test_idle_rtt_matches_the_configured_rtt() -> None:
+    rtt_min, rtt_avg, out = _ping_rtt_ms((0, 0), [])
     assert 40.0 <= rtt_min and rtt_avg < 41.0, out
 
 
 def test_the_delay_line_adds_the_bottleneck_transmission_time() -> None:
     """HTB releases a packet at the start of its slot and the veth delivers it at once; a 10 Mbit/s
     link delivers a 1500-byte packet's last bit 1.2 ms later, and so must the testbed."""
-    from ccarena.testbed.netns import Dumbbell, sh
-    from ccarena.testbed.runner import delay_line, serialisation_ps_per_byte, stop_delay_line
+    from ccarena.testbed.runner import serialisation_ps_per_byte
 
     links = api.run(ONE_CUBIC, overrides=["duration=1s", "warmup=0s"]).links
     assert serialisation_ps_per_byte(links) == (800_000, 800_000)
-    net = Dumbbell(flows=1, rate_bps=10e6, queue_limit=34, queue_unit="pkt")
-    try:
-        net.build()
-        with delay_line(net, 20_000, Path("/dev/null"), (800_000, 800_000)) as line:
-            sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(0)], netns=net.sender(0))  # ARP first
-            # 1472 bytes of ICMP payload: 1500-byte IP packets both ways, 1.2 ms each at 10 Mbit/s.
-            out = sh(["ping", "-c", "10", "-i", "0.1", "-s", "1472", net.receiver_ip(0)], netns=net.sender(0)).stdout
-            stop_delay_line(line)
-    finally:
-        net.teardown()
-    rtt_min, rtt_avg, rtt_max = map(float, re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out).groups())
+    # 1472 bytes of ICMP payload: 1500-byte IP packets both ways, 1.2 ms each at 10 Mbit/s.
+    rtt_min, rtt_avg, out = _ping_rtt_ms((800_000, 800_000), ["-s", "1472"])
     assert 42.4 <= rtt_min and rtt_avg < 43.4, out
 
 

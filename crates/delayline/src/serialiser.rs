@@ -56,12 +56,12 @@ mod tests {
         // 10 Mbit/s = 800 000 ps per byte: a 1500-byte IP packet (1514-byte frame) takes 1.2 ms.
         let mut s = Serialiser::new(800_000);
         let t0 = Instant::now();
-        let ms = |x: f64| Duration::from_secs_f64(x / 1e3);
-        assert_eq!(s.done(t0, 1514), t0 + ms(1.2));
+        let us = Duration::from_micros;
+        assert_eq!(s.done(t0, 1514), t0 + us(1200));
         // Released by HTB's burst right behind it: it waits for the first to be sent.
-        assert_eq!(s.done(t0, 1514), t0 + ms(2.4));
+        assert_eq!(s.done(t0, 1514), t0 + us(2400));
         // After an idle spell it starts at once again.
-        assert_eq!(s.done(t0 + ms(10.0), 66), t0 + ms(10.0) + Duration::from_nanos(52 * 800));
+        assert_eq!(s.done(t0 + us(10_000), 66), t0 + us(10_000) + Duration::from_nanos(52 * 800));
     }
 
     #[test]
