@@ -279,8 +279,9 @@ impl World {
         let router = link.from;
         let hop = self.slab.hop(id);
         let adm = link.arrive(self.now, id, hop, self.slab.get_mut(id));
-        let c = &mut self.counters[hop.flow.0 as usize];
-        c.ce_marked_pkts += adm.marked as u64;
+        if adm.marked {
+            self.counters[hop.flow.0 as usize].ce_marked_pkts += 1;
+        }
         // The packet itself is read only when a Source Quench quotes it or it is dropped (rare).
         let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         match adm.arrival {
@@ -290,6 +291,7 @@ impl World {
                 }
             }
             Arrival::Dropped(_) => {
+                let c = &mut self.counters[hop.flow.0 as usize];
                 match self.slab.get(id).header {
                     h if h.is_data() => {
                         c.dropped_pkts += 1;

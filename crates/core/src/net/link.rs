@@ -9,9 +9,12 @@
 //! far end `delay` after its last bit. The link therefore puts every admitted packet straight
 //! into its pipe with that arrival instant, and the engine needs one event per packet hop (the
 //! arrival at the far end), not two. The buffer's state at any instant (who is waiting, who is
-//! in service, what has been sent, the occupancy integrals) is brought up to date lazily, by
-//! `Link::catch_up`, whenever it is looked at: when a packet arrives and when counters are read.
-//! The engine keeps at most one pending event per link, so the event queue stays
+//! in service) is brought up to date lazily, by `Link::catch_up`, whenever it is looked at: when
+//! a packet arrives and when counters are read. What a hop need not pay for is left to the
+//! reads: a packet's wait is known when it is admitted, so the occupancy integrals
+//! (∫ queue dt = Σ waits) are added then and corrected, when counters are read, for the waits
+//! still under way; the packets sent by an instant are those admitted less those still waiting
+//! or in service. The engine keeps at most one pending event per link, so the event queue stays
 //! O(links + timers) however many packets are in flight.
 
 use crate::wire::QuenchCode;
@@ -75,58 +78,77 @@ pub struct LinkCounters {
     pub quench_pkts: u64,
 }
 
+/// What a link has done since it was built, as kept between reads (see [`Link::counters`]).
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    admitted_pkts: u64,
+    admitted_bytes: u64,
+    /// Σ of the admitted packets' whole waits in the buffer, nanoseconds (and byte·nanoseconds):
+    /// ∫ occupancy dt up to the instant the last of them starts.
+    waited_pkt_ns: u128,
+    waited_byte_ns: u128,
+    dropped_pkts: u64,
+    early_dropped_pkts: u64,
+    marked_pkts: u64,
+    quench_pkts: u64,
+}
+
+// Fields in declaration order (`repr(C)`): those every hop reads or writes first, together in the
+// link's first cache lines, then the queue discipline, then what only reads of the counters and
+// the scenario's description touch.
+#[repr(C)]
 pub struct Link {
-    pub name: String,
-    pub from: NodeId,
-    pub to: NodeId,
-    pub rate: Rate,
-    pub delay: SimDuration,
-    disc: QueueDisc,
-    loss: Option<LossModel>,
-    /// The packets waiting for the serialiser as of `last_change`: when each one's last bit will
-    /// leave (fixed at admission: each starts when the one before it is done), and its size.
-    buffer: VecDeque<(SimTime, u32)>,
-    buffer_bytes: u64,
-    /// The packet being serialised as of `last_change`: when its last bit leaves, and its size.
-    in_service: Option<(SimTime, u32)>,
-    /// When the serialiser finishes the last admitted packet.
-    busy_until: SimTime,
     /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
     /// order, with its arrival instant there (non-decreasing).
     pipe: VecDeque<(SimTime, PktId)>,
-    counters: LinkCounters,
-    /// The instant the buffer state and the occupancy integrals are brought up to.
-    last_change: SimTime,
-    /// Largest buffer occupancy since the last `take_max_queue`, packets.
-    max_queue: u64,
-    /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
-    /// packet (order kept).
-    delay_jitter: Option<(SimDuration, Rng)>,
+    /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
+    /// (fixed at admission: when the one before it is done), and its size.
+    buffer: VecDeque<(SimTime, u32)>,
+    buffer_bytes: u64,
+    /// When the serialiser finishes the last admitted packet.
+    busy_until: SimTime,
+    pub delay: SimDuration,
     /// The serialisation time of the last size seen: a link carries few distinct sizes (full
     /// segments one way, ACKs the other), and the exact division is the costliest step of a hop.
     last_tx: (u32, SimDuration),
+    /// Size of the packet that started serialisation last (in service until `busy_until`).
+    in_service_size: u32,
+    /// The queue discipline has been told the serialiser ran dry at `busy_until`.
+    idle_reported: bool,
+    pub from: NodeId,
+    pub to: NodeId,
+    /// Largest buffer occupancy since the last `take_max_queue`, packets.
+    max_queue: u64,
+    tally: Tally,
+    disc: QueueDisc,
+    loss: Option<LossModel>,
+    /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
+    /// packet (order kept).
+    delay_jitter: Option<(SimDuration, Rng)>,
+    pub rate: Rate,
+    pub name: String,
 }
 
 impl Link {
     pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
         Link {
-            name,
-            from,
-            to,
-            rate,
-            delay,
-            disc,
-            loss,
+            pipe: VecDeque::new(),
             buffer: VecDeque::new(),
             buffer_bytes: 0,
-            in_service: None,
             busy_until: SimTime::ZERO,
-            pipe: VecDeque::new(),
-            counters: LinkCounters::default(),
-            last_change: SimTime::ZERO,
-            max_queue: 0,
-            delay_jitter: None,
+            delay,
             last_tx: (0, SimDuration::ZERO),
+            in_service_size: 0,
+            idle_reported: true,
+            from,
+            to,
+            max_queue: 0,
+            tally: Tally::default(),
+            disc,
+            loss,
+            delay_jitter: None,
+            rate,
+            name,
         }
     }
 
@@ -141,97 +163,85 @@ impl Link {
         self.disc.describe()
     }
 
-    /// Brings the occupancy integrals up to `t` with the buffer as it is.
-    fn account(&mut self, t: SimTime) {
-        if !self.buffer.is_empty() {
-            let dt = t.saturating_since(self.last_change).as_nanos() as u128;
-            self.counters.queue_pkt_ns += self.buffer.len() as u128 * dt;
-            self.counters.queue_byte_ns += self.buffer_bytes as u128 * dt;
-        }
-        self.last_change = self.last_change.max(t);
-    }
-
-    /// Replays what the serialiser did up to `now` (inclusive): each transmission that ended is
-    /// counted as sent, and the next waiting packet starts at that instant; when the buffer runs
-    /// dry the queue discipline learns when the link went idle. The same steps, at the same
-    /// instants, as events would have taken.
+    /// Replays what the serialiser did up to `now` (inclusive): each waiting packet whose start
+    /// has come leaves the buffer, and when the serialiser has run dry the queue discipline
+    /// learns when it went idle. The same steps, at the same instants, as events would have taken.
+    #[inline]
     fn catch_up(&mut self, now: SimTime) {
-        while let Some((done, size)) = self.in_service {
-            if done > now {
+        while let Some(&(start, size)) = self.buffer.front() {
+            if start > now {
                 break;
             }
-            self.counters.tx_pkts += 1;
-            self.counters.tx_bytes += size as u64;
-            match self.buffer.front().copied() {
-                Some((next_done, next)) => {
-                    self.account(done);
-                    self.buffer.pop_front();
-                    self.buffer_bytes -= next as u64;
-                    self.in_service = Some((next_done, next));
-                }
-                None => {
-                    self.in_service = None;
-                    self.disc.on_idle(done);
-                }
-            }
+            self.buffer.pop_front();
+            self.buffer_bytes -= size as u64;
+            self.in_service_size = size;
         }
-        self.account(now);
+        if !self.idle_reported && self.busy_until <= now {
+            self.idle_reported = true;
+            self.disc.on_idle(self.busy_until);
+        }
     }
 
     /// A packet arrives at the link's input. The queue may set its CE mark.
     /// `hop` is the packet's [`HopView`]; the packet itself is read only by a loss model and
     /// written only to mark it.
     pub fn arrive(&mut self, now: SimTime, id: PktId, hop: HopView, pkt: &mut Packet) -> Admission {
-        let quench_on_drop = self.disc.source_quench().then_some(QuenchCode::Dropped);
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
-                self.counters.dropped_pkts += 1;
+                self.tally.dropped_pkts += 1;
                 // As in seed 004 §5.3, where ns-2's error model discards at the router's queue.
-                return self.admission(Arrival::Dropped(DropCause::Loss), false, quench_on_drop);
+                return self.dropped(DropCause::Loss);
             }
         }
         self.catch_up(now);
-        let link_idle = self.in_service.is_none();
+        let link_idle = self.busy_until <= now;
         let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
         let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: hop.size, ect: hop.ect, link_idle }) {
             Admit::Enqueue => (false, None),
             Admit::EnqueueMarked => (true, None),
             Admit::EnqueueQuenched => (false, Some(QuenchCode::CongestionExperienced)),
             Admit::DropFull => {
-                self.counters.dropped_pkts += 1;
-                return self.admission(Arrival::Dropped(DropCause::Queue), false, quench_on_drop);
+                self.tally.dropped_pkts += 1;
+                return self.dropped(DropCause::Queue);
             }
             Admit::DropEarly => {
-                self.counters.dropped_pkts += 1;
-                self.counters.early_dropped_pkts += 1;
-                return self.admission(Arrival::Dropped(DropCause::Early), false, quench_on_drop);
+                self.tally.dropped_pkts += 1;
+                self.tally.early_dropped_pkts += 1;
+                return self.dropped(DropCause::Early);
             }
         };
         if marked {
             pkt.ce = true;
-            self.counters.marked_pkts += 1;
+            self.tally.marked_pkts += 1;
         }
-        let tx = self.tx_time(hop.size);
-        let done = if link_idle {
+        self.tally.quench_pkts += quench.is_some() as u64;
+        self.tally.admitted_pkts += 1;
+        self.tally.admitted_bytes += hop.size as u64;
+        let start = if link_idle {
             debug_assert!(self.buffer.is_empty());
-            let done = now + tx;
-            self.in_service = Some((done, hop.size));
-            done
+            self.in_service_size = hop.size;
+            self.idle_reported = false;
+            now
         } else {
-            let done = self.busy_until + tx;
-            self.buffer.push_back((done, hop.size));
+            let start = self.busy_until;
+            self.buffer.push_back((start, hop.size));
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
-            done
+            let wait = start.saturating_since(now).as_nanos() as u128;
+            self.tally.waited_pkt_ns += wait;
+            self.tally.waited_byte_ns += wait * hop.size as u128;
+            start
         };
+        let done = start + self.tx_time(hop.size);
         self.busy_until = done;
         let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
         let arrive_at = (done + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
         let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
         self.pipe.push_back((arrive_at, id));
-        self.admission(Arrival::Admitted { schedule_arrival }, marked, quench)
+        Admission { arrival: Arrival::Admitted { schedule_arrival }, marked, quench }
     }
 
+    #[inline]
     fn tx_time(&mut self, size: u32) -> SimDuration {
         if self.last_tx.0 != size {
             self.last_tx = (size, self.rate.tx_time(size));
@@ -239,13 +249,17 @@ impl Link {
         self.last_tx.1
     }
 
-    fn admission(&mut self, arrival: Arrival, marked: bool, quench: Option<QuenchCode>) -> Admission {
-        self.counters.quench_pkts += quench.is_some() as u64;
-        Admission { arrival, marked, quench }
+    /// The admission of a dropped packet: the router quenches its source if the queue says so.
+    #[cold]
+    fn dropped(&mut self, cause: DropCause) -> Admission {
+        let quench = self.disc.source_quench().then_some(QuenchCode::Dropped);
+        self.tally.quench_pkts += quench.is_some() as u64;
+        Admission { arrival: Arrival::Dropped(cause), marked: false, quench }
     }
 
     /// Removes the packet reaching the far end at `now`; returns it and the next packet in the
     /// pipe with its arrival instant.
+    #[inline]
     pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<(SimTime, PktId)>) {
         let (at, id) = self.pipe.pop_front().expect("arrival event on an empty pipe");
         debug_assert_eq!(at, now);
@@ -257,10 +271,29 @@ impl Link {
         (id, self.pipe.front().copied())
     }
 
-    /// Counters with the transmissions and occupancy integrals brought up to `now`.
+    /// Counters as of `now`: the transmissions that ended by then, and the occupancy integrals
+    /// up to then.
     pub fn counters(&mut self, now: SimTime) -> LinkCounters {
         self.catch_up(now);
-        self.counters
+        let t = &self.tally;
+        let busy = self.busy_until > now;
+        // The waits still under way were added whole at admission: take off what lies after `now`.
+        let (mut ahead_pkt_ns, mut ahead_byte_ns) = (0u128, 0u128);
+        for &(start, size) in &self.buffer {
+            let ahead = start.saturating_since(now).as_nanos() as u128;
+            ahead_pkt_ns += ahead;
+            ahead_byte_ns += ahead * size as u128;
+        }
+        LinkCounters {
+            tx_pkts: t.admitted_pkts - self.buffer.len() as u64 - busy as u64,
+            tx_bytes: t.admitted_bytes - self.buffer_bytes - if busy { self.in_service_size as u64 } else { 0 },
+            dropped_pkts: t.dropped_pkts,
+            queue_pkt_ns: t.waited_pkt_ns - ahead_pkt_ns,
+            queue_byte_ns: t.waited_byte_ns - ahead_byte_ns,
+            early_dropped_pkts: t.early_dropped_pkts,
+            marked_pkts: t.marked_pkts,
+            quench_pkts: t.quench_pkts,
+        }
     }
 
     /// The baseline of a measurement window opening at `now`: the counters with the packet being
@@ -268,9 +301,9 @@ impl Link {
     /// transmission lies inside it and `tx_bytes · 8 ≤ rate · window` holds exactly.
     pub fn window_start_counters(&mut self, now: SimTime) -> LinkCounters {
         let mut c = self.counters(now);
-        if let Some((_, size)) = self.in_service {
+        if self.busy_until > now {
             c.tx_pkts += 1;
-            c.tx_bytes += size as u64;
+            c.tx_bytes += self.in_service_size as u64;
         }
         c
     }
