@@ -78,6 +78,12 @@ impl PacketSlab {
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
             self.hops[i as usize] = hop;
+            // The slot the next insert takes: start loading it now (writing a line the cache
+            // does not hold waits for it).
+            if let Some(&next) = self.free.last() {
+                super::prefetch::prefetch(&self.slots[next as usize]);
+                super::prefetch::prefetch(&self.hops[next as usize]);
+            }
             PktId(i)
         } else {
             self.slots.push(p);
