@@ -4,20 +4,25 @@
 /// x86-64 cache line, bytes.
 const LINE: usize = 64;
 
-/// Starts loading every cache line that holds part of `value` (a packet spans two or three).
+/// Starts loading every cache line that holds part of `value` (a packet spans two or three):
+/// one hint per 64 bytes from its first byte, and one for its last byte. The size is a constant,
+/// so the hints unroll into straight-line code (no division by the line size, no loop).
 #[inline]
 pub fn prefetch<T>(value: &T) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let first = (value as *const T).cast::<i8>();
-        let lead = first as usize % LINE;
-        let lines = (lead + std::mem::size_of::<T>()).div_ceil(LINE).max(1);
-        for i in 0..lines {
+        let size = std::mem::size_of::<T>();
+        let mut offset = 0;
+        while offset < size {
             // SAFETY: a prefetch never faults, whatever the address; wrapping arithmetic keeps
             // the pointer computation itself defined.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_sub(lead).wrapping_add(i * LINE)) };
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(offset)) };
+            offset += LINE;
         }
+        // SAFETY: as above.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(size.saturating_sub(1))) };
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = value;
