@@ -49,26 +49,36 @@ pub enum Endpoint {
     DccpReceiver(Box<DccpReceiver>),
 }
 
-impl Endpoint {
-    fn inner(&mut self) -> &mut dyn Transport {
-        match self {
-            Endpoint::TcpSender(t) => t.as_mut(),
-            Endpoint::TcpReceiver(t) => t.as_mut(),
-            Endpoint::UdpSender(t) => t,
-            Endpoint::UdpReceiver(t) => t,
-            Endpoint::DccpSender(t) => t.as_mut(),
-            Endpoint::DccpReceiver(t) => t.as_mut(),
+/// Runs `$body` with `$t` bound to the endpoint's transport, statically dispatched (a `match`
+/// per call, no virtual call: the hot loop calls these a few times per packet).
+macro_rules! with_transport {
+    ($ep:expr, $t:ident => $body:expr) => {
+        match $ep {
+            Endpoint::TcpSender($t) => $body,
+            Endpoint::TcpReceiver($t) => $body,
+            Endpoint::UdpSender($t) => $body,
+            Endpoint::UdpReceiver($t) => $body,
+            Endpoint::DccpSender($t) => $body,
+            Endpoint::DccpReceiver($t) => $body,
         }
+    };
+}
+
+impl Transport for Endpoint {
+    fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
+        with_transport!(self, t => t.handle_packet(now, pkt))
     }
-    pub fn probe(&self) -> Probe {
-        match self {
-            Endpoint::TcpSender(t) => t.probe(),
-            Endpoint::TcpReceiver(t) => t.probe(),
-            Endpoint::UdpSender(t) => t.probe(),
-            Endpoint::UdpReceiver(t) => t.probe(),
-            Endpoint::DccpSender(t) => t.probe(),
-            Endpoint::DccpReceiver(t) => t.probe(),
-        }
+    fn handle_timeout(&mut self, now: SimTime) {
+        with_transport!(self, t => t.handle_timeout(now))
+    }
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        with_transport!(self, t => t.poll_transmit(now))
+    }
+    fn poll_timeout(&self) -> Option<SimTime> {
+        with_transport!(self, t => t.poll_timeout())
+    }
+    fn probe(&self) -> Probe {
+        with_transport!(self, t => t.probe())
     }
 }
 
@@ -346,7 +356,7 @@ impl World {
         } else {
             ends.sender
         };
-        self.endpoints[ep.0 as usize].inner().handle_packet(self.now, &pkt);
+        self.endpoints[ep.0 as usize].handle_packet(self.now, &pkt);
         self.service(ep);
     }
 
@@ -356,7 +366,7 @@ impl World {
             return; // superseded by an earlier deadline
         }
         slot.armed = None;
-        let t = self.endpoints[ep.0 as usize].inner();
+        let t = &mut self.endpoints[ep.0 as usize];
         if t.poll_timeout().is_some_and(|d| d <= self.now) {
             t.handle_timeout(self.now);
         }
@@ -370,10 +380,10 @@ impl World {
         if silent_from.is_some_and(|s| now >= s) {
             return;
         }
-        while let Some(pkt) = self.endpoints[ep.0 as usize].inner().poll_transmit(now) {
+        while let Some(pkt) = self.endpoints[ep.0 as usize].poll_transmit(now) {
             self.emit(pkt);
         }
-        let deadline = self.endpoints[ep.0 as usize].inner().poll_timeout();
+        let deadline = self.endpoints[ep.0 as usize].poll_timeout();
         let slot = &mut self.timers[ep.0 as usize];
         if let Some(d) = deadline.filter(|&d| silent_from.is_none_or(|s| d < s)) {
             // A later deadline needs no new event: the armed one fires early and re-arms.
