@@ -779,6 +779,10 @@ impl CongestionControl for Bbr {
         }
     }
 
+    fn wants_rate_samples(&self) -> bool {
+        true
+    }
+
     fn on_rate_sample(&mut self, st: &mut CcState, rs: &RateSample) {
         if let CaView::Recovery { high_water } | CaView::Loss { high_water } = self.ca {
             if st.snd_una >= high_water {

@@ -147,6 +147,12 @@ pub trait CongestionControl {
     /// Every acceptable ACK, recovery or not, after the transport processed it: the
     /// delivery-rate sample (model-based algorithms such as BBR set cwnd and pacing here).
     fn on_rate_sample(&mut self, _st: &mut CcState, _rs: &RateSample) {}
+    /// Whether the algorithm reads the samples of `on_rate_sample`. The sender keeps the
+    /// per-segment records delivery-rate estimation needs (and passes samples) only when it
+    /// does: an algorithm that overrides `on_rate_sample` must say so here.
+    fn wants_rate_samples(&self) -> bool {
+        false
+    }
     /// Rate at which to pace segments, if the algorithm paces.
     fn pacing_rate(&self, _st: &CcState) -> Option<Rate> {
         None

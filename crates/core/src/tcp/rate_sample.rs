@@ -288,6 +288,9 @@ mod tests {
         fn on_rate_sample(&mut self, st: &mut crate::cc::CcState, rs: &RateSample) {
             self.0.lock().unwrap().push((*rs, st.delivered));
         }
+        fn wants_rate_samples(&self) -> bool {
+            true
+        }
     }
 
     #[test]
@@ -299,7 +302,7 @@ mod tests {
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
         let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(10))
             .with_bottleneck(crate::time::Rate::mbps(12));
-        p.sender.cc = crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone())));
+        p.sender.replace_cc(crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone()))));
         p.run_until(ms(2_000));
         let log = log.lock().unwrap();
         assert!(log.len() > 1000);

@@ -121,14 +121,16 @@ pub struct TcpSender {
     pub(super) probe_due: bool,
     /// The receiver's advertised window, segments from SND.UNA.
     snd_wnd: u64,
-    /// Delivery-rate estimation for `CongestionControl::on_rate_sample`.
-    rate: RateSampler,
+    /// Delivery-rate estimation for `CongestionControl::on_rate_sample`, kept only for an
+    /// algorithm that reads the samples (`wants_rate_samples`).
+    rate: Option<RateSampler>,
 }
 
 impl TcpSender {
     pub fn new(addr: Addr, cfg: TcpConfig, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(&cfg);
+        let rate = cc.inner().wants_rate_samples().then(RateSampler::new);
         TcpSender {
             addr,
             cc,
@@ -158,9 +160,16 @@ impl TcpSender {
             prr: None,
             probe_due: false,
             snd_wnd: u64::MAX,
-            rate: RateSampler::new(),
+            rate,
             cfg,
         }
+    }
+
+    /// Swaps in another congestion controller before the connection starts (tests).
+    #[cfg(test)]
+    pub(super) fn replace_cc(&mut self, cc: AnyCc) {
+        self.rate = cc.inner().wants_rate_samples().then(RateSampler::new);
+        self.cc = cc;
     }
 
     /// Window and RTT state, as the congestion controller sees it.
@@ -269,7 +278,9 @@ impl TcpSender {
         }
         if self.sb.high_tx() >= self.app.available(now) {
             // Application-limited: a rate-based source says when its next message exists.
-            self.rate.on_app_limited(pipe);
+            if let Some(rate) = &mut self.rate {
+                rate.on_app_limited(pipe);
+            }
             self.timers.app = self.app.ready_at(self.sb.high_tx());
         }
         NextSeg::Wait { cwnd_limited: false }
@@ -280,7 +291,9 @@ impl TcpSender {
             super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
         self.last_data_sent = Some(now);
-        self.rate.on_sent(seq, now, retransmit);
+        if let Some(rate) = &mut self.rate {
+            rate.on_sent(seq, now, retransmit);
+        }
         if retransmit {
             self.sb.on_retransmitted(seq, now);
         } else {
@@ -392,7 +405,9 @@ impl TcpSender {
         if self.sb.packets_out() == 0 {
             self.timers.rto = None; // RFC 6298 §5.2
             self.sb.release_spare();
-            self.rate.release_spare();
+            if let Some(rate) = &mut self.rate {
+                rate.release_spare();
+            }
             if let Some(rack) = &mut self.rack {
                 rack.release_spare();
             }
@@ -405,9 +420,11 @@ impl TcpSender {
             self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
-        let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
-        let rs = RateSample { prior_in_flight, rtt, ..self.rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
-        self.cc.inner_mut().on_rate_sample(&mut self.st, &rs);
+        if let Some(rate) = &mut self.rate {
+            let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
+            let rs = RateSample { prior_in_flight, rtt, ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
+            self.cc.inner_mut().on_rate_sample(&mut self.st, &rs);
+        }
         if self.sb.una() > prev_una {
             // Closed-loop applications (web, ftp) time their next message from this.
             self.app.on_acked(now, self.sb.una());
@@ -684,7 +701,19 @@ mod tests {
         assert_eq!(p.receiver.probe().delivered_bytes, 3000 * 1448);
         assert!(largest >= 200, "the window never grew: {largest}");
         let rack = p.sender.rack.as_ref().map_or(0, |r| r.capacity());
-        assert!(p.sender.sb.capacity() <= 32 && p.sender.rate.capacity() <= 32 && rack <= 32);
+        let rate = p.sender.rate.as_ref().map_or(0, |r| r.capacity());
+        assert!(p.sender.sb.capacity() <= 32 && rate <= 32 && rack <= 32);
+    }
+
+    #[test]
+    fn only_an_algorithm_that_reads_rate_samples_costs_their_per_segment_records() {
+        let cfg = crate::tcp::Stack::Linux.config();
+        let app = || AppSource::File { bytes: 100 * 1448, mss: 1448 };
+        let reno = TcpSender::new(addr(), cfg.clone(), reno_cc(), app(), SimTime::ZERO);
+        assert!(reno.rate.is_none());
+        let bbr = crate::cc::CcConfig::from_name("bbr", None).and_then(|c| c.build(0)).expect("bbr");
+        let bbr = TcpSender::new(addr(), cfg, bbr, app(), SimTime::ZERO);
+        assert!(bbr.rate.is_some());
     }
 
     #[test]
