@@ -23,7 +23,7 @@ use crate::net::packet::{HopView, NodeId, Packet, PktId};
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
-use std::collections::VecDeque;
+use super::ring::Ring;
 
 /// How far ahead of the next arrival the pipe is loaded into the cache: two 64-byte lines of
 /// 16-byte entries.
@@ -100,10 +100,10 @@ struct Tally {
 pub struct Link {
     /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
     /// order, with its arrival instant there (non-decreasing).
-    pipe: VecDeque<(SimTime, PktId)>,
+    pipe: Ring<(SimTime, PktId)>,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
     /// (fixed at admission: when the one before it is done), and its size.
-    buffer: VecDeque<(SimTime, u32)>,
+    buffer: Ring<(SimTime, u32)>,
     buffer_bytes: u64,
     /// When the serialiser finishes the last admitted packet.
     busy_until: SimTime,
@@ -132,8 +132,8 @@ pub struct Link {
 impl Link {
     pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
         Link {
-            pipe: VecDeque::new(),
-            buffer: VecDeque::new(),
+            pipe: Ring::default(),
+            buffer: Ring::default(),
             buffer_bytes: 0,
             busy_until: SimTime::ZERO,
             delay,
@@ -279,7 +279,7 @@ impl Link {
         let busy = self.busy_until > now;
         // The waits still under way were added whole at admission: take off what lies after `now`.
         let (mut ahead_pkt_ns, mut ahead_byte_ns) = (0u128, 0u128);
-        for &(start, size) in &self.buffer {
+        for &(start, size) in self.buffer.iter() {
             let ahead = start.saturating_since(now).as_nanos() as u128;
             ahead_pkt_ns += ahead;
             ahead_byte_ns += ahead * size as u128;

@@ -5,4 +5,5 @@ pub mod loss;
 pub mod packet;
 mod prefetch;
 pub mod queue;
+mod ring;
 pub mod routing;

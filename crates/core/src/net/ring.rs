@@ -1,0 +1,124 @@
+//! A FIFO of small `Copy` values in a ring whose capacity is a power of two, for the queues a
+//! packet passes through on every hop (a link's pipe and buffer): an index wraps with a mask,
+//! where `VecDeque` compares and subtracts, and a push checks one length against the capacity.
+
+/// First capacity of a ring that receives a value.
+const MIN_CAPACITY: usize = 8;
+
+#[derive(Clone, Debug)]
+pub struct Ring<T> {
+    /// The storage: every slot holds a value (those outside `head..head + len` are stale), and
+    /// its length is 0 or a power of two.
+    buf: Vec<T>,
+    head: usize,
+    len: usize,
+}
+
+impl<T> Default for Ring<T> {
+    fn default() -> Self {
+        Ring { buf: Vec::new(), head: 0, len: 0 }
+    }
+}
+
+impl<T: Copy> Ring<T> {
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    #[inline]
+    fn slot(&self, i: usize) -> usize {
+        (self.head + i) & (self.buf.len() - 1)
+    }
+
+    #[inline]
+    pub fn push_back(&mut self, v: T) {
+        if self.len == self.buf.len() {
+            self.grow(v);
+        }
+        let i = self.slot(self.len);
+        self.buf[i] = v;
+        self.len += 1;
+    }
+
+    #[inline]
+    pub fn pop_front(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        let v = self.buf[self.head];
+        self.head = self.slot(1);
+        self.len -= 1;
+        Some(v)
+    }
+
+    /// The `i`-th value from the front.
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&T> {
+        (i < self.len).then(|| &self.buf[self.slot(i)])
+    }
+
+    #[inline]
+    pub fn front(&self) -> Option<&T> {
+        self.get(0)
+    }
+
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        self.len.checked_sub(1).and_then(|i| self.get(i))
+    }
+
+    /// The values from front to back.
+    pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
+        (0..self.len).map(|i| &self.buf[self.slot(i)])
+    }
+
+    /// Doubles the capacity, the values kept in order from slot 0 (`fill` fills the new slots).
+    #[cold]
+    fn grow(&mut self, fill: T) {
+        let capacity = (self.buf.len() * 2).max(MIN_CAPACITY);
+        let mut buf = Vec::with_capacity(capacity);
+        buf.extend(self.iter().copied());
+        buf.resize(capacity, fill);
+        self.buf = buf;
+        self.head = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::VecDeque;
+
+    #[test]
+    fn behaves_as_a_fifo_across_wraps_and_growth() {
+        // Against VecDeque over an interleaving that wraps the ring and grows it while wrapped.
+        let (mut ring, mut model) = (Ring::default(), VecDeque::new());
+        let mut next = 0u32;
+        for round in 0..200u32 {
+            for _ in 0..(round % 7 + 1) {
+                ring.push_back(next);
+                model.push_back(next);
+                next += 1;
+            }
+            for _ in 0..(round % 5) {
+                assert_eq!(ring.pop_front(), model.pop_front());
+            }
+            assert_eq!(ring.len(), model.len());
+            assert_eq!(ring.front(), model.front());
+            assert_eq!(ring.back(), model.back());
+            assert_eq!(ring.get(3), model.get(3));
+            assert!(ring.iter().eq(model.iter()));
+        }
+        while let Some(v) = model.pop_front() {
+            assert_eq!(ring.pop_front(), Some(v));
+        }
+        assert_eq!(ring.pop_front(), None);
+        assert!(ring.is_empty() && ring.front().is_none() && ring.back().is_none());
+    }
+}
