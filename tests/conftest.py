@@ -139,7 +139,7 @@ def synthetic_raw() -> dict[str, Any]:
     return {
         "meta": {"name": "synthetic", "seed": 3, "duration_s": 10.0, "warmup_s": 2.0, "sample_interval_s": 2.5,
                  "version": "0.0.0-test", "scenario": {}},
-        "engine": {"events": 12345, "wall_s": 0.5, "packets_forwarded": 6789, "peak_packets": 42},
+        "engine": {"events": 12345, "wall_s": 0.5, "packets_forwarded": 6789, "peak_packets": 42, "warmup_wall_s": 0.1},
         "flows": flows,
         "flow_series": fs,
         "links": links,

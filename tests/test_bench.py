@@ -40,3 +40,12 @@ def test_bench_command_on_b1() -> None:
     result = CliRunner().invoke(app, ["bench", "--case", "b1"])
     assert result.exit_code == 0, result.stderr
     assert "| b1 |" in result.stdout
+
+
+def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
+    # The split `--dry-run` extrapolates from: up to the end of the warm-up, and all of the run.
+    import ccarena
+
+    with_warmup = ccarena.run(str(tiny_file), overrides=["warmup=1s"]).engine
+    assert 0.0 < with_warmup["warmup_wall_s"] <= with_warmup["wall_s"]
+    assert ccarena.run(str(tiny_file), overrides=["warmup=0s"]).engine["warmup_wall_s"] == 0.0

@@ -13,7 +13,7 @@ import pytest
 from ccarena import ExperimentError
 from ccarena.papers import paper, papers
 from ccarena.papers import dccp_voip, e1_testbed, fast_dccp, highspeed_tcp, sqm_response
-from ccarena.papers.reproduce import run_paper, seconds
+from ccarena.papers.reproduce import dry_run, run_paper, seconds
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
@@ -185,6 +185,35 @@ def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:
     bad = cli("nope", "-o", str(tmp_path))
     assert bad.returncode == 2 and "no paper 'nope'" in bad.stderr
     assert cli("sqm-response", "--scale", "huge").returncode == 2
+
+
+def test_dry_run_extrapolates_the_part_after_the_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every calibration "costs" 2 s of start-up and then 1 s per simulated second: a 600 s run is
+    # estimated at 2 + 596 s (its first 4 s are the calibration's start-up), not 600/12 x 10 s.
+    from contextlib import contextmanager
+
+    from ccarena.experiment.worker import RunOutcome
+    from ccarena.papers import reproduce
+
+    seen: list[dict[str, object]] = []
+
+    class Pool:
+        def run_all(self, runs, on_done):  # type: ignore[no-untyped-def]
+            for key, (scenario, _series) in runs.items():
+                seen.append(scenario)
+                engine = {"wall_s": 2.0 + (seconds(scenario["duration"]) - 4.0), "warmup_wall_s": 2.0}
+                on_done(RunOutcome(key, engine=engine))
+
+    @contextmanager
+    def fake_executor(*_args: object):  # type: ignore[no-untyped-def]
+        yield Pool()
+
+    monkeypatch.setattr("ccarena.experiment.executors.open_executor", fake_executor)
+    hs = paper("highspeed-tcp")
+    estimates = dry_run(hs, "full")
+    assert all(s["duration"] == f"{reproduce.CALIBRATION_S}s" and s["warmup"] == f"{reproduce.CALIBRATION_STARTUP_S}s" for s in seen)
+    per_run = {name: cpu / n for name, n, cpu in estimates}
+    assert all(abs(v - 598.0) < 1e-9 for v in per_run.values()), per_run
 
 
 def test_duration_reader_for_estimates() -> None:

@@ -38,7 +38,7 @@ def run(
 
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)
-      ``engine``      dict: events, wall_s, packets_forwarded, peak_packets
+      ``engine``      dict: events, wall_s, packets_forwarded, peak_packets, warmup_wall_s
       ``flows``       dict of equal-length column lists, one row per flow
       ``flow_series`` dict of columns, one row per flow x sample interval
       ``links``       dict of columns, one row per link direction

@@ -231,7 +231,8 @@ class RunResult:
     - ``link_series``: one row per link direction × sample interval;
 
     and the dicts ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version,
-    scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets).
+    scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall
+    seconds up to the end of the warm-up).
     """
 
     def __init__(self, raw: Mapping[str, Any]) -> None:

@@ -141,6 +141,8 @@ pub struct World {
     now: SimTime,
     /// When the previous sample was taken.
     prev_sample: SimTime,
+    /// The wall-clock instant the warm-up ended (a cost measurement, never part of a result).
+    pub(crate) warmup_reached: Option<std::time::Instant>,
 }
 
 /// Everything needed to assemble a world (produced by the scenario builder).
@@ -204,6 +206,7 @@ impl World {
             peak_packets: 0,
             now: SimTime::ZERO,
             prev_sample: SimTime::ZERO,
+            warmup_reached: None,
         };
         if w.warmup > SimTime::ZERO {
             w.queue.schedule(w.warmup, Event::WarmupEnd);
@@ -418,6 +421,7 @@ impl World {
     }
 
     fn snapshot_warmup(&mut self) {
+        self.warmup_reached = Some(std::time::Instant::now());
         for f in 0..self.flows.len() {
             self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
         }

@@ -67,7 +67,8 @@ pub fn run_with(scenario: &Scenario, pcap: Option<&PcapOptions>, progress: &mut 
         return Err(RunError::Interrupted);
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    Ok(collect(scenario, &mut world, &flows, &node_names, wall_s))
+    let warmup_wall_s = world.warmup_reached.map_or(0.0, |t| t.duration_since(wall).as_secs_f64());
+    Ok(collect(scenario, &mut world, &flows, &node_names, (wall_s, warmup_wall_s)))
 }
 
 /// Fails a run whose simulated time stops advancing. The engine reports progress every 2^18
@@ -120,7 +121,9 @@ fn nan_or(x: Option<f64>) -> f64 {
     x.unwrap_or(f64::NAN)
 }
 
-fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &[String], wall_s: f64) -> RunResult {
+/// `wall` is the run's wall-clock seconds, in all and up to the end of the warm-up.
+fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &[String], wall: (f64, f64)) -> RunResult {
+    let (wall_s, warmup_wall_s) = wall;
     let end = w.end;
     let warmup_s = scenario.warmup.0.as_secs_f64();
     let n = metas.len();
@@ -250,7 +253,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
         warmup_s,
         sample_interval_s: scenario.sample_interval.0.as_secs_f64(),
         scenario: scenario.normalised(),
-        engine: EngineStats { events: w.events, wall_s, packets_forwarded: w.packets_forwarded, peak_packets: w.peak_packets },
+        engine: EngineStats { events: w.events, wall_s, packets_forwarded: w.packets_forwarded, peak_packets: w.peak_packets, warmup_wall_s },
         flows,
         flow_series,
         links,

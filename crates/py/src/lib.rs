@@ -75,6 +75,7 @@ fn result_to_py<'py>(py: Python<'py>, r: &RunResult, series: bool) -> PyResult<B
     engine.set_item("wall_s", r.engine.wall_s)?;
     engine.set_item("packets_forwarded", r.engine.packets_forwarded)?;
     engine.set_item("peak_packets", r.engine.peak_packets)?;
+    engine.set_item("warmup_wall_s", r.engine.warmup_wall_s)?;
     let out = PyDict::new(py);
     out.set_item("meta", meta)?;
     out.set_item("engine", engine)?;

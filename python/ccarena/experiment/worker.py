@@ -55,7 +55,7 @@ def execute(key: str, scenario: dict[str, Any], series: bool) -> RunOutcome:
     if series:
         tables["flow_series"] = res.flow_series
         tables["link_series"] = res.link_series
-    engine = {k: res.engine.get(k) for k in ("events", "wall_s", "packets_forwarded", "peak_packets")}
+    engine = {k: res.engine.get(k) for k in ("events", "wall_s", "packets_forwarded", "peak_packets", "warmup_wall_s")}
     return RunOutcome(key, tables=tables, metrics=run_metrics(res), engine=engine)
 
 

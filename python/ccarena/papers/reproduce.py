@@ -23,9 +23,11 @@ figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.88rem; }
 .paper { background: #fbf7ea; } .diff { color: #555; }
 """
 
-#: Simulated seconds of each calibration run of `--dry-run`: long enough that flows starting in
-#: the first seconds are sending, short enough for a quick estimate.
-CALIBRATION_S = 10.0
+#: Simulated seconds of each calibration run of `--dry-run`, and the start-up it measures apart
+#: (its warm-up): a run's start-up (flows opening their windows, background sources starting) is
+#: lighter than the rest, so the rest is estimated from the calibration's seconds after it.
+CALIBRATION_S = 12.0
+CALIBRATION_STARTUP_S = 4.0
 
 
 def run_paper(
@@ -53,31 +55,39 @@ def run_paper(
 
 def dry_run(paper: Paper, scale: Scale, *, jobs: int | None = None) -> list[tuple[str, int, float]]:
     """Per experiment: its number of runs and an estimate of their CPU seconds, from one short
-    calibration run of each grid point's first replication (``jobs`` at a time) scaled to the
-    full duration and the number of replications."""
+    calibration run of each grid point's first replication (``jobs`` at a time): its start-up as
+    measured, and the rest of the run at the rate of the calibration's part after the start-up
+    (``engine.warmup_wall_s`` splits the two), times the number of replications."""
     from ccarena.experiment.executors import open_executor
     from ccarena.experiment.worker import RunOutcome
 
     experiments = paper.experiments(scale)
     calibrations: dict[str, tuple[dict[str, Any], bool]] = {}
-    scale_up: dict[str, tuple[str, float]] = {}  # calibration key -> experiment, factor to its runs
+    plans: dict[str, tuple[str, float, int]] = {}  # calibration key -> experiment, duration, replications
     for name, exp in experiments.items():
         first: dict[int, Any] = {}
         for spec in exp.runs():
             first.setdefault(spec.point, spec)
         for spec in first.values():
             duration = seconds(str(spec.scenario.get("duration", "60s")))
-            short = min(CALIBRATION_S, duration)
             key = f"{name}/{spec.point}"
-            calibrations[key] = (dict(spec.scenario, duration=f"{short}s", warmup="0s"), False)
-            scale_up[key] = (name, duration / short * exp.replications)
+            if duration <= CALIBRATION_S:
+                calibration = dict(spec.scenario, warmup="0s")  # short enough to run whole
+            else:
+                calibration = dict(spec.scenario, duration=f"{CALIBRATION_S}s", warmup=f"{CALIBRATION_STARTUP_S}s")
+            calibrations[key] = (calibration, False)
+            plans[key] = (name, duration, exp.replications)
     cpu = dict.fromkeys(experiments, 0.0)
 
     def add(outcome: RunOutcome) -> None:
         if outcome.error is not None:
             raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
-        name, factor = scale_up[outcome.key]
-        cpu[name] += float(outcome.engine["wall_s"]) * factor
+        name, duration, replications = plans[outcome.key]
+        wall, startup = float(outcome.engine["wall_s"]), float(outcome.engine["warmup_wall_s"])
+        if duration > CALIBRATION_S:
+            steady_per_s = (wall - startup) / (CALIBRATION_S - CALIBRATION_STARTUP_S)
+            wall = startup + steady_per_s * (duration - CALIBRATION_STARTUP_S)
+        cpu[name] += wall * replications
 
     with open_executor("local", jobs, None, len(calibrations)) as pool:
         pool.run_all(calibrations, add)

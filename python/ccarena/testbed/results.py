@@ -174,7 +174,8 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
     return RunResult({
         "meta": meta,
         # No simulator events on the kernel; packets forwarded are the bottleneck's (forward direction).
-        "engine": {"events": 0, "wall_s": raw["wall_s"], "packets_forwarded": links[0]["tx_pkts"], "peak_packets": NAN},
+        "engine": {"events": 0, "wall_s": raw["wall_s"], "packets_forwarded": links[0]["tx_pkts"], "peak_packets": NAN,
+                   "warmup_wall_s": NAN},
         "flows": _columns(flow_rows, flow_cols),
         "flow_series": _columns(series, list(plan.flow_series.columns)),
         "links": _columns(links, link_cols),

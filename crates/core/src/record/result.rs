@@ -75,6 +75,9 @@ pub struct EngineStats {
     pub packets_forwarded: u64,
     /// Most packets stored at once.
     pub peak_packets: u64,
+    /// Wall-clock seconds from the start of the run to the end of its warm-up (0 without one):
+    /// `wall_s − warmup_wall_s` is what the measured part cost, which scales with its length.
+    pub warmup_wall_s: f64,
 }
 
 /// Everything a run produced.
