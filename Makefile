@@ -3,6 +3,8 @@
 # extension is rebuilt only when Rust sources, Cargo files or pyproject.toml change.
 
 PYTHON ?= python3
+# Profile-guided optimisation of the extension (tools/build_ext.sh): 1 or 0.
+PGO ?= 1
 VENV   := .venv
 BIN    := $(VENV)/bin
 VENV_ABS := $(abspath $(VENV))
@@ -26,9 +28,10 @@ $(STAMP_VENV):
 	touch $@
 
 # Build the extension in release mode and install the package (editable: python/ is used in
-# place) with its runtime dependencies.
-$(STAMP_EXT): $(STAMP_VENV) pyproject.toml $(RUST_SOURCES)
-	VIRTUAL_ENV=$(VENV_ABS) PATH=$(VENV_ABS)/bin:$$PATH $(BIN)/maturin develop --release
+# place) with its runtime dependencies; profile-guided when the toolchain allows it
+# (tools/build_ext.sh; `make install PGO=0` builds without).
+$(STAMP_EXT): $(STAMP_VENV) pyproject.toml $(RUST_SOURCES) tools/build_ext.sh tools/pgo_train.py
+	PGO=$(PGO) tools/build_ext.sh $(VENV_ABS)
 	touch $@
 
 # Test tools: the `dev` extra of pyproject.toml.
