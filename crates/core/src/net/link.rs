@@ -238,6 +238,7 @@ impl Link {
         let arrive_at = (done + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
         let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
         self.pipe.push_back((arrive_at, id));
+        self.pipe.prefetch_past_back(PIPE_PREFETCH_AHEAD);
         Admission { arrival: Arrival::Admitted { schedule_arrival }, marked, quench }
     }
 

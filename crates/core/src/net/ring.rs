@@ -57,6 +57,16 @@ impl<T: Copy> Ring<T> {
         Some(v)
     }
 
+    /// Asks the CPU to load the slot `ahead` places past the back: where a push will write a few
+    /// pushes from now (a long ring's back was last written a whole lap ago, so it has left the
+    /// cache, and stores that wait for their line hold up the next ones).
+    #[inline]
+    pub fn prefetch_past_back(&self, ahead: usize) {
+        if let Some(slot) = self.buf.get(self.slot(self.len + ahead)) {
+            super::prefetch::prefetch(slot);
+        }
+    }
+
     /// The `i`-th value from the front.
     #[inline]
     pub fn get(&self, i: usize) -> Option<&T> {
