@@ -7,6 +7,7 @@ skipped with the reason otherwise.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -136,6 +137,45 @@ def test_the_delay_line_adds_the_bottleneck_transmission_time() -> None:
     # 1472 bytes of ICMP payload: 1500-byte IP packets both ways, 1.2 ms each at 10 Mbit/s.
     rtt_min, rtt_avg, out = _ping_rtt_ms((800_000, 800_000), ["-s", "1472"])
     assert 42.4 <= rtt_min and rtt_avg < 43.4, out
+
+
+# Ten 1500-byte datagrams as fast as a sender can write them, after the link has been idle.
+BURST = """
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+for _ in range(10):
+    s.sendto(bytes(1472), (sys.argv[1], 9))
+"""
+
+
+def test_a_burst_into_a_two_packet_queue_delivers_three_packets() -> None:
+    """A link with a 2-packet DropTail buffer takes one packet onto the wire and queues two; the
+    other seven of a back-to-back burst are dropped. HTB with tc's default bucket (more than one
+    packet) let two out together, and the delay line's serialiser held the second: four got
+    through, the buffer was one packet larger than the scenario's."""
+    from ccarena.testbed.netns import Dumbbell, sh
+    from ccarena.testbed.runner import delay_line, stop_delay_line
+
+    net = Dumbbell(flows=1, rate_bps=10e6, queue_limit=2, queue_unit="pkt")
+
+    def fifo() -> dict[str, int]:
+        qdiscs = json.loads(sh(["tc", "-s", "-j", "qdisc", "show", "dev", "bn"], netns=net.ns("r1")).stdout)
+        return next(q for q in qdiscs if not q.get("root"))
+
+    try:
+        net.build()
+        with delay_line(net, 1_000, Path("/dev/null"), (800_000, 800_000)) as line:
+            sh(["ping", "-c", "1", "-W", "3", net.receiver_ip(0)], netns=net.sender(0))  # ARP first
+            time.sleep(0.1)
+            before = fifo()
+            sh([sys.executable, "-c", BURST, net.receiver_ip(0)], netns=net.sender(0))
+            time.sleep(0.1)
+            after = fifo()
+            stop_delay_line(line)
+    finally:
+        net.teardown()
+    # Drops, not packets sent, are counted: the FIFO also carries the odd ARP or IPv6 packet.
+    assert after["drops"] - before["drops"] == 7
 
 
 def test_cubic_and_reno_both_get_throughput_in_the_simulator_s_tables() -> None:
