@@ -90,15 +90,28 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     from ccarena import testbed
 
     result = testbed.run(ONE_CUBIC)
-    # 1460 B of payload per 1500 B on the wire (timestamps off): the TCP maximum of 10 Mbit/s.
-    tcp_max = 10e6 * 1460 / 1500
-    goodput = float(result.flows["goodput_bps"].iloc[0])
-    assert abs(goodput - tcp_max) / tcp_max < 0.02, goodput
+    # The linux stack has timestamps: 1448 B of payload per 1500 B on the wire, the TCP maximum.
+    tcp_max = 10e6 * 1448 / 1500
+    flow = result.flows.iloc[0]
+    assert abs(flow["goodput_bps"] - tcp_max) / tcp_max < 0.02, flow["goodput_bps"]
+    assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1448) < 1
+    assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
     # The rate limit counts IP bytes (tc's Ethernet header taken off): busy link ≈ 100% utilised.
     assert 0.97 < float(result.links.set_index("name").loc["bottleneck", "utilisation"]) < 1.02
     line = result.meta["testbed"]["delayline"]
     assert line["forward"]["packets"] > 3000 and line["forward"]["socket_drops"] == 0
     assert _mine() == []
+
+
+def test_timestamps_follow_the_flow_s_stack() -> None:
+    """`rfc` has no timestamps: full segments carry 1460 B, 12 more than the `linux` stack's
+    (the option's 12 bytes), and the tables count 40 B of headers per segment, not 52."""
+    from ccarena import testbed
+
+    flow = testbed.run(ONE_CUBIC, overrides=["duration=3s", "warmup=1s", 'flows[0].stack="rfc"']).flows.iloc[0]
+    assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1460) < 1
+    assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
+    assert abs(flow["sent_bytes"] / flow["sent_pkts"] - 1500) < 1
 
 
 def _ping_rtt_ms(ps_per_byte: tuple[int, int], ping_args: list[str]) -> tuple[float, float, str]:
@@ -190,7 +203,7 @@ def test_cubic_and_reno_both_get_throughput_in_the_simulator_s_tables() -> None:
     for group in ("cubic", "reno"):
         assert flows.loc[group, "goodput_bps"] > 1e6, flows.loc[group]
     total = float(flows["goodput_bps"].sum())
-    assert 0.9 * 10e6 * 1460 / 1500 < total < 10e6
+    assert 0.9 * 10e6 * 1448 / 1500 < total < 10e6
     # TCP_INFO samples: cwnd and RTT of every flow at every interval after its start.
     series = kernel.flow_series[kernel.flow_series["t_s"] > 1.0]
     assert series["cwnd_pkts"].notna().all() and (series["srtt_s"] >= 0.04).all()

@@ -161,8 +161,6 @@ class Dumbbell:
         for i in range(self.flows):
             for side, router, ip in (("snd", r1, self.sender_ip(i)), ("rcv", r2, self.receiver_ip(i))):
                 host = self._add_ns(f"{side}{i}")
-                # Simulator segments: 1460 B payload + 40 B of headers; no timestamp option.
-                sh(["sysctl", "-qw", "net.ipv4.tcp_timestamps=0"], netns=host)
                 self._veth(host, "eth0", router, f"{side}{i}")
                 net = ip.rsplit(".", 1)[0]
                 sh(["ip", "-n", host, "addr", "add", f"{ip}/24", "dev", "eth0"])
