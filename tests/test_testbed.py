@@ -278,6 +278,8 @@ def test_sigkill_leftovers_are_removed_by_testbed_cleanup() -> None:
         ("flows[0].cc=vegas", r"flows\[0\]\.cc: 'vegas' is not available in this kernel"),
         ("topology.queue={kind='red',limit='100pkt',min_th=5,max_th=15,max_p=0.1,wq=0.002}",
          r"topology\.queue\.kind: 'red' cannot run on the testbed"),
+        # The linux stack's cubic is Linux's (cubic@linux-6); other values cannot be set per socket.
+        ("flows[0].cc_params={beta=0.5}", r"flows\[0\]\.cc_params: Linux's cubic takes no parameters per socket"),
     ],
 )
 def test_refusals_are_one_line(override: str, expected: str) -> None:
