@@ -90,7 +90,8 @@ def refuse_unsupported(doc: dict[str, Any]) -> None:
             raise TestbedError(f"{where}.recovery: {group['recovery']!r} does not exist in Linux (allowed: sack, newreno)")
         if group.get("ecn") or group.get("source_quench"):
             raise TestbedError(f"{where}: ECN and Source Quench are not supported by the testbed")
-        if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(_defaults(group["cc"])):
+        stack = group.get("stack", "linux")
+        if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(_defaults(group["cc"], stack)):
             raise TestbedError(f"{where}.cc_params: Linux's {group['cc']} takes no parameters per socket")
 
 
@@ -99,10 +100,14 @@ def _linux_params(params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in params.items() if not (k == "basis" and v in ("cwnd", "flight_size"))}
 
 
-def _defaults(cc: str) -> dict[str, Any]:
+def _defaults(cc: str, stack: str) -> dict[str, Any]:
+    """The parameters ``cc`` resolves to under ``stack`` when a scenario gives none (the `linux`
+    stack's CUBIC is ``cubic@linux-6``, the other stacks' is RFC 9438's)."""
     from ccarena import api
 
-    for algo in api.algorithms():
-        if algo.protocol == "tcp" and algo.name == cc:
-            return dict(algo.params)
-    return {}
+    doc = {
+        "duration": "1s",
+        "topology": {"kind": "dumbbell", "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms"},
+        "flows": [{"cc": cc, "stack": stack}],
+    }
+    return dict(api.validate(doc)["flows"][0]["cc_params"])

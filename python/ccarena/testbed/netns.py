@@ -29,6 +29,15 @@ PREFIX = "ccarena-tb-"
 ETH_HEADER = 14
 #: Hosts get one /24 each out of 10.1.0.0/16 and 10.2.0.0/16.
 MAX_FLOWS = 250
+#: Sending time HTB's token bucket may bank, seconds: enough for the lateness of its own timer
+#: (p99 23-31 µs measured at 10 Mbit/s, docs/testbed.md), far less than a packet's transmission.
+#: tc's default bucket (1600 B at 10 Mbit/s) holds more than a 1500-byte packet, so after any idle
+#: moment HTB let two packets out together and stayed one packet ahead of the link the delay line
+#: models: the line's serialiser became a hidden one-packet queue behind the FIFO.
+HTB_BUCKET_S = 25e-6
+#: Largest bucket, bytes: a tenth of a 1500-byte packet, so HTB never releases a packet more
+#: than a tenth of its transmission time early, whatever the rate.
+HTB_BUCKET_MAX = 150
 
 
 def sh(args: Sequence[str], *, check: bool = True, netns: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -152,22 +161,29 @@ class Dumbbell:
         for i in range(self.flows):
             for side, router, ip in (("snd", r1, self.sender_ip(i)), ("rcv", r2, self.receiver_ip(i))):
                 host = self._add_ns(f"{side}{i}")
-                # Simulator segments: 1460 B payload + 40 B of headers; no timestamp option.
-                sh(["sysctl", "-qw", "net.ipv4.tcp_timestamps=0"], netns=host)
                 self._veth(host, "eth0", router, f"{side}{i}")
                 net = ip.rsplit(".", 1)[0]
                 sh(["ip", "-n", host, "addr", "add", f"{ip}/24", "dev", "eth0"])
                 sh(["ip", "-n", host, "route", "add", "default", "via", f"{net}.1"])
                 sh(["ip", "-n", router, "addr", "add", f"{net}.1/24", "dev", f"{side}{i}"])
 
+    def htb_bucket_bytes(self) -> int:
+        """HTB's burst and cburst, bytes: :data:`HTB_BUCKET_S` of sending, at most
+        :data:`HTB_BUCKET_MAX`, at least one byte."""
+        return max(1, min(HTB_BUCKET_MAX, int(self.rate_bps * HTB_BUCKET_S / 8)))
+
     def _bottleneck(self, router: str) -> None:
         """HTB at the bottleneck rate (tc's 14-byte Ethernet header taken off by a size table, so
-        the rate counts IP bytes like the simulator's) over a pfifo/bfifo DropTail queue."""
+        the rate counts IP bytes like the simulator's) over a pfifo/bfifo DropTail queue. Its
+        bucket is a fraction of a packet, so it releases each packet when the link would have
+        sent the one before: the FIFO holds everything that waits, as a link's buffer does."""
         dev = ["dev", "bn"]
+        bucket = f"{self.htb_bucket_bytes()}b"
         sh(["tc", "qdisc", "add", *dev, "root", "handle", "1:", "stab", "overhead", str(-ETH_HEADER),
             "htb", "default", "1"], netns=router)
         sh(["tc", "class", "add", *dev, "parent", "1:", "classid", "1:1", "htb",
-            "rate", f"{int(self.rate_bps)}bit", "ceil", f"{int(self.rate_bps)}bit"], netns=router)
+            "rate", f"{int(self.rate_bps)}bit", "ceil", f"{int(self.rate_bps)}bit",
+            "burst", bucket, "cburst", bucket], netns=router)
         fifo = "pfifo" if self.queue_unit == "pkt" else "bfifo"
         sh(["tc", "qdisc", "add", *dev, "parent", "1:1", "handle", "10:", fifo, "limit", str(self.queue_limit)],
            netns=router)

@@ -16,9 +16,10 @@ import numpy as np
 from ccarena.testbed.agent import INFINITE_SSTHRESH
 
 NAN = math.nan
-#: IPv4 (20 B) + TCP without options (20 B): the testbed turns timestamps off so a full segment
-#: is 1460 B of payload in 1500 B, as in the simulator.
+#: IPv4 (20 B) + TCP without options (20 B).
 TCP_HEADERS = 40
+#: The timestamp option as Linux sends it on every segment (10 B, padded: TCPOLEN_TSTAMP_ALIGNED).
+TIMESTAMP_OPTION = 12
 #: IPv4 + UDP headers.
 UDP_HEADERS = 28
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
@@ -42,11 +43,16 @@ def _at(samples: list[dict[str, Any]], t: float, key: str) -> float:
     return value
 
 
-def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, Any], counters: dict[str, dict[str, int]], meta: dict[str, Any]) -> dict[str, Any]:
+def tcp_headers(timestamps: bool) -> int:
+    """Header bytes of a TCP segment on the testbed: IPv4, TCP, and the timestamp option when on."""
+    return TCP_HEADERS + (TIMESTAMP_OPTION if timestamps else 0)
+
+
+def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, Any], counters: dict[str, dict[str, int]], meta: dict[str, Any], timestamps: bool) -> dict[str, Any]:
     duration, warmup, interval = float(meta["duration_s"]), float(meta["warmup_s"]), float(meta["sample_interval_s"])
     final = send["final"]
     udp = plan_row["protocol"] == "udp"
-    headers = UDP_HEADERS if udp else TCP_HEADERS
+    headers = UDP_HEADERS if udp else tcp_headers(timestamps)
     segs, payload = float(final.get("data_segs_out", 0)), float(final.get("bytes_sent", 0))
     # Payload per packet: the TCP segment size, or the UDP datagram's.
     size = float(final.get("snd_mss", 0)) or 1460.0
@@ -81,7 +87,7 @@ def _flow_row(plan_row: dict[str, Any], send: dict[str, Any], recv: dict[str, An
     return row
 
 
-def _flow_series(fid: int, send: dict[str, Any], recv: dict[str, Any], meta: dict[str, Any]) -> list[dict[str, Any]]:
+def _flow_series(fid: int, send: dict[str, Any], recv: dict[str, Any], meta: dict[str, Any], timestamps: bool) -> list[dict[str, Any]]:
     interval = float(meta["sample_interval_s"])
     by_time = {round(s["time_s"], 6): s for s in send["samples"]}
     rows, prev = [], {"data_segs_out": 0, "bytes_sent": 0, "total_retrans": 0}
@@ -96,7 +102,7 @@ def _flow_series(fid: int, send: dict[str, Any], recv: dict[str, Any], meta: dic
             segs = s["data_segs_out"] - prev["data_segs_out"]
             row.update({
                 "sent_pkts": float(segs),
-                "sent_bytes": float(s["bytes_sent"] - prev["bytes_sent"] + TCP_HEADERS * segs),
+                "sent_bytes": float(s["bytes_sent"] - prev["bytes_sent"] + tcp_headers(timestamps) * segs),
                 "retransmitted_pkts": float(s["total_retrans"] - prev["total_retrans"]),
                 "cwnd_pkts": float(s["snd_cwnd"]),
                 "ssthresh_pkts": NAN if s["snd_ssthresh"] >= INFINITE_SSTHRESH else float(s["snd_ssthresh"]),
@@ -155,8 +161,9 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
 
     meta = dict(plan.meta)
     counters = raw["counters"]
-    flow_rows = [_flow_row(f, s, r, c, meta) for f, s, r, c in zip(flows.to_dict("records"), raw["senders"], raw["receivers"], counters)]
-    series = [row for f, s, r in zip(flows["id"], raw["senders"], raw["receivers"]) for row in _flow_series(int(f), s, r, meta)]
+    stamps = raw["timestamps"]
+    flow_rows = [_flow_row(f, s, r, c, meta, ts) for f, s, r, c, ts in zip(flows.to_dict("records"), raw["senders"], raw["receivers"], counters, stamps)]
+    series = [row for f, s, r, ts in zip(flows["id"], raw["senders"], raw["receivers"], stamps) for row in _flow_series(int(f), s, r, meta, ts)]
     links, link_series = _links(plan.links, raw["queues"], meta)
     # The line's interface a faces r1 (the senders' side): a→b carries data, b→a carries ACKs.
     line = {"forward": raw["delayline"]["a_to_b"], "reverse": raw["delayline"]["b_to_a"]}

@@ -96,12 +96,13 @@ def run(
     limit, unit = units.queue_limit(valid["topology"]["queue"]["limit"], "topology.queue.limit")
     group_of = _group_of_each_flow(valid["flows"])
     apps = [_app_spec(valid["flows"][g], f"flows[{g}]") for g in group_of]
+    timestamps = [bool(valid["flows"][g].get("timestamps")) for g in group_of]
     net = Dumbbell(flows=len(flows), rate_bps=float(bottleneck["rate_bps"]), queue_limit=limit, queue_unit=unit)
     started = time.time()
     with _sigterm_as_interrupt(), tempfile.TemporaryDirectory(prefix="ccarena-tb-") as tmp:
         try:
             net.build()
-            raw = _traffic(net, flows, apps, plan.meta, rtts[0], serialisation_ps_per_byte(plan.links), Path(tmp), progress)
+            raw = _traffic(net, flows, apps, timestamps, plan.meta, rtts[0], serialisation_ps_per_byte(plan.links), Path(tmp), progress)
         finally:
             net.teardown()
     raw["wall_s"] = time.time() - started
@@ -128,7 +129,7 @@ def serialisation_ps_per_byte(links: Any) -> tuple[int, int]:
 
 
 def _traffic(
-    net: Dumbbell, flows: Any, apps: list[dict[str, Any]], meta: dict[str, Any], rtt_s: float,
+    net: Dumbbell, flows: Any, apps: list[dict[str, Any]], timestamps: list[bool], meta: dict[str, Any], rtt_s: float,
     ps_per_byte: tuple[int, int], tmp: Path, progress: bool,
 ) -> dict[str, Any]:
     duration, interval = float(meta["duration_s"]), float(meta["sample_interval_s"])
@@ -142,6 +143,10 @@ def _traffic(
             t0 = time.time() + LEAD_S
             for i, flow in flows.iterrows():
                 spec = {"t0": t0, "duration": duration, "interval": interval, "port": BASE_PORT + i, "protocol": flow["protocol"]}
+                # RFC 7323 timestamps as the flow's stack has them (`linux`: on, 1448-byte segments;
+                # `ns2` and `rfc`: off, 1460), at both ends: Linux uses them only if both offer them.
+                for host in (net.receiver(i), net.sender(i)):
+                    sh(["sysctl", "-qw", f"net.ipv4.tcp_timestamps={int(timestamps[i])}"], netns=host)
                 recv = _spawn(net, net.receiver(i), [sys.executable, str(AGENT), "recv", json.dumps({**spec, "out": str(tmp / f"recv{i}.json")})])
                 traffic.append(recv)
                 _wait_ready(recv, f"flow {i}'s receiver")
@@ -167,6 +172,7 @@ def _traffic(
         "receivers": [json.loads((tmp / f"recv{i}.json").read_text()) for i in range(len(flows))],
         "queues": queues,
         "counters": counters,
+        "timestamps": timestamps,
         "delayline": json.loads((tmp / "delayline.json").read_text()),
     }
 

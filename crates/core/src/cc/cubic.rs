@@ -33,16 +33,19 @@
 //! - RFC 9438 §4.3 sets cwnd = W_est when W_cubic(t) < W_est; here cwnd = max(cwnd, W_est) on
 //!   every ACK (the "larger of the two" of §4.2, as Linux's `tcp_friendliness`). The two differ
 //!   only while cwnd lags the curve.
-//! - Linux recomputes its per-ACK increment at most once per jiffy (`HZ/32` when cwnd is
-//!   unchanged) and in integers; here every ACK, in floating point.
+//! - With `arithmetic = "real"` every ACK moves the window in floating point; Linux recomputes
+//!   its per-ACK increment at most once per jiffy (`HZ/32` when cwnd is unchanged), in integers
+//!   and whole segments, which `arithmetic = "linux"` (`cubic_linux.rs`, preset `linux-6`, the
+//!   `linux` stack's CUBIC) does as Linux does.
 //! - RTT_min is the transport's minimum RTT; Linux's `delay_min` also ignores samples in the first
-//!   second of an epoch and restarts after a timeout.
+//!   second of an epoch and restarts after a timeout (as `arithmetic = "linux"` does).
 //! - HyStart's ACK-train threshold omits Linux 6.x's TSO/GRO cushion (`hystart_ack_delay`, at
 //!   most 1 ms): the simulator sends no aggregates. It is RTT_min/2 as for an unpaced Linux socket.
 //! - Spurious-congestion undo (RFC 9438 §4.9) is not implemented.
 //! - Application-limited periods: as Linux (`CA_EVENT_TX_START`), the epoch is shifted by the idle
 //!   time when a segment is sent with nothing outstanding; shorter app-limited spells count.
 
+use super::cubic_linux::LinuxCubic;
 use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -55,6 +58,17 @@ pub enum TargetRtt {
     Srtt,
     /// The minimum RTT (Linux `ca->delay_min`).
     MinRtt,
+}
+
+/// The numbers the curve is computed in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Arithmetic {
+    /// Real numbers and the exact send time: the curve as RFC 9438 writes it.
+    Real,
+    /// Linux `tcp_cubic.c`: whole segments, a jiffy clock at `hz`, the increment recomputed at
+    /// most once per jiffy (`cubic_linux.rs`).
+    Linux,
 }
 
 /// How the window grows in congestion avoidance while no W_max is known (before the first loss,
@@ -92,6 +106,13 @@ pub struct CubicConfig {
     pub no_wmax_rule: NoWmaxRule,
     /// Fraction of cwnd per RTT used by `no_wmax_rule` `"floor"`/`"fixed"` (Linux 6.x: 1/20; 2.6.22: 1/50).
     pub no_wmax_growth: f64,
+    /// `"real"` (RFC 9438) or `"linux"` (Linux 6.x's integers and jiffies, `cubic_linux.rs`;
+    /// it has Linux's own rules for what `reno_friendly_alpha_switch`, `target_rtt`,
+    /// `max_increment` and `no_wmax_*` choose, so those must hold the `linux-6` values).
+    pub arithmetic: Arithmetic,
+    /// Jiffies per second of the `"linux"` arithmetic (CONFIG_HZ: 250 on Debian's and Ubuntu's
+    /// kernels and on the testbed machine, 1000 on Fedora's).
+    pub hz: u32,
     /// HyStart (Linux `hystart = 1`; RFC 9438 §4.10 allows it as the predecessor of HyStart++).
     pub hystart: bool,
     /// HyStart ACK-train detector (Linux `hystart_detect` bit 1).
@@ -123,6 +144,8 @@ impl Default for CubicConfig {
             max_increment: 0.0,
             no_wmax_rule: NoWmaxRule::Curve,
             no_wmax_growth: 0.05,
+            arithmetic: Arithmetic::Real,
+            hz: 250,
             hystart: true,
             hystart_ack_train: true,
             hystart_delay: true,
@@ -148,12 +171,27 @@ impl CcParams for CubicConfig {
         for (name, v) in [("hystart_ack_delta_ms", self.hystart_ack_delta_ms), ("hystart_delay_min_ms", self.hystart_delay_min_ms), ("hystart_delay_max_ms", self.hystart_delay_max_ms)] {
             check_param(name, v, (0.0..=60_000.0).contains(&v), "milliseconds in [0, 60000]")?;
         }
+        // Linux builds with HZ from 100 to 1000; 10000 leaves room and keeps a jiffy ≥ 100 µs.
+        check_param("hz", f64::from(self.hz), (1..=10_000).contains(&self.hz), "ticks per second in [1, 10000]")?;
+        if self.arithmetic == Arithmetic::Linux {
+            let linux = Self::preset("linux-6").expect("the preset exists");
+            let fixed = [
+                ("reno_friendly_alpha_switch", self.reno_friendly_alpha_switch == linux.reno_friendly_alpha_switch),
+                ("target_rtt", self.target_rtt == linux.target_rtt),
+                ("max_increment", self.max_increment == linux.max_increment),
+                ("no_wmax_rule", self.no_wmax_rule == linux.no_wmax_rule),
+                ("no_wmax_growth", self.no_wmax_growth == linux.no_wmax_growth),
+            ];
+            if let Some((name, _)) = fixed.iter().find(|(_, same)| !same) {
+                return Err(format!("{name}: arithmetic \"linux\" follows Linux's own rule here; leave {name} at the linux-6 value or set arithmetic = \"real\""));
+            }
+        }
         Ok(())
     }
 
     const PRESETS: &'static [(&'static str, &'static str)] = &[
         ("rfc9438", "RFC 9438 (2023) with HyStart as in Linux 6.x: beta 0.7, C 0.4; the plain name"),
-        ("linux-6", "Linux 6.x tcp_cubic.c: beta 717/1024, C 410/1024, target by min RTT, >= 5%/RTT growth without W_max, no alpha switch"),
+        ("linux-6", "Linux 6.x tcp_cubic.c in its own arithmetic (whole segments, jiffies at hz): beta 717/1024, C 410/1024, target by min RTT, >= 5%/RTT growth without W_max, no alpha switch; the linux stack's cubic"),
         ("linux-2.6.22", "Linux 2.6.22 CUBIC v2.1 as in ns-2 TCP-Linux and the seed papers: beta 819/1024, C 410/1024, max_increment 16, no HyStart"),
     ];
 
@@ -169,6 +207,7 @@ impl CcParams for CubicConfig {
                 target_rtt: TargetRtt::MinRtt,
                 no_wmax_rule: NoWmaxRule::Floor,
                 no_wmax_growth: 1.0 / 20.0,
+                arithmetic: Arithmetic::Linux,
                 ..CubicConfig::default()
             }),
             "linux-2.6.22" => Some(CubicConfig {
@@ -241,6 +280,8 @@ pub struct Cubic {
     hystart_exit: Option<HyStartExit>,
     ack_delta: SimDuration,
     delay_clamp: (SimDuration, SimDuration),
+    /// The `"linux"` arithmetic's state.
+    linux: Option<LinuxCubic>,
 }
 
 fn millis(ms: f64) -> SimDuration {
@@ -256,7 +297,10 @@ impl Cubic {
         let ack_delta = millis(cfg.hystart_ack_delta_ms);
         let lo = millis(cfg.hystart_delay_min_ms);
         let delay_clamp = (lo, millis(cfg.hystart_delay_max_ms).max(lo));
+        let linux = (cfg.arithmetic == Arithmetic::Linux)
+            .then(|| LinuxCubic::new(cfg.c, cfg.beta, cfg.fast_convergence, cfg.reno_friendly, cfg.hz));
         Cubic {
+            linux,
             cfg,
             w_max: None,
             cwnd_prior: 0.0,
@@ -271,7 +315,10 @@ impl Cubic {
 
     /// W_max in segments, if a reduction has set one.
     pub fn w_max(&self) -> Option<f64> {
-        self.w_max
+        match &self.linux {
+            Some(l) => l.w_max(),
+            None => self.w_max,
+        }
     }
     /// When the current congestion-avoidance epoch began.
     pub fn epoch_start(&self) -> Option<SimTime> {
@@ -348,7 +395,7 @@ impl Cubic {
         if st.cwnd < self.cfg.hystart_low_window {
             return;
         }
-        let rtt_min = st.min_rtt.unwrap_or(rtt);
+        let rtt_min = self.linux.as_ref().map_or(st.min_rtt, |l| l.delay_min()).unwrap_or(rtt);
         let mut exit = None;
         if self.cfg.hystart_ack_train && now.saturating_since(round.last_ack) <= self.ack_delta {
             round.last_ack = now;
@@ -386,10 +433,24 @@ impl CongestionControl for Cubic {
         if acked == 0 {
             return;
         }
+        if let Some(l) = self.linux.as_mut() {
+            l.congestion_avoidance(st, ack.now, acked);
+            return;
+        }
         self.congestion_avoidance(st, ack.now, acked as f64);
     }
 
     fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionEvent) {
+        if let Some(l) = self.linux.as_mut() {
+            if ev.kind == CongestionKind::Timeout {
+                l.on_timeout(st);
+                self.round = None;
+                self.hystart_exit = None;
+            } else {
+                l.on_reduction(st);
+            }
+            return;
+        }
         let cwnd = st.cwnd;
         self.epoch = None;
         self.w_max = Some(match self.w_max {
@@ -407,6 +468,9 @@ impl CongestionControl for Cubic {
     }
 
     fn on_rtt_sample(&mut self, st: &mut CcState, now: SimTime, rtt: SimDuration) {
+        if let Some(l) = self.linux.as_mut() {
+            l.on_rtt_sample(now, rtt);
+        }
         if self.cfg.hystart && self.hystart_exit.is_none() && st.in_slow_start() {
             self.hystart_update(st, now, rtt);
         }
@@ -415,6 +479,11 @@ impl CongestionControl for Cubic {
     fn on_sent(&mut self, st: &mut CcState, now: SimTime) {
         // Linux CA_EVENT_TX_START: the first segment after an idle period (nothing else
         // outstanding) shifts the epoch so the idle time does not advance the curve.
+        if let (Some(l), Some(last)) = (self.linux.as_mut(), self.last_sent) {
+            if st.snd_nxt == st.snd_una + 1 {
+                l.on_restart(now, last);
+            }
+        }
         if let (Some(e), Some(last)) = (self.epoch.as_mut(), self.last_sent) {
             if st.snd_nxt == st.snd_una + 1 {
                 e.start = (e.start + now.saturating_since(last)).min(now);
@@ -625,6 +694,32 @@ mod tests {
     }
 
     #[test]
+    fn linux_arithmetic_holds_a_small_window_at_w_max_where_the_real_curve_climbs() {
+        // cwnd 3, RTT 5 ms, one loss, then 40 ms of ACKs. Linux: ssthresh ⌊3·717/1024⌋ = 2, the
+        // first ACK of the epoch restores W_max = 3 (its cubic term truncates to 0 segments) and
+        // the window holds there until HZ/32 (28 ms at HZ = 250) lets the Reno-friendly estimate
+        // lower the increment (cubic_linux.rs works the numbers). The real-valued curve starts
+        // from 2.1 and crosses 3 within a few round trips, then keeps climbing.
+        let rtt = SimDuration::from_millis(5);
+        let run = |cfg: CubicConfig| {
+            let mut cc = Cubic::new(cfg);
+            // Three segments out at time zero, one of them lost: recovery ends at 5 ms.
+            let mut clock = AckClock::new(&mut cc, 3.0, 3.0, rtt, SimDuration::ZERO);
+            clock.loss(&mut cc);
+            let after = clock.st.cwnd;
+            (after, per_rtt(&mut cc, &mut clock, rtt, 8))
+        };
+        let (after, w) = run(CubicConfig::preset("linux-6").unwrap());
+        assert_eq!(after, 2.0);
+        // 10 ms: back at 3, held while the cnt computed at jiffy 3 (15 ms) stands, through
+        // jiffy 10 (43 ms).
+        assert_eq!(w, [2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0], "{w:?}");
+        let (after, w) = run(CubicConfig { hystart: false, ..CubicConfig::preset("rfc9438").unwrap() });
+        assert!((after - 2.1).abs() < 1e-9, "{after}");
+        assert!(w[1] < 3.0 && w[7] > 3.5, "{w:?}");
+    }
+
+    #[test]
     fn presets_carry_their_sources_constants_and_bad_values_are_rejected() {
         let json = |name: &str| CcConfig::from_name(name, None).unwrap().params_json();
         assert_eq!(json("cubic"), json("cubic@rfc9438"));
@@ -638,5 +733,12 @@ mod tests {
         assert!(e.starts_with("beta") && e.contains("(0, 1)"), "{e}");
         let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"target_rtt": "max"}))).unwrap_err();
         assert!(e.starts_with("target_rtt") && e.contains("min_rtt"), "{e}");
+        // linux-6 is Linux's arithmetic, whose rules leave no room for RFC 9438's α switch.
+        assert_eq!((json("cubic@linux-6")["arithmetic"].as_str(), json("cubic")["arithmetic"].as_str()), (Some("linux"), Some("real")));
+        let e = CcConfig::from_name("cubic@linux-6", Some(&serde_json::json!({"reno_friendly_alpha_switch": true}))).unwrap_err();
+        assert!(e.starts_with("reno_friendly_alpha_switch: arithmetic \"linux\""), "{e}");
+        assert!(CcConfig::from_name("cubic@linux-6", Some(&serde_json::json!({"arithmetic": "real", "hz": 1000}))).is_ok());
+        let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"hz": 0}))).unwrap_err();
+        assert!(e.starts_with("hz"), "{e}");
     }
 }

@@ -10,6 +10,7 @@ pub mod bbr;
 pub mod bic;
 pub mod compound;
 pub mod cubic;
+mod cubic_linux;
 pub mod external;
 pub mod fast;
 pub mod highspeed;

@@ -857,7 +857,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
     let profile = stack.config();
     let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
     let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
-    let cc_config = CcConfig::from_name(&cc, cc_params.as_ref()).map_err(|msg| {
+    let cc_config = CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref()).map_err(|msg| {
         if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") && !msg.starts_with("unknown preset") {
             cc_params_error(path, msg)
         } else {
@@ -915,6 +915,16 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         rcv_buf: g.rcv_buf.or((profile.rcv_buf != u64::MAX).then_some(Bytes(profile.rcv_buf))),
         stack,
     })
+}
+
+/// The preset a plain algorithm name means under a profile: the `linux` stack runs Linux's own
+/// CUBIC (`cubic@linux-6`: its constants, whole segments and jiffies); the others, and any name
+/// with a preset, stay as written. The recorded `cc` keeps the name the scenario gave.
+fn profile_cc_name(stack: Stack, cc: &str) -> String {
+    match (stack, cc) {
+        (Stack::Linux, "cubic") => "cubic@linux-6".into(),
+        _ => cc.into(),
+    }
 }
 
 /// Reno's reduction follows the profile unless the group says otherwise: Linux halves cwnd

@@ -17,6 +17,10 @@
 //! | loss detection                | RACK-TLP (RFC 8985)       | dupthresh                  | dupthresh (RFC 6675)|
 //! | window in fast recovery       | PRR (RFC 6937)            | cwnd = ssthresh            | cwnd = ssthresh     |
 //! | receive buffer                | 6 MB (`tcp_rmem[2]`)      | unlimited                  | unlimited           |
+//! | `cc = "cubic"` runs           | `cubic@linux-6` (Linux's) | RFC 9438                   | RFC 9438            |
+//!
+//! The last row is applied where the scenario is read (`scenario::profile_cc_name`): CUBIC is
+//! an algorithm, not a TCP setting, but Linux's is what a Linux host runs.
 //!
 //! Sources: Linux 6.x `include/net/tcp.h` (`TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`,
 //! `TCP_DELACK_MIN`), `net/ipv4/tcp_ipv4.c` (`sysctl_tcp_rmem` = 4096 131072 6291456),
