@@ -212,8 +212,13 @@ def test_dry_run_extrapolates_the_part_after_the_start_up(monkeypatch: pytest.Mo
     hs = paper("highspeed-tcp")
     estimates = dry_run(hs, "full")
     assert all(s["duration"] == f"{reproduce.CALIBRATION_S}s" and s["warmup"] == f"{reproduce.CALIBRATION_STARTUP_S}s" for s in seen)
-    per_run = {name: cpu / n for name, n, cpu in estimates}
+    per_run = {name: cpu / n for name, n, cpu in estimates if n}
     assert all(abs(v - 598.0) < 1e-9 for v in per_run.values()), per_run
+    # A run two experiments share is counted once, as a reproduction runs it once.
+    import json
+
+    unique = {json.dumps(s.scenario, sort_keys=True, default=str) for e in hs.experiments("full").values() for s in e.runs()}
+    assert sum(n for _, n, _ in estimates) == len(unique) < sum(len(e.runs()) for e in hs.experiments("full").values())
 
 
 def test_duration_reader_for_estimates() -> None:

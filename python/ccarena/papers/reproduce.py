@@ -57,41 +57,53 @@ def dry_run(paper: Paper, scale: Scale, *, jobs: int | None = None) -> list[tupl
     """Per experiment: its number of runs and an estimate of their CPU seconds, from one short
     calibration run of each grid point's first replication (``jobs`` at a time): its start-up as
     measured, and the rest of the run at the rate of the calibration's part after the start-up
-    (``engine.warmup_wall_s`` splits the two), times the number of replications."""
+    (``engine.warmup_wall_s`` splits the two), times the point's runs. A run two experiments share
+    is counted once, with the first (a reproduction runs it once)."""
+    import json
+
     from ccarena.experiment.executors import open_executor
     from ccarena.experiment.worker import RunOutcome
 
     experiments = paper.experiments(scale)
     calibrations: dict[str, tuple[dict[str, Any], bool]] = {}
-    plans: dict[str, tuple[str, float, int]] = {}  # calibration key -> experiment, duration, replications
+    plans: dict[str, tuple[str, float, int]] = {}  # calibration key -> experiment, duration, runs
+    seen: set[str] = set()
+    counted = dict.fromkeys(experiments, 0)
     for name, exp in experiments.items():
         first: dict[int, Any] = {}
+        new_runs: dict[int, int] = {}
         for spec in exp.runs():
             first.setdefault(spec.point, spec)
-        for spec in first.values():
+            key = json.dumps(spec.scenario, sort_keys=True, default=str)
+            if key not in seen:
+                seen.add(key)
+                new_runs[spec.point] = new_runs.get(spec.point, 0) + 1
+        for point, n in new_runs.items():
+            spec = first[point]
             duration = seconds(str(spec.scenario.get("duration", "60s")))
-            key = f"{name}/{spec.point}"
+            key = f"{name}/{point}"
             if duration <= CALIBRATION_S:
                 calibration = dict(spec.scenario, warmup="0s")  # short enough to run whole
             else:
                 calibration = dict(spec.scenario, duration=f"{CALIBRATION_S}s", warmup=f"{CALIBRATION_STARTUP_S}s")
             calibrations[key] = (calibration, False)
-            plans[key] = (name, duration, exp.replications)
+            plans[key] = (name, duration, n)
+            counted[name] += n
     cpu = dict.fromkeys(experiments, 0.0)
 
     def add(outcome: RunOutcome) -> None:
         if outcome.error is not None:
             raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
-        name, duration, replications = plans[outcome.key]
+        name, duration, runs = plans[outcome.key]
         wall, startup = float(outcome.engine["wall_s"]), float(outcome.engine["warmup_wall_s"])
         if duration > CALIBRATION_S:
             steady_per_s = (wall - startup) / (CALIBRATION_S - CALIBRATION_STARTUP_S)
             wall = startup + steady_per_s * (duration - CALIBRATION_STARTUP_S)
-        cpu[name] += wall * replications
+        cpu[name] += wall * runs
 
     with open_executor("local", jobs, None, len(calibrations)) as pool:
         pool.run_all(calibrations, add)
-    return [(name, len(exp.runs()), cpu[name]) for name, exp in experiments.items()]
+    return [(name, counted[name], cpu[name]) for name in experiments]
 
 
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
