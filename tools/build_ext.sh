@@ -17,7 +17,7 @@ profile=""
 if [ "${PGO:-1}" != 0 ]; then
     tool=$(profdata_tool)
     if [ -z "$tool" ] && command -v rustup >/dev/null 2>&1; then
-        timeout 300 rustup component add llvm-tools >/dev/null 2>&1 || true
+        timeout 120 rustup component add llvm-tools >/dev/null 2>&1 || true
         tool=$(profdata_tool)
     fi
     if [ -n "$tool" ]; then
