@@ -110,9 +110,10 @@ fn cube_root(x: u64) -> u64 {
     r
 }
 
-/// cwnd as Linux holds it: whole segments, at least one.
+/// cwnd as Linux holds it: whole segments, at least one (`as` truncates: the floor of a window,
+/// without `f64::floor`'s library call on every ACK).
 fn whole(cwnd: f64) -> u64 {
-    (cwnd.floor() as u64).max(1)
+    (cwnd as u64).max(1)
 }
 
 impl LinuxCubic {

@@ -188,7 +188,6 @@ impl Link {
     pub fn arrive(&mut self, now: SimTime, id: PktId, hop: HopView, pkt: &mut Packet) -> Admission {
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
-                self.tally.dropped_pkts += 1;
                 // As in seed 004 §5.3, where ns-2's error model discards at the router's queue.
                 return self.dropped(DropCause::Loss);
             }
@@ -200,15 +199,8 @@ impl Link {
             Admit::Enqueue => (false, None),
             Admit::EnqueueMarked => (true, None),
             Admit::EnqueueQuenched => (false, Some(QuenchCode::CongestionExperienced)),
-            Admit::DropFull => {
-                self.tally.dropped_pkts += 1;
-                return self.dropped(DropCause::Queue);
-            }
-            Admit::DropEarly => {
-                self.tally.dropped_pkts += 1;
-                self.tally.early_dropped_pkts += 1;
-                return self.dropped(DropCause::Early);
-            }
+            Admit::DropFull => return self.dropped(DropCause::Queue),
+            Admit::DropEarly => return self.dropped(DropCause::Early),
         };
         if marked {
             pkt.ce = true;
@@ -250,9 +242,11 @@ impl Link {
         self.last_tx.1
     }
 
-    /// The admission of a dropped packet: the router quenches its source if the queue says so.
+    /// Counts a dropped packet; the router quenches its source if the queue says so.
     #[cold]
     fn dropped(&mut self, cause: DropCause) -> Admission {
+        self.tally.dropped_pkts += 1;
+        self.tally.early_dropped_pkts += (cause == DropCause::Early) as u64;
         let quench = self.disc.source_quench().then_some(QuenchCode::Dropped);
         self.tally.quench_pkts += quench.is_some() as u64;
         Admission { arrival: Arrival::Dropped(cause), marked: false, quench }

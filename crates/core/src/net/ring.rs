@@ -62,7 +62,9 @@ impl<T: Copy> Ring<T> {
     /// cache, and stores that wait for their line hold up the next ones).
     #[inline]
     pub fn prefetch_past_back(&self, ahead: usize) {
-        if let Some(slot) = self.buf.get(self.slot(self.len + ahead)) {
+        // An empty ring has no slot to load (its mask would wrap to every bit).
+        let mask = self.buf.len().wrapping_sub(1);
+        if let Some(slot) = self.buf.get((self.head + self.len + ahead) & mask) {
             super::prefetch::prefetch(slot);
         }
     }
@@ -130,5 +132,14 @@ mod tests {
         }
         assert_eq!(ring.pop_front(), None);
         assert!(ring.is_empty() && ring.front().is_none() && ring.back().is_none());
+    }
+
+    #[test]
+    fn a_prefetch_hint_is_harmless_on_an_empty_or_full_ring() {
+        Ring::<u32>::default().prefetch_past_back(8); // no storage yet: nothing to load
+        let mut ring = Ring::default();
+        (0..8u32).for_each(|v| ring.push_back(v));
+        ring.prefetch_past_back(8);
+        assert!(ring.iter().copied().eq(0..8));
     }
 }
