@@ -308,8 +308,8 @@ impl Scenario {
                     endpoints.push(Endpoint::DccpReceiver(Box::new(DccpReceiver::new(rev, &cfg, s))));
                 }
                 _ => {
-                    endpoints.push(Endpoint::UdpSender(UdpSender::new(fwd, app)));
-                    endpoints.push(Endpoint::UdpReceiver(UdpReceiver::new()));
+                    endpoints.push(Endpoint::UdpSender(Box::new(UdpSender::new(fwd, app))));
+                    endpoints.push(Endpoint::UdpReceiver(Box::new(UdpReceiver::new())));
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
