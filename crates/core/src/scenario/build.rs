@@ -24,7 +24,7 @@ use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::scenario::topology::HopRange;
 use crate::transport::Addr;
-use crate::udp::{UdpReceiver, UdpSender};
+use crate::udp::UdpSender;
 
 /// Descriptive facts about each flow, for the result tables.
 #[derive(Clone, Debug)]
@@ -309,7 +309,7 @@ impl Scenario {
                 }
                 _ => {
                     endpoints.push(Endpoint::UdpSender(Box::new(UdpSender::new(fwd, app))));
-                    endpoints.push(Endpoint::UdpReceiver(Box::new(UdpReceiver::new())));
+                    endpoints.push(Endpoint::UdpReceiver(Box::default()));
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
