@@ -84,11 +84,9 @@ impl Transport for Endpoint {
     }
 }
 
-/// A flow's two endpoints.
+/// What the engine keeps of a flow besides its counters.
 #[derive(Clone, Copy, Debug)]
-pub struct FlowEnds {
-    pub sender: EpId,
-    pub receiver: EpId,
+pub struct FlowSetup {
     pub start: SimTime,
     /// The sender goes silent at this instant (the flow's `stop`): it still takes packets in
     /// but sends nothing and arms no timer.
@@ -97,14 +95,18 @@ pub struct FlowEnds {
     pub sampled: bool,
 }
 
-impl FlowEnds {
-    /// Flow `f`'s sender and receiver: endpoints `2f` and `2f + 1` (`World::new` checks that
-    /// the scenario laid them out so). A delivery finds its endpoint from the packet's flow
-    /// alone, without a read of the flow's entry (a cache miss per delivery when tens of
-    /// thousands of background sources share the run).
+/// A flow's endpoints: the scenario pushes each flow's sender then its receiver, so they are
+/// endpoints `2f` and `2f + 1`. A delivery finds its endpoint from the packet's flow alone,
+/// without a read of a per-flow entry (a cache miss per delivery when tens of thousands of
+/// background sources share the run).
+impl FlowId {
     #[inline]
-    pub fn endpoints_of(f: FlowId) -> (EpId, EpId) {
-        (EpId(2 * f.0), EpId(2 * f.0 + 1))
+    pub fn sender(self) -> EpId {
+        EpId(2 * self.0)
+    }
+    #[inline]
+    pub fn receiver(self) -> EpId {
+        EpId(2 * self.0 + 1)
     }
 }
 
@@ -135,7 +137,7 @@ pub struct World {
     routes: Routes,
     pub(crate) endpoints: Vec<Endpoint>,
     timers: Vec<TimerSlot>,
-    pub(crate) flows: Vec<FlowEnds>,
+    pub(crate) flows: Vec<FlowSetup>,
     pub(crate) counters: Vec<FlowCounters>,
     pub(crate) end: SimTime,
     warmup: SimTime,
@@ -163,9 +165,9 @@ pub struct WorldParts {
     pub node_count: usize,
     pub links: Vec<Link>,
     pub routes: Routes,
-    /// Each flow's sender then its receiver, in flow order ([`FlowEnds::endpoints_of`]).
+    /// Each flow's sender then its receiver, in flow order ([`FlowId::sender`]).
     pub endpoints: Vec<Endpoint>,
-    pub flows: Vec<FlowEnds>,
+    pub flows: Vec<FlowSetup>,
     pub end: SimTime,
     pub warmup: SimTime,
     pub sample_interval: SimDuration,
@@ -183,11 +185,7 @@ impl World {
     }
 
     pub fn new(parts: WorldParts) -> World {
-        assert!(
-            parts.flows.iter().enumerate().all(|(f, e)| FlowEnds::endpoints_of(FlowId(f as u32)) == (e.sender, e.receiver))
-                && parts.endpoints.len() == 2 * parts.flows.len(),
-            "endpoints must come in flow order, each flow's sender then its receiver"
-        );
+        assert_eq!(parts.endpoints.len(), 2 * parts.flows.len(), "two endpoints per flow, sender then receiver");
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
@@ -201,8 +199,8 @@ impl World {
             routes: parts.routes,
             timers: {
                 let mut t = vec![TimerSlot::default(); parts.endpoints.len()];
-                for f in &parts.flows {
-                    t[f.sender.0 as usize].silent_from = f.stop;
+                for (f, setup) in parts.flows.iter().enumerate() {
+                    t[FlowId(f as u32).sender().0 as usize].silent_from = setup.stop;
                 }
                 t
             },
@@ -353,7 +351,6 @@ impl World {
 
     fn deliver(&mut self, id: PktId) {
         let pkt = self.slab.remove(id);
-        let ends = FlowEnds::endpoints_of(pkt.flow);
         let ep = if pkt.header.is_data() {
             let c = &mut self.counters[pkt.flow.0 as usize];
             c.delivered_pkts += 1;
@@ -366,17 +363,17 @@ impl World {
                 c.delay.record(delay);
                 c.jitter.record(delay);
             }
-            ends.1
+            pkt.flow.receiver()
         } else if let Header::IcmpSourceQuench { of_data, .. } = pkt.header {
             let c = &mut self.counters[pkt.flow.0 as usize];
             c.sq_received_pkts += 1;
             c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
             // The quoted packet's source: the sender for data, the receiver for an ACK.
-            if of_data { ends.0 } else { ends.1 }
+            if of_data { pkt.flow.sender() } else { pkt.flow.receiver() }
         } else if pkt.header.to_receiver() {
-            ends.1 // DCCP's client-side control packets (Request, Ack, Close)
+            pkt.flow.receiver() // DCCP's client-side control packets (Request, Ack, Close)
         } else {
-            ends.0
+            pkt.flow.sender()
         };
         self.endpoints[ep.0 as usize].handle_packet(self.now, &pkt);
         self.service(ep);
@@ -436,7 +433,7 @@ impl World {
     }
 
     fn goodput_bytes(&self, f: usize) -> u64 {
-        self.endpoints[self.flows[f].receiver.0 as usize].probe().delivered_bytes
+        self.endpoints[FlowId(f as u32).receiver().0 as usize].probe().delivered_bytes
     }
 
     fn snapshot_warmup(&mut self) {
@@ -459,7 +456,7 @@ impl World {
             }
             let snap = self.counters[f].snapshot(self.goodput_bytes(f));
             let prev = std::mem::replace(&mut self.last_flow_snapshot[f], snap);
-            let probe = self.endpoints[self.flows[f].sender.0 as usize].probe();
+            let probe = self.endpoints[FlowId(f as u32).sender().0 as usize].probe();
             let c = &mut self.counters[f];
             let s = &mut self.flow_series;
             s.flow.push(f as u32);
@@ -524,11 +521,6 @@ impl World {
     /// An endpoint, for measurements beyond the probe (tests, diagnostics).
     pub fn endpoint(&self, ep: EpId) -> &Endpoint {
         &self.endpoints[ep.0 as usize]
-    }
-
-    /// The two endpoints of flow `f`.
-    pub fn flow_ends(&self, f: FlowId) -> FlowEnds {
-        self.flows[f.0 as usize]
     }
 
     pub fn queue_len(&self) -> usize {

@@ -1,6 +1,7 @@
 //! Running a scenario end to end: build, run, collect the result tables.
 
 use crate::engine::{RunOutcome, World};
+use crate::net::packet::FlowId;
 use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::secs;
 use crate::record::pcap::{FlowWire, PcapOptions, PcapTap};
@@ -145,7 +146,7 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("rtt_base_s", Column::F64(metas.iter().map(|m| m.rtt_base.as_secs_f64()).collect()));
 
     let c = &w.counters;
-    let probes: Vec<_> = w.flows.iter().map(|f| (w.endpoint_probe(f.sender), w.endpoint_probe(f.receiver))).collect();
+    let probes: Vec<_> = (0..n as u32).map(FlowId).map(|f| (w.endpoint_probe(f.sender()), w.endpoint_probe(f.receiver()))).collect();
     let u = |f: &dyn Fn(usize) -> u64| Column::U64((0..n).map(f).collect());
     let fl = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
     flows.push("sent_pkts", u(&|i| c[i].sent_pkts));

@@ -54,8 +54,7 @@ fn ccid3_rate_follows_the_tcp_equation_under_random_loss() {
     for p in [0.01, 0.05] {
         let duration_s = 400.0;
         let w = run_world(&lossy_path("ccid3", p, "400s"), None);
-        let ends = w.flow_ends(FlowId(0));
-        let (Endpoint::DccpSender(tx), Endpoint::DccpReceiver(rx)) = (w.endpoint(ends.sender), w.endpoint(ends.receiver)) else {
+        let (Endpoint::DccpSender(tx), Endpoint::DccpReceiver(rx)) = (w.endpoint(FlowId(0).sender()), w.endpoint(FlowId(0).receiver())) else {
             panic!("DCCP endpoints expected")
         };
         let tfrc = rx.ccid().tfrc().expect("a CCID 3 receiver");
@@ -184,12 +183,11 @@ fn ccid2_receiver_forgets_what_the_sender_acknowledged() {
         "#,
         None,
     );
-    let ends = w.flow_ends(FlowId(0));
-    let Endpoint::DccpReceiver(rx) = w.endpoint(ends.receiver) else { panic!() };
+    let Endpoint::DccpReceiver(rx) = w.endpoint(FlowId(0).receiver()) else { panic!() };
     assert!(rx.data_received() > 10_000, "{}", rx.data_received());
     let bytes = rx.ccid().ccid2().expect("a CCID 2 receiver").vector_bytes();
     assert!(bytes < 40, "the Ack Vector holds {bytes} bytes");
-    let Endpoint::DccpSender(tx) = w.endpoint(ends.sender) else { panic!() };
+    let Endpoint::DccpSender(tx) = w.endpoint(FlowId(0).sender()) else { panic!() };
     let cwnd = tx.ccid().inner().probe().cwnd.unwrap();
     assert!(cwnd > 2.0 && cwnd < 100.0, "cwnd {cwnd}");
 }
@@ -251,7 +249,7 @@ fn first_data_packet_leaves_one_round_trip_after_the_start() {
         // (A run stops after its last sample, taken at its end: events at the very end are cut.)
         let at = run_world(&toml, Some(expected + SimDuration::from_nanos(1)));
         assert!(at.flow_counters(FlowId(0)).sent_pkts >= 1, "{cc}: no data at {expected}");
-        let Endpoint::DccpSender(tx) = at.endpoint(at.flow_ends(FlowId(0)).sender) else { panic!() };
+        let Endpoint::DccpSender(tx) = at.endpoint(FlowId(0).sender()) else { panic!() };
         assert_eq!(tx.handshake_rtt(), Some(SimDuration::from_millis(40) + ser(40) + ser(48)));
     }
 }
@@ -316,7 +314,7 @@ fn late_data_is_discarded_in_the_sender() {
         )
     };
     let w = run_world(&toml("max_queue_delay = \"100ms\""), None);
-    let Endpoint::DccpSender(tx) = w.endpoint(w.flow_ends(FlowId(0)).sender) else { panic!() };
+    let Endpoint::DccpSender(tx) = w.endpoint(FlowId(0).sender()) else { panic!() };
     let produced = 30 * 4_000_000 / 8_000 + 1;
     assert!(tx.app_discarded() > produced / 4, "discarded {} of {produced}", tx.app_discarded());
     // Every message was sent or discarded, except those younger than 100 ms (50 at 500/s) and
@@ -324,7 +322,7 @@ fn late_data_is_discarded_in_the_sender() {
     let (sent, discarded) = (tx.data_sent(), tx.app_discarded());
     assert!(sent + discarded + 51 >= produced, "sent {sent}, discarded {discarded} of {produced}");
     let w = run_world(&toml(""), None);
-    let Endpoint::DccpSender(tx) = w.endpoint(w.flow_ends(FlowId(0)).sender) else { panic!() };
+    let Endpoint::DccpSender(tx) = w.endpoint(FlowId(0).sender()) else { panic!() };
     assert_eq!(tx.app_discarded(), 0);
 }
 

@@ -695,6 +695,7 @@ mod engine_tests {
     //! this lives with the crate rather than in tests/cc_libra.rs).
     use crate::cc::AnyCc;
     use crate::engine::{Endpoint, World};
+    use crate::net::packet::FlowId;
     use crate::scenario::Scenario;
 
     /// Runs a scenario; returns, per Libra flow, the capacity in effect (bit/s) and whether it is
@@ -705,8 +706,8 @@ mod engine_tests {
         let mut w = World::new(built.parts);
         w.run(&mut |_| true);
         let mut out = Vec::new();
-        for f in &w.flows {
-            if let Endpoint::TcpSender(tx) = &w.endpoints[f.sender.0 as usize] {
+        for f in 0..w.flows.len() as u32 {
+            if let Endpoint::TcpSender(tx) = w.endpoint(FlowId(f).sender()) {
                 if let AnyCc::Libra(l) = tx.congestion_control() {
                     out.push((l.capacity_bps(tx.cc_state()), l.probing()));
                 }

@@ -11,7 +11,7 @@ use crate::app::web::WebApp;
 use crate::app::AppSource;
 use crate::dccp::sender::DccpConfig;
 use crate::dccp::{DccpReceiver, DccpSender};
-use crate::engine::{EpId, Endpoint, FlowEnds, WorldParts};
+use crate::engine::{Endpoint, FlowSetup, WorldParts};
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::packet::{FlowId, LinkId, NodeId};
@@ -270,8 +270,6 @@ impl Scenario {
                     AppSource::on_off(inst.start, on_mean.0, off_mean.0, rate.0, packet_size.0 as u32, app_rng())
                 }
             };
-            let sender = EpId(endpoints.len() as u32);
-            let receiver = EpId(endpoints.len() as u32 + 1);
             match (g.protocol, &g.tcp) {
                 (Protocol::Tcp, Some(t)) => {
                     let profile = t.stack.config();
@@ -313,7 +311,7 @@ impl Scenario {
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
-            flows.push(FlowEnds { sender, receiver, start: inst.start, stop: inst.stop, sampled: inst.role == "main" });
+            flows.push(FlowSetup { start: inst.start, stop: inst.stop, sampled: inst.role == "main" });
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
