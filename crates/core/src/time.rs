@@ -20,6 +20,19 @@ impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
     pub const MAX: SimTime = SimTime(u64::MAX);
 
+    /// The earliest of some optional instants; `None` when every one is. Endpoints ask this
+    /// of their timers after every packet: as a fold it compiles to a few conditional moves,
+    /// where `into_iter().flatten().min()` copied the array through the stack (1 % of a
+    /// parking-lot run's instructions).
+    #[inline]
+    pub fn earliest<const N: usize>(times: [Option<SimTime>; N]) -> Option<SimTime> {
+        times.iter().fold(None, |acc, &t| match (acc, t) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, None) => a,
+            (None, b) => b,
+        })
+    }
+
     pub const fn from_nanos(ns: u64) -> Self {
         SimTime(ns)
     }

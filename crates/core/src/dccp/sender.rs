@@ -351,7 +351,7 @@ impl Transport for DccpSender {
                     ClientState::Request => None,
                     _ => self.ccid.inner().poll_timeout(),
                 };
-                [self.request_timer.at, self.partopen_timer.at, self.close_timer.at, self.pace_at, self.app_at, ccid].into_iter().flatten().min()
+                SimTime::earliest([self.request_timer.at, self.partopen_timer.at, self.close_timer.at, self.pace_at, self.app_at, ccid])
             }
         }
     }

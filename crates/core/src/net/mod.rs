@@ -3,7 +3,7 @@ pub mod icmp;
 pub mod link;
 pub mod loss;
 pub mod packet;
-mod prefetch;
+pub(crate) mod prefetch;
 pub mod queue;
 mod ring;
 pub mod routing;

@@ -1,5 +1,7 @@
 //! Cache hints for the packet path: ask the CPU to start loading memory a hop is about to read,
-//! so that the miss overlaps other work. A hint changes no state and no result.
+//! so that the miss overlaps other work. TCP's per-segment queues use them too (the scoreboard
+//! and RACK's transmissions, read in order one round trip after they were written). A hint
+//! changes no state and no result.
 
 /// x86-64 cache line, bytes.
 const LINE: usize = 64;

@@ -91,6 +91,10 @@ pub struct Sacked {
     pub latest: Option<LatestSent>,
 }
 
+/// How far past SND.UNA an ACK loads the scoreboard for the ACKs after it: 8 entries of 24
+/// bytes, three cache lines.
+const SEGS_PREFETCH_AHEAD: usize = 8;
+
 /// Per-segment state of the outstanding window, with Linux-style incremental counters.
 #[derive(Clone, Debug, Default)]
 pub struct Scoreboard {
@@ -237,6 +241,11 @@ impl Scoreboard {
         self.mark_next = self.mark_next.max(self.una);
         self.retx_hint = self.retx_hint.max(self.una);
         self.lost_end = self.lost_end.max(self.una);
+        // The next ACKs read on from here; on a long path these entries were written a whole
+        // round trip ago and have left the cache.
+        if let Some(ahead) = self.segs.get(SEGS_PREFETCH_AHEAD) {
+            crate::net::prefetch::prefetch(ahead);
+        }
         out
     }
 

@@ -527,7 +527,7 @@ impl Transport for TcpSender {
             return Some(self.start);
         }
         let t = &self.timers;
-        [t.rto, t.app, t.pace, t.syn, t.reorder, t.probe].into_iter().flatten().min()
+        SimTime::earliest([t.rto, t.app, t.pace, t.syn, t.reorder, t.probe])
     }
 
     fn probe(&self) -> Probe {
