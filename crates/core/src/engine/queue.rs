@@ -65,8 +65,12 @@ pub struct EventQueue {
     levels: u16,
     /// Time of the entry popped last; every queued time is at least this.
     last: u64,
-    len: usize,
+    /// Entries scheduled (the last `seq` given) and popped: their difference is the length.
+    /// `schedule` writes only the first and `pop` only the second: kept as one `len`, the two
+    /// updates were fused into one 16-byte read of `seq` and `len` that waited on `pop`'s 8-byte
+    /// write still in the store buffer (a failed store-to-load forward on every schedule).
     seq: u64,
+    popped: u64,
 }
 
 impl Default for EventQueue {
@@ -79,8 +83,8 @@ impl Default for EventQueue {
             occupied: [0; LEVELS],
             levels: 0,
             last: 0,
-            len: 0,
             seq: 0,
+            popped: 0,
         }
     }
 }
@@ -90,7 +94,6 @@ impl EventQueue {
         let time = time.as_nanos();
         debug_assert!(time >= self.last, "event scheduled in the past: {time} ns < {} ns", self.last);
         self.seq += 1;
-        self.len += 1;
         let entry = Entry { time, seq: self.seq, event };
         if time == self.last {
             self.due.insert(0, entry); // the newest seq: due after every other
@@ -105,7 +108,7 @@ impl EventQueue {
             self.refill_due();
         }
         let e = self.due.pop()?;
-        self.len -= 1;
+        self.popped += 1;
         Some((SimTime::from_nanos(e.time), e.event))
     }
 
@@ -118,11 +121,11 @@ impl EventQueue {
     }
 
     pub fn len(&self) -> usize {
-        self.len
+        (self.seq - self.popped) as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.seq == self.popped
     }
 
     /// A pool node holding `entry`.
