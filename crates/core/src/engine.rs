@@ -561,8 +561,9 @@ mod tests {
                 // Few distinct offsets, so most events tie with others; some far in the future.
                 let offset = match (r >> 8) % 8 {
                     0..=3 => 0,
-                    4 | 5 => (r >> 16) % 3,
-                    6 => (r >> 16) % 1000,
+                    4 => (r >> 16) % 3,
+                    5 => (r >> 16) % 1000,
+                    6 => (r >> 16) % 50_000_000, // up to 50 ms: every level to the fifth
                     _ => (1 << 40) | ((r >> 16) % 7),
                 };
                 let t = SimTime::from_nanos(now + offset);
