@@ -38,7 +38,7 @@ const WORST_CASE_DELAYED_ACK: SimDuration = SimDuration::from_millis(200);
 /// Linux `TCP_TIMEOUT_MIN` (2 jiffies at HZ = 1000) added to the PTO otherwise.
 const PTO_SLACK: SimDuration = SimDuration::from_millis(2);
 /// How far past the front an ACK loads the transmissions for the ACKs after it: 8 entries of
-/// 24 bytes, three cache lines.
+/// 24 bytes, three cache lines ahead (about four delayed ACKs).
 const SENT_PREFETCH_AHEAD: usize = 8;
 /// PTO before any RTT sample (RFC 8985 §7.2: 1 s, Linux `TCP_TIMEOUT_INIT`).
 const PTO_WITHOUT_SRTT: SimDuration = SimDuration::from_secs(1);

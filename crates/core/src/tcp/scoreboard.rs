@@ -92,7 +92,7 @@ pub struct Sacked {
 }
 
 /// How far past SND.UNA an ACK loads the scoreboard for the ACKs after it: 8 entries of 24
-/// bytes, three cache lines.
+/// bytes, three cache lines ahead (about four delayed ACKs).
 const SEGS_PREFETCH_AHEAD: usize = 8;
 
 /// Per-segment state of the outstanding window, with Linux-style incremental counters.
