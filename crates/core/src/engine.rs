@@ -248,11 +248,7 @@ impl World {
     /// fraction of simulated time done; returning `false` stops the run.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> RunOutcome {
         const PROGRESS_EVERY: u64 = 1 << 18;
-        while let Some(t) = self.queue.peek_time() {
-            if t > self.end {
-                break;
-            }
-            let (t, ev) = self.queue.pop().expect("peeked");
+        while let Some((t, ev)) = self.queue.pop_until(self.end) {
             self.now = t;
             self.events += 1;
             match ev {

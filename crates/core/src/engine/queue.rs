@@ -20,7 +20,9 @@
 //! Ties are broken by an insertion counter `seq`. The entries due at `last` wait in `due`, in
 //! decreasing `seq` order so that the next one is popped from the end: an entry scheduled at
 //! `last` (rare: zero-delay steps) has the largest `seq` so far and goes to the front, and those
-//! a slot brings (`due` is empty then) are sorted once.
+//! a slot brings (`due` is empty then) are sorted once. A slot holding the next event alone (the
+//! common case) hands it over without passing through `due`, and the event loop asks for the
+//! next event due by its end in one call, which puts an event past the end back in `due`.
 
 use super::Event;
 use crate::time::SimTime;
@@ -104,20 +106,22 @@ impl EventQueue {
     }
 
     pub fn pop(&mut self) -> Option<(SimTime, Event)> {
-        if self.due.is_empty() {
-            self.refill_due();
-        }
-        let e = self.due.pop()?;
-        self.popped += 1;
-        Some((SimTime::from_nanos(e.time), e.event))
+        self.pop_until(SimTime::MAX)
     }
 
-    /// Time of the next event (finding it is the work a pop would do anyway).
-    pub fn peek_time(&mut self) -> Option<SimTime> {
-        if self.due.is_empty() {
-            self.refill_due();
+    /// The next event if it is due by `end` (inclusive); otherwise it stays queued.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, Event)> {
+        let e = match self.due.pop() {
+            Some(e) => e,
+            None => self.take_next()?,
+        };
+        if e.time > end.as_nanos() {
+            self.due.push(e); // back where it was: the next entry is `due`'s last
+            return None;
         }
-        self.due.last().map(|e| SimTime::from_nanos(e.time))
+        self.popped += 1;
+        Some((SimTime::from_nanos(e.time), e.event))
     }
 
     pub fn len(&self) -> usize {
@@ -164,11 +168,11 @@ impl EventQueue {
         self.levels |= 1 << level;
     }
 
-    /// With `due` empty, advances `last` to the earliest queued time and moves every entry due
-    /// then into `due`.
-    fn refill_due(&mut self) {
+    /// With `due` empty, advances `last` to the earliest queued time and takes the first entry
+    /// due then; the others due then go to `due`.
+    fn take_next(&mut self) -> Option<Entry> {
         if self.levels == 0 {
-            return;
+            return None;
         }
         let level = self.levels.trailing_zeros() as usize;
         let digit = self.occupied[level].trailing_zeros() as usize;
@@ -181,9 +185,8 @@ impl EventQueue {
         if first.next == NIL {
             // The common case: the slot holds the next event alone.
             self.last = first.entry.time;
-            self.due.push(first.entry);
             self.release(head);
-            return;
+            return Some(first.entry);
         }
         // Digit 0 is the last one, so a level-0 slot holds one instant; otherwise its entries
         // agree with its earliest time in every digit from `level` up, so each is either due
@@ -209,5 +212,6 @@ impl EventQueue {
         if self.due.len() > 1 {
             self.due.sort_unstable_by_key(|e| std::cmp::Reverse(e.seq));
         }
+        self.due.pop()
     }
 }
