@@ -570,7 +570,7 @@ mod tests {
                 // The model's next event: the earliest time, and among equals the first inserted.
                 let i = (0..model.len()).min_by_key(|&i| (model[i].0, i)).unwrap();
                 let (t, want) = model.remove(i);
-                if t.as_nanos() > now && (r >> 8) % 4 == 0 {
+                if t.as_nanos() > now && (r >> 8).is_multiple_of(4) {
                     // As at the end of a run: an event past the end stays queued, in its place.
                     assert_eq!(q.pop_until(SimTime::from_nanos(t.as_nanos() - 1)), None, "pop {popped}");
                     assert_eq!(q.len(), model.len() + 1);
