@@ -5,10 +5,20 @@
 //! entries: each link has at most one pending arrival (its serialiser needs no events, see
 //! `net::link`), each endpoint at most one live timer. Timers are never removed: each carries the generation it was
 //! armed with, and a popped timer whose generation is stale is ignored.
+//!
+//! A packet hop is one event, the packet's arrival at the far end, except onto a link fed by
+//! one link alone (`net::feeder`; a receiving host's access link behind its router): when the
+//! feeder admits a packet bound for it, the engine admits it there at once, with the instant it
+//! will reach the router, and the arrival at the router is no event at all. That link's state
+//! is then ahead of the clock, which only counter reads could see, so a packet due there at or
+//! after the next read waits in the link's inbound queue until the read has been taken.
+//! Results are those of an event per hop, bit for bit, but for the order of simultaneous
+//! arrivals at the same queue, which the removed events used to decide by their `seq`.
 
 use crate::net::icmp;
 use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
+use crate::net::feeder::SoleFeeders;
 use crate::net::link::{Arrival, Link};
 use crate::net::packet::{FlowId, LinkId, NodeId, Packet, PacketSlab, PktId};
 use crate::wire::Header;
@@ -31,6 +41,10 @@ pub struct EpId(pub u32);
 pub enum Event {
     /// The packet at the head of a link's pipe reaches the far node.
     Arrive(LinkId),
+    /// A link with a sole feeder: admit the packets that reached its input by now, and take
+    /// its pipe's next packet if it reaches the far node now. Valid only if `generation` is still
+    /// the link's (an earlier event superseded it).
+    Fed { link: LinkId, generation: u32 },
     /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
     Timer { ep: EpId, gen: u64 },
     /// Record one sample of every time series.
@@ -135,6 +149,11 @@ pub struct World {
     pub(crate) links: Vec<Link>,
     node_count: usize,
     routes: Routes,
+    /// Links fed by one link alone take that link's packets into their inbound queue when it
+    /// admits them: their arrival at the node between needs no event (`net::feeder`).
+    sole_feeders: SoleFeeders,
+    /// Those links, whose inbound queues are emptied up to `now` before any counter is read.
+    fed_links: Vec<LinkId>,
     pub(crate) endpoints: Vec<Endpoint>,
     timers: Vec<TimerSlot>,
     pub(crate) flows: Vec<FlowSetup>,
@@ -143,6 +162,8 @@ pub struct World {
     warmup: SimTime,
     sample_interval: SimDuration,
     next_sample: SimTime,
+    /// See [`World::set_next_read`].
+    next_read: SimTime,
     /// Counters at the end of warm-up (zeros if there is none).
     pub(crate) at_warmup: Vec<FlowSnapshot>,
     pub(crate) links_at_warmup: Vec<crate::net::link::LinkCounters>,
@@ -165,6 +186,8 @@ pub struct WorldParts {
     pub node_count: usize,
     pub links: Vec<Link>,
     pub routes: Routes,
+    /// The links each link alone feeds, from the flows' routes ([`SoleFeeders::add_path`]).
+    pub sole_feeders: SoleFeeders,
     /// Each flow's sender then its receiver, in flow order ([`FlowId::sender`]).
     pub endpoints: Vec<Endpoint>,
     pub flows: Vec<FlowSetup>,
@@ -188,15 +211,26 @@ impl World {
         assert_eq!(parts.endpoints.len(), 2 * parts.flows.len(), "two endpoints per flow, sender then receiver");
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
+        // A Source Quench leaves a router, not an endpoint: no flow's route says which links it
+        // feeds, so no link is taken to have a sole feeder where any queue sends them.
+        let sole_feeders = if parts.links.iter().any(Link::quenches) { SoleFeeders::none(n_links) } else { parts.sole_feeders };
+        let fed_links: Vec<LinkId> = (0..n_links as u32).map(LinkId).filter(|&l| sole_feeders.of(l).is_some()).collect();
+        let mut links = parts.links;
+        for &l in &fed_links {
+            links[l.0 as usize].fed = true;
+            links[sole_feeders.of(l).expect("fed").0 as usize].feeds = true;
+        }
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
         // whose flows end, never pays for the rows it does not record).
         let flow_series = FlowSeries::default();
         let mut w = World {
             queue: EventQueue::default(),
             slab: PacketSlab::with_capacity(4096),
-            links: parts.links,
+            links,
             node_count: parts.node_count,
             routes: parts.routes,
+            sole_feeders,
+            fed_links,
             timers: {
                 let mut t = vec![TimerSlot::default(); parts.endpoints.len()];
                 for (f, setup) in parts.flows.iter().enumerate() {
@@ -212,6 +246,7 @@ impl World {
             sample_interval: parts.sample_interval,
             pcap: None,
             next_sample: SimTime::ZERO,
+            next_read: SimTime::ZERO,
             at_warmup: vec![FlowSnapshot::default(); n_flows],
             links_at_warmup: vec![Default::default(); n_links],
             last_flow_snapshot: vec![FlowSnapshot::default(); n_flows],
@@ -230,6 +265,7 @@ impl World {
         }
         w.next_sample = (SimTime::ZERO + w.sample_interval).min(w.end);
         w.queue.schedule(w.next_sample, Event::Sample);
+        w.set_next_read();
         for ep in 0..w.endpoints.len() {
             w.service(EpId(ep as u32));
         }
@@ -253,6 +289,7 @@ impl World {
             self.events += 1;
             match ev {
                 Event::Arrive(l) => self.on_arrive(l),
+                Event::Fed { link, generation } => self.on_fed_link(link, generation),
                 Event::Timer { ep, gen } => self.on_timer(ep, gen),
                 Event::Sample => {
                     self.take_sample();
@@ -261,6 +298,7 @@ impl World {
                     }
                     self.next_sample = (self.now + self.sample_interval).min(self.end);
                     self.queue.schedule(self.next_sample, Event::Sample);
+                    self.set_next_read();
                 }
                 Event::WarmupEnd => self.snapshot_warmup(),
             }
@@ -287,6 +325,70 @@ impl World {
         self.at_node(node, id);
     }
 
+    /// The event of a link fed by one link alone: admit the packets that have reached its input
+    /// by now, in order, then take the pipe's next packet if it reaches the far end now.
+    fn on_fed_link(&mut self, l: LinkId, generation: u32) {
+        if !self.links[l.0 as usize].take_event(generation) {
+            return; // superseded by an earlier event
+        }
+        if !self.links[l.0 as usize].inbound_is_empty() {
+            self.take_inbound(l, self.now + SimDuration::from_nanos(1));
+        }
+        let now = self.now;
+        let link = &mut self.links[l.0 as usize];
+        let due = link.pipe_due(now).then(|| link.pop_arrival(now));
+        if let Some(at) = link.next_due() {
+            self.arm(l, at);
+        }
+        let due = due.map(|(id, next)| {
+            if let Some((_, next_id)) = next {
+                self.slab.prefetch(next_id); // as `on_arrive` does
+            }
+            id
+        });
+        if let Some(id) = due {
+            let node = self.links[l.0 as usize].to;
+            if let Some(tap) = self.pcap.as_deref_mut() {
+                tap.capture(l, now, self.slab.get(id));
+            }
+            self.packets_forwarded += 1;
+            self.at_node(node, id);
+        }
+    }
+
+    /// Admits, at the instants they reached its input, the packets in `l`'s inbound queue that
+    /// reached it before `until`. Each one ends a hop over the feeder.
+    fn take_inbound(&mut self, l: LinkId, until: SimTime) {
+        while let Some((at, id)) = self.links[l.0 as usize].take_inbound(until) {
+            self.packets_forwarded += 1;
+            self.admit(l, id, at);
+        }
+    }
+
+    /// A link with a sole feeder needs an event by `at`.
+    fn arm(&mut self, l: LinkId, at: SimTime) {
+        if let Some(generation) = self.links[l.0 as usize].arm(at) {
+            self.queue.schedule(at, Event::Fed { link: l, generation });
+        }
+    }
+
+    /// Brings every inbound queue up to now, so that counters read now are as if each packet
+    /// had been admitted at its own instant. A packet reaching a link's input exactly now is left
+    /// for after the read, where its event would have come: the event of a read (a sample,
+    /// the end of warm-up) was scheduled before that packet's.
+    fn take_all_inbound(&mut self) {
+        for i in 0..self.fed_links.len() {
+            self.take_inbound(self.fed_links[i], self.now);
+        }
+    }
+
+    /// The next instant counters are read (a sample, the end of warm-up). A packet that a link
+    /// with a sole feeder would admit before then is admitted at once, with its own arrival
+    /// instant: no read can come in between to see the link ahead of time.
+    fn set_next_read(&mut self) {
+        self.next_read = if self.now < self.warmup { self.warmup.min(self.next_sample) } else { self.next_sample };
+    }
+
     /// A packet is at `node`: deliver it if addressed here, else forward it.
     fn at_node(&mut self, node: NodeId, id: PktId) {
         let dst = self.slab.hop(id).dst;
@@ -301,21 +403,35 @@ impl World {
     }
 
     fn enter_link(&mut self, l: LinkId, id: PktId) {
+        debug_assert!(self.sole_feeders.of(l).is_none(), "a packet entered link {} other than through its sole feeder", l.0);
+        self.admit(l, id, self.now);
+    }
+
+    /// The packet reaches `l`'s input at `at`: the link's queue takes it or drops it. Admitted
+    /// onto a link that alone feeds the next one on its way, it goes on to that one at once.
+    fn admit(&mut self, l: LinkId, id: PktId, at: SimTime) {
+        let mut onward = Some((l, at));
+        while let Some((l, at)) = onward {
+            onward = self.admit_one(l, id, at);
+        }
+    }
+
+    /// [`World::admit`] on one link: where the packet goes on to at once, if anywhere.
+    #[inline]
+    fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime) -> Option<(LinkId, SimTime)> {
         let link = &mut self.links[l.0 as usize];
         let router = link.from;
+        let far = link.to;
         let hop = self.slab.hop(id);
-        let adm = link.arrive(self.now, id, hop, self.slab.get_mut(id));
+        let adm = link.arrive(at, hop, self.slab.get_mut(id));
         if adm.marked {
             self.counters[hop.flow.0 as usize].ce_marked_pkts += 1;
         }
         // The packet itself is read only when a Source Quench quotes it or it is dropped (rare).
         let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
+        let mut onward = None;
         match adm.arrival {
-            Arrival::Admitted { schedule_arrival } => {
-                if let Some(at) = schedule_arrival {
-                    self.queue.schedule(at, Event::Arrive(l));
-                }
-            }
+            Arrival::Admitted { at } => onward = self.launch(l, id, far, hop.dst, at),
             Arrival::Dropped(_) => {
                 let c = &mut self.counters[hop.flow.0 as usize];
                 match self.slab.get(id).header {
@@ -332,6 +448,41 @@ impl World {
         if let Some((code, pkt)) = quoted {
             self.send_source_quench(router, &pkt, code);
         }
+        onward
+    }
+
+    /// Sends an admitted packet on its way to `far`, where it arrives at `at`: in `l`'s pipe, or,
+    /// when `far` forwards it onto a link that `l` alone feeds, straight into that link's
+    /// inbound queue (no event for its arrival at `far`), or on to that link at once: then the
+    /// link and the instant it reaches its input are returned.
+    #[inline]
+    fn launch(&mut self, l: LinkId, id: PktId, far: NodeId, dst: NodeId, at: SimTime) -> Option<(LinkId, SimTime)> {
+        if self.links[l.0 as usize].feeds && far != dst {
+            if let Some(next) = self.routes.next_hop(far, dst).filter(|&n| self.sole_feeders.of(n) == Some(l)) {
+                if at < self.next_read {
+                    // Admitted now, as of `at`, after those still waiting (all earlier): no read
+                    // comes before `at`, and nothing but `l` feeds `next`.
+                    if !self.links[next.0 as usize].inbound_is_empty() {
+                        self.take_inbound(next, self.next_read);
+                    }
+                    self.packets_forwarded += 1;
+                    return Some((next, at));
+                }
+                if self.links[next.0 as usize].push_inbound(at, id) {
+                    // Past the next read: admitted after it, by `next`'s events or the read.
+                    self.arm(next, at);
+                }
+                return None;
+            }
+        }
+        let link = &mut self.links[l.0 as usize];
+        let alone = link.launch(at, id);
+        if link.fed {
+            self.arm(l, at);
+        } else if alone {
+            self.queue.schedule(at, Event::Arrive(l));
+        }
+        None
     }
 
     /// The router `at` tells the source of `orig` (RFC 792): a new packet, routed from `at`.
@@ -433,6 +584,8 @@ impl World {
     }
 
     fn snapshot_warmup(&mut self) {
+        self.take_all_inbound();
+        self.set_next_read();
         self.warmup_reached = Some(std::time::Instant::now());
         for f in 0..self.flows.len() {
             self.at_warmup[f] = self.counters[f].snapshot(self.goodput_bytes(f));
@@ -444,6 +597,7 @@ impl World {
     }
 
     fn take_sample(&mut self) {
+        self.take_all_inbound();
         let t = self.now.as_secs_f64();
         let dt = self.now.saturating_since(self.prev_sample).as_nanos().max(1) as f64;
         for f in 0..self.flows.len() {

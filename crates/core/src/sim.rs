@@ -1,5 +1,6 @@
 //! Running a scenario end to end: build, run, collect the result tables.
 
+use crate::net::feeder::SoleFeeders;
 use crate::engine::{RunOutcome, World};
 use crate::net::packet::FlowId;
 use crate::record::result::{Column, EngineStats, RunResult, Table};
@@ -47,7 +48,16 @@ pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result
 
 /// [`run`], writing packet captures as `pcap` asks.
 pub fn run_with(scenario: &Scenario, pcap: Option<&PcapOptions>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
-    let Built { parts, flows, node_names, .. } = scenario.build()?;
+    let mut built = scenario.build()?;
+    if pcap.is_some() {
+        // A capture watches each link's far end: every packet must arrive there at an event.
+        built.parts.sole_feeders = SoleFeeders::none(built.parts.links.len());
+    }
+    run_built(scenario, built, pcap, progress)
+}
+
+fn run_built(scenario: &Scenario, built: Built, pcap: Option<&PcapOptions>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
+    let Built { parts, flows, node_names, .. } = built;
     let wall = Instant::now();
     let mut watchdog = Watchdog::new(scenario.duration.0);
     let mut world = World::new(parts);
@@ -264,8 +274,78 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
 
 #[cfg(test)]
 mod tests {
-    use super::Watchdog;
+    use super::{run_built, Watchdog};
+    use crate::net::feeder::SoleFeeders;
+    use crate::scenario::Scenario;
     use crate::time::SimDuration;
+
+    /// Runs `text` twice: as the engine does, and with every packet's arrival at every node an
+    /// event of its own. Returns both results without the event counts, and both counts.
+    fn with_and_without_sole_feeders(text: &str) -> ((serde_json::Value, u64), (serde_json::Value, u64)) {
+        let scenario = Scenario::from_toml(text).unwrap();
+        let run = |every_hop: bool| {
+            let mut built = scenario.build().unwrap();
+            if every_hop {
+                built.parts.sole_feeders = SoleFeeders::none(built.parts.links.len());
+            }
+            let r = run_built(&scenario, built, None, &mut |_| true).unwrap();
+            let mut json = r.deterministic_json();
+            let events = json.as_object_mut().unwrap().remove("events").unwrap().as_u64().unwrap();
+            (json, events)
+        };
+        (run(false), run(true))
+    }
+
+    #[test]
+    fn links_fed_by_one_link_give_the_results_of_an_event_per_hop() {
+        // R2 -> S1 and R2 -> S2 are fed by R1 -> R2 alone (and R1 -> C1, R1 -> C2 by R2 -> R1):
+        // the engine admits their packets without an event at R2 (or R1). One of them is slower
+        // than the bottleneck with a short queue (drops there), one has random loss, and one runs
+        // RED with ECN (marks there); the counters are read at every sample in between. Each
+        // flow has its own hosts and no jitter lands two packets on the same nanosecond, so the
+        // two ways must agree to the last bit.
+        let text = r#"
+            name = "feeders"
+            seed = 7
+            duration = "6s"
+            warmup = "1s"
+            sample_interval = "50ms"
+            [topology]
+            kind = "graph"
+            nodes = ["C1", "C2", "R1", "R2", "S1", "S2"]
+            queue = { kind = "droptail", limit = "60pkt" }
+            links = [
+              { a = "C1", b = "R1", rate = "100Mbps", delay = "1ms" },
+              { a = "C2", b = "R1", rate = "100Mbps", delay = "3ms" },
+              { a = "R1", b = "R2", rate = "20Mbps", delay = "10ms" },
+              { a = "R2", b = "S1", rate = "8Mbps", delay = "2ms", queue = { kind = "droptail", limit = "8pkt" } },
+              { a = "R2", b = "S2", rate = "6Mbps", delay = "1ms", loss = { kind = "bernoulli", p = 0.002 }, queue = { kind = "red", limit = "40pkt", min_th = 2, max_th = 6, ecn = true } },
+            ]
+            [[flows]]
+            src = "C1"
+            dst = "S1"
+            cc = "cubic"
+            [[flows]]
+            src = "C2"
+            dst = "S2"
+            cc = "reno"
+            ecn = true
+            [[flows]]
+            src = "C1"
+            dst = "S2"
+            protocol = "udp"
+            app = { kind = "cbr", rate = "2Mbps", packet_size = "1000B" }
+        "#;
+        let ((fed, fed_events), (every_hop, hop_events)) = with_and_without_sole_feeders(text);
+        assert_eq!(fed, every_hop);
+        let links = &fed["links"];
+        let column = |name: &str| links[name].as_array().unwrap().clone();
+        let names = column("name");
+        let at = |link: &str, col: &str| column(col)[names.iter().position(|n| n == link).unwrap()].as_u64().unwrap();
+        assert!(at("R2->S1", "dropped_pkts") > 0, "the slow link drops: {links}");
+        assert!(at("R2->S2", "marked_pkts") > 0, "RED marks: {links}");
+        assert!(fed_events < hop_events * 9 / 10, "{fed_events} events against {hop_events}: the fed links saved none");
+    }
 
     #[test]
     fn watchdog_fires_when_time_stands_still_and_not_when_it_moves() {

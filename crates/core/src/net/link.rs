@@ -15,7 +15,9 @@
 //! (∫ queue dt = Σ waits) are added then and corrected, when counters are read, for the waits
 //! still under way; the packets sent by an instant are those admitted less those still waiting
 //! or in service. The engine keeps at most one pending event per link, so the event queue stays
-//! O(links + timers) however many packets are in flight.
+//! O(links + timers) however many packets are in flight. A link with a sole feeder may also be
+//! given packets before they reach its input (see `engine`): `arrive` then takes the instant
+//! they do, and packets held back for a counter read wait in its inbound queue.
 
 use crate::wire::QuenchCode;
 use super::loss::LossModel;
@@ -43,10 +45,10 @@ pub enum DropCause {
 /// What happened to a packet handed to the link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arrival {
-    /// Admitted: it waits or is serialised at once, then propagates. `schedule_arrival` is the
-    /// instant it reaches the far end when it is the only packet in the pipe (the engine must
-    /// schedule that arrival); otherwise an arrival is already pending.
-    Admitted { schedule_arrival: Option<SimTime> },
+    /// Admitted: it waits or is serialised at once, then propagates, and reaches the far end at
+    /// `at`. The engine then puts it in a pipe ([`Link::launch`]): this link's, or, when the far
+    /// end hands it straight on to a link fed by this one alone, that link's inbound queue.
+    Admitted { at: SimTime },
     Dropped(DropCause),
 }
 
@@ -101,6 +103,13 @@ pub struct Link {
     /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
     /// order, with its arrival instant there (non-decreasing).
     pipe: Ring<(SimTime, PktId)>,
+    /// When the last admitted packet reaches the far end: a packet never overtakes the one
+    /// before it, whichever pipe carries it.
+    last_arrival: SimTime,
+    /// Some link takes this link's packets as its sole feeder.
+    pub feeds: bool,
+    /// This link has a sole feeder: the engine's `Event::Fed` drives it.
+    pub fed: bool,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
     /// (fixed at admission: when the one before it is done), and its size.
     buffer: Ring<(SimTime, u32)>,
@@ -117,6 +126,14 @@ pub struct Link {
     idle_reported: bool,
     pub from: NodeId,
     pub to: NodeId,
+    /// Packets on their way to this link over its sole feeder, each with the instant it reaches
+    /// this link's input, not yet admitted (see `engine`: a link fed by one link alone admits
+    /// them in order when it next has to, instead of at an event of their own).
+    inbound: Ring<(SimTime, PktId)>,
+    /// For a link with a sole feeder: the instant of its pending event, and that event's
+    /// generation (an event of an older generation was superseded by an earlier one).
+    armed: Option<SimTime>,
+    generation: u32,
     /// Largest buffer occupancy since the last `take_max_queue`, packets.
     max_queue: u64,
     tally: Tally,
@@ -133,6 +150,12 @@ impl Link {
     pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
         Link {
             pipe: Ring::default(),
+            inbound: Ring::default(),
+            last_arrival: SimTime::ZERO,
+            armed: None,
+            generation: 0,
+            feeds: false,
+            fed: false,
             buffer: Ring::default(),
             buffer_bytes: 0,
             busy_until: SimTime::ZERO,
@@ -182,10 +205,10 @@ impl Link {
         }
     }
 
-    /// A packet arrives at the link's input. The queue may set its CE mark.
+    /// A packet arrives at the link's input at `now`. The queue may set its CE mark.
     /// `hop` is the packet's [`HopView`]; the packet itself is read only by a loss model and
-    /// written only to mark it.
-    pub fn arrive(&mut self, now: SimTime, id: PktId, hop: HopView, pkt: &mut Packet) -> Admission {
+    /// written only to mark it. An admitted packet is not in the pipe yet: see [`Link::launch`].
+    pub fn arrive(&mut self, now: SimTime, hop: HopView, pkt: &mut Packet) -> Admission {
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
                 // As in seed 004 §5.3, where ns-2's error model discards at the router's queue.
@@ -227,11 +250,80 @@ impl Link {
         let done = start + self.tx_time(hop.size);
         self.busy_until = done;
         let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
-        let arrive_at = (done + self.delay + extra).max(self.pipe.back().map_or(SimTime::ZERO, |&(t, _)| t));
-        let schedule_arrival = self.pipe.is_empty().then_some(arrive_at);
-        self.pipe.push_back((arrive_at, id));
+        let at = (done + self.delay + extra).max(self.last_arrival);
+        self.last_arrival = at;
+        Admission { arrival: Arrival::Admitted { at }, marked, quench }
+    }
+
+    /// Puts an admitted packet in the pipe, to reach the far end at `at`. True if it is the only
+    /// packet there: the engine must then schedule its arrival (otherwise one is pending).
+    #[inline]
+    pub fn launch(&mut self, at: SimTime, id: PktId) -> bool {
+        let alone = self.pipe.is_empty();
+        self.pipe.push_back((at, id));
         self.pipe.prefetch_past_back(PIPE_PREFETCH_AHEAD);
-        Admission { arrival: Arrival::Admitted { schedule_arrival }, marked, quench }
+        alone
+    }
+
+    /// A packet reaches this link's input at `at` over the sole link that feeds it, to be
+    /// admitted later, in order, by [`Link::take_inbound`]. True if the pipe is empty (no
+    /// arrival at the far end will bring the engine back to this link before `at`).
+    #[inline]
+    pub fn push_inbound(&mut self, at: SimTime, id: PktId) -> bool {
+        self.inbound.push_back((at, id));
+        self.pipe.is_empty()
+    }
+
+    /// Nothing waits to be admitted from the feeder.
+    #[inline]
+    pub fn inbound_is_empty(&self) -> bool {
+        self.inbound.is_empty()
+    }
+
+    /// A link with a sole feeder needs an event by `at`. Returns the generation of a new event
+    /// to schedule at `at`, or `None` if one already pending comes no later.
+    #[inline]
+    pub fn arm(&mut self, at: SimTime) -> Option<u32> {
+        if self.armed.is_some_and(|a| a <= at) {
+            return None;
+        }
+        self.armed = Some(at);
+        self.generation = self.generation.wrapping_add(1);
+        Some(self.generation)
+    }
+
+    /// An event of generation `generation` has come: true if it is the pending one (the link is
+    /// then unarmed until [`Link::next_due`] is armed again), false if it was superseded.
+    #[inline]
+    pub fn take_event(&mut self, generation: u32) -> bool {
+        let current = generation == self.generation && self.armed.is_some();
+        if current {
+            self.armed = None;
+        }
+        current
+    }
+
+    /// The next packet of the inbound queue if it reached the link's input before `until`.
+    #[inline]
+    pub fn take_inbound(&mut self, until: SimTime) -> Option<(SimTime, PktId)> {
+        match self.inbound.front() {
+            Some(&(at, _)) if at < until => self.inbound.pop_front(),
+            _ => None,
+        }
+    }
+
+    /// When this link next needs the engine: the pipe's next arrival at the far end, or, with
+    /// the pipe empty, the next inbound packet's arrival at the input. Inbound packets that
+    /// come while the pipe still holds others are admitted at its next arrival, late but at
+    /// their own instants: nothing they do can reach the far end before the pipe's front.
+    pub fn next_due(&self) -> Option<SimTime> {
+        self.pipe.front().or(self.inbound.front()).map(|&(t, _)| t)
+    }
+
+    /// The pipe's next packet if it reaches the far end at `now`.
+    #[inline]
+    pub fn pipe_due(&self, now: SimTime) -> bool {
+        self.pipe.front().is_some_and(|&(t, _)| t == now)
     }
 
     #[inline]
@@ -317,9 +409,15 @@ impl Link {
         m
     }
 
-    /// Packets held by the link: buffered, in service, propagating.
+    /// Packets held by the link: buffered, in service, propagating (and those on their way to
+    /// it over its feeder, which that link holds in fact).
     pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
-        self.pipe.iter().map(|&(_, id)| id)
+        self.pipe.iter().chain(self.inbound.iter()).map(|&(_, id)| id)
+    }
+
+    /// The router at the link's input sends ICMP Source Quench about its packets.
+    pub fn quenches(&self) -> bool {
+        self.disc.source_quench()
     }
 }
 
@@ -343,9 +441,19 @@ mod tests {
         }
     }
 
+    /// Admits a packet and launches it; `Admitted { at }` carries the arrival instant when it is
+    /// the only packet in the pipe, `SimTime::MAX` when an arrival is already pending.
     fn arrive(l: &mut Link, now: SimTime, id: PktId, p: &mut Packet) -> Admission {
-        l.arrive(now, id, HopView::of(p), p)
+        let mut a = l.arrive(now, HopView::of(p), p);
+        if let Arrival::Admitted { at } = a.arrival {
+            if !l.launch(at, id) {
+                a.arrival = Arrival::Admitted { at: SimTime::MAX };
+            }
+        }
+        a
     }
+
+    const PENDING: Arrival = Arrival::Admitted { at: SimTime::MAX };
 
     fn link(limit: u64) -> Link {
         let disc = QueueDisc::DropTail(DropTail::new(QueueLimit::Packets(limit)));
@@ -358,9 +466,9 @@ mod tests {
         let t0 = SimTime::ZERO;
         // 1250 B at 10 Mbit/s = 1 ms, then 5 ms of propagation; the second packet waits 1 ms.
         let first = arrive(&mut l, t0, PktId(0), &mut pkt()).arrival;
-        assert_eq!(first, Arrival::Admitted { schedule_arrival: Some(SimTime::from_millis(6)) });
+        assert_eq!(first, Arrival::Admitted { at: SimTime::from_millis(6) });
         let second = arrive(&mut l, t0, PktId(1), &mut pkt()).arrival;
-        assert_eq!(second, Arrival::Admitted { schedule_arrival: None }, "an arrival is already pending");
+        assert_eq!(second, PENDING, "an arrival is already pending");
         assert_eq!(l.queue_len(t0), 1);
         assert_eq!(l.counters(SimTime::from_nanos(999_999)).tx_pkts, 0);
         assert_eq!(l.queue_len(SimTime::from_millis(1)), 0, "the second packet starts as the first ends");
@@ -375,7 +483,7 @@ mod tests {
         let mut l = link(1);
         arrive(&mut l, SimTime::ZERO, PktId(0), &mut pkt());
         let at_1ms = arrive(&mut l, SimTime::from_millis(1), PktId(1), &mut pkt());
-        assert_eq!(at_1ms.arrival, Arrival::Admitted { schedule_arrival: None });
+        assert_eq!(at_1ms.arrival, PENDING);
         // It found the link idle: it did not wait, so a 1-packet buffer still has room.
         assert_eq!(l.queue_len(SimTime::from_millis(1)), 0);
         assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
@@ -442,7 +550,7 @@ mod tests {
         for i in 2..10 {
             let mut p = ect;
             let a = arrive(&mut l, t0, PktId(i), &mut p);
-            assert_eq!(a.arrival, Arrival::Admitted { schedule_arrival: None });
+            assert_eq!(a.arrival, PENDING);
             assert_eq!(a.marked, p.ce);
             marked += a.marked as u64;
         }

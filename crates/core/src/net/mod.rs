@@ -1,4 +1,5 @@
 //! Network elements: packets, links, queues, loss models, nodes and routing.
+pub mod feeder;
 pub mod icmp;
 pub mod link;
 pub mod loss;

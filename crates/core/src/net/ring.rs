@@ -80,11 +80,6 @@ impl<T: Copy> Ring<T> {
         self.get(0)
     }
 
-    #[inline]
-    pub fn back(&self) -> Option<&T> {
-        self.len.checked_sub(1).and_then(|i| self.get(i))
-    }
-
     /// The values from front to back.
     pub fn iter(&self) -> impl Iterator<Item = &T> + '_ {
         (0..self.len).map(|i| &self.buf[self.slot(i)])
@@ -123,7 +118,7 @@ mod tests {
             }
             assert_eq!(ring.len(), model.len());
             assert_eq!(ring.front(), model.front());
-            assert_eq!(ring.back(), model.back());
+            assert_eq!(ring.len().checked_sub(1).and_then(|i| ring.get(i)), model.back());
             assert_eq!(ring.get(3), model.get(3));
             assert!(ring.iter().eq(model.iter()));
         }
@@ -131,7 +126,7 @@ mod tests {
             assert_eq!(ring.pop_front(), Some(v));
         }
         assert_eq!(ring.pop_front(), None);
-        assert!(ring.is_empty() && ring.front().is_none() && ring.back().is_none());
+        assert!(ring.is_empty() && ring.front().is_none());
     }
 
     #[test]
