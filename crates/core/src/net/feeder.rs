@@ -50,14 +50,6 @@ impl SoleFeeders {
     pub fn of(&self, l: LinkId) -> Option<LinkId> {
         self.0.get(l.0 as usize).filter(|&&f| f < MANY).map(|&f| LinkId(f))
     }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 #[cfg(test)]

@@ -320,7 +320,7 @@ impl Link {
         self.pipe.front().or(self.inbound.front()).map(|&(t, _)| t)
     }
 
-    /// The pipe's next packet if it reaches the far end at `now`.
+    /// Whether the pipe's next packet reaches the far end at `now`.
     #[inline]
     pub fn pipe_due(&self, now: SimTime) -> bool {
         self.pipe.front().is_some_and(|&(t, _)| t == now)
