@@ -41,9 +41,8 @@ pub struct EpId(pub u32);
 pub enum Event {
     /// The packet at the head of a link's pipe reaches the far node.
     Arrive(LinkId),
-    /// A link with a sole feeder: admit the packets that reached its input by now, and take
-    /// its pipe's next packet if it reaches the far node now. Valid only if `generation` is still
-    /// the link's (an earlier event superseded it).
+    /// A link with a sole feeder and an empty pipe: admit the packets that reached its input by
+    /// now. Valid only if `generation` is still the link's (an earlier event superseded it).
     Fed { link: LinkId, generation: u32 },
     /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
     Timer { ep: EpId, gen: u64 },
@@ -217,7 +216,6 @@ impl World {
         let fed_links: Vec<LinkId> = (0..n_links as u32).map(LinkId).filter(|&l| sole_feeders.of(l).is_some()).collect();
         let mut links = parts.links;
         for &l in &fed_links {
-            links[l.0 as usize].fed = true;
             links[sole_feeders.of(l).expect("fed").0 as usize].feeds = true;
         }
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
@@ -310,6 +308,10 @@ impl World {
     }
 
     fn on_arrive(&mut self, l: LinkId) {
+        if !self.links[l.0 as usize].inbound_is_empty() {
+            // A fed link: what reached its input by now goes in first (behind the pipe's front).
+            self.take_inbound(l, self.now + SimDuration::from_nanos(1));
+        }
         let link = &mut self.links[l.0 as usize];
         let (id, next) = link.pop_arrival(self.now);
         if let Some(tap) = self.pcap.as_deref_mut() {
@@ -320,39 +322,23 @@ impl World {
             self.queue.schedule(at, Event::Arrive(l));
             // It is this link's next arrival: start loading it while other events run.
             self.slab.prefetch(next_id);
+        } else if let Some(at) = link.next_inbound() {
+            self.arm(l, at);
         }
         self.packets_forwarded += 1;
         self.at_node(node, id);
     }
 
-    /// The event of a link fed by one link alone: admit the packets that have reached its input
-    /// by now, in order, then take the pipe's next packet if it reaches the far end now.
+    /// The event of a link fed by one link alone whose pipe is empty: admit the packets that
+    /// have reached its input by now (their arrivals at the far end are `Event::Arrive`s).
     fn on_fed_link(&mut self, l: LinkId, generation: u32) {
         if !self.links[l.0 as usize].take_event(generation) {
             return; // superseded by an earlier event
         }
-        if !self.links[l.0 as usize].inbound_is_empty() {
-            self.take_inbound(l, self.now + SimDuration::from_nanos(1));
-        }
-        let now = self.now;
-        let link = &mut self.links[l.0 as usize];
-        let due = link.pipe_due(now).then(|| link.pop_arrival(now));
-        if let Some(at) = link.next_due() {
+        self.take_inbound(l, self.now + SimDuration::from_nanos(1));
+        let link = &self.links[l.0 as usize];
+        if let (true, Some(at)) = (link.pipe_is_empty(), link.next_inbound()) {
             self.arm(l, at);
-        }
-        let due = due.map(|(id, next)| {
-            if let Some((_, next_id)) = next {
-                self.slab.prefetch(next_id); // as `on_arrive` does
-            }
-            id
-        });
-        if let Some(id) = due {
-            let node = self.links[l.0 as usize].to;
-            if let Some(tap) = self.pcap.as_deref_mut() {
-                tap.capture(l, now, self.slab.get(id));
-            }
-            self.packets_forwarded += 1;
-            self.at_node(node, id);
         }
     }
 
@@ -475,11 +461,7 @@ impl World {
                 return None;
             }
         }
-        let link = &mut self.links[l.0 as usize];
-        let alone = link.launch(at, id);
-        if link.fed {
-            self.arm(l, at);
-        } else if alone {
+        if self.links[l.0 as usize].launch(at, id) {
             self.queue.schedule(at, Event::Arrive(l));
         }
         None

@@ -108,8 +108,6 @@ pub struct Link {
     last_arrival: SimTime,
     /// Some link takes this link's packets as its sole feeder.
     pub feeds: bool,
-    /// This link has a sole feeder: the engine's `Event::Fed` drives it.
-    pub fed: bool,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
     /// (fixed at admission: when the one before it is done), and its size.
     buffer: Ring<(SimTime, u32)>,
@@ -155,7 +153,6 @@ impl Link {
             armed: None,
             generation: 0,
             feeds: false,
-            fed: false,
             buffer: Ring::default(),
             buffer_bytes: 0,
             busy_until: SimTime::ZERO,
@@ -312,18 +309,17 @@ impl Link {
         }
     }
 
-    /// When this link next needs the engine: the pipe's next arrival at the far end, or, with
-    /// the pipe empty, the next inbound packet's arrival at the input. Inbound packets that
-    /// come while the pipe still holds others are admitted at its next arrival, late but at
-    /// their own instants: nothing they do can reach the far end before the pipe's front.
-    pub fn next_due(&self) -> Option<SimTime> {
-        self.pipe.front().or(self.inbound.front()).map(|&(t, _)| t)
+    /// When the next inbound packet reaches the input. With the pipe empty the engine needs an
+    /// event then; otherwise the pipe's next arrival at the far end admits it, late but at its
+    /// own instant: nothing it does can reach the far end before the pipe's front.
+    #[inline]
+    pub fn next_inbound(&self) -> Option<SimTime> {
+        self.inbound.front().map(|&(t, _)| t)
     }
 
-    /// Whether the pipe's next packet reaches the far end at `now`.
     #[inline]
-    pub fn pipe_due(&self, now: SimTime) -> bool {
-        self.pipe.front().is_some_and(|&(t, _)| t == now)
+    pub fn pipe_is_empty(&self) -> bool {
+        self.pipe.is_empty()
     }
 
     #[inline]
