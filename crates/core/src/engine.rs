@@ -148,8 +148,8 @@ pub struct World {
     pub(crate) links: Vec<Link>,
     node_count: usize,
     routes: Routes,
-    /// Links fed by one link alone take that link's packets into their inbound queue when it
-    /// admits them: their arrival at the node between needs no event (`net::feeder`).
+    /// Links fed by one link alone take that link's packets when it admits them: their arrival
+    /// at the node between needs no event (`net::feeder`).
     sole_feeders: SoleFeeders,
     /// Those links, whose inbound queues are emptied up to `now` before any counter is read.
     fed_links: Vec<LinkId>,

@@ -46,8 +46,9 @@ pub enum DropCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Arrival {
     /// Admitted: it waits or is serialised at once, then propagates, and reaches the far end at
-    /// `at`. The engine then puts it in a pipe ([`Link::launch`]): this link's, or, when the far
-    /// end hands it straight on to a link fed by this one alone, that link's inbound queue.
+    /// `at`. The engine then puts it in this link's pipe ([`Link::launch`]), or, when the far end
+    /// hands it straight on to a link fed by this one alone, hands it to that link (see
+    /// `engine`).
     Admitted { at: SimTime },
     Dropped(DropCause),
 }
@@ -290,7 +291,7 @@ impl Link {
     }
 
     /// An event of generation `generation` has come: true if it is the pending one (the link is
-    /// then unarmed until [`Link::next_due`] is armed again), false if it was superseded.
+    /// then unarmed until the engine arms it again), false if it was superseded.
     #[inline]
     pub fn take_event(&mut self, generation: u32) -> bool {
         let current = generation == self.generation && self.armed.is_some();
@@ -317,6 +318,7 @@ impl Link {
         self.inbound.front().map(|&(t, _)| t)
     }
 
+    /// No packet is on its way to the far end.
     #[inline]
     pub fn pipe_is_empty(&self) -> bool {
         self.pipe.is_empty()
