@@ -274,6 +274,15 @@ mod tests {
     use super::*;
 
     #[test]
+    fn earliest_ignores_unset_instants_wherever_they_are() {
+        let t = SimTime::from_nanos;
+        assert_eq!(SimTime::earliest([None, Some(t(7)), None, Some(t(3)), Some(t(5))]), Some(t(3)));
+        assert_eq!(SimTime::earliest([Some(t(3)), None]), Some(t(3)), "an unset last does not erase the first");
+        assert_eq!(SimTime::earliest([None, Some(SimTime::ZERO)]), Some(SimTime::ZERO));
+        assert_eq!(SimTime::earliest::<3>([None, None, None]), None);
+    }
+
+    #[test]
     fn durations_parse_with_units() {
         assert_eq!(parse_duration("100ms").unwrap(), SimDuration::from_millis(100));
         assert_eq!(parse_duration("1.5s").unwrap(), SimDuration::from_millis(1500));
