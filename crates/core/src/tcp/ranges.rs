@@ -2,12 +2,19 @@
 //! index of SACKed ranges.
 //!
 //! Ranges are half-open (`start..end`), kept sorted, and merged when they overlap or touch, so
-//! the set holds one range per hole-separated island. The number of islands is the number of
-//! holes (a handful, rarely hundreds), so a ring buffer with binary search beats a tree: lookups
-//! are O(log k), insertion shifts at most k small structs, and nothing allocates once the ring
-//! has grown.
+//! the set holds one range per hole-separated island. Islands are usually a handful, but a
+//! sender that paces a large window evenly loses every few dozenth segment when a queue
+//! overflows: seed 003's LIBRA runs at 10 Gbit/s held 46,000 islands in one window. So the
+//! ranges are cut into chunks of at most `CHUNK` (a two-level B-tree): a lookup is a binary
+//! search over the chunks' last ranges, then one within a chunk, and a segment filling a hole
+//! shifts at most one chunk. One sorted array had spent a third of such a run moving tens of
+//! thousands of ranges to close each hole (`BENCHMARKS.md`); `std`'s `BTreeMap` was slower
+//! still (a descent through five levels of nodes per lookup, four lookups per ACK).
 
 use std::collections::VecDeque;
+
+/// Ranges per chunk: a chunk is 1.5 KB, and 46,000 ranges are 720 chunks.
+const CHUNK: usize = 64;
 
 /// Segments `start..end`, and the payload bytes they hold (counted by the receiver, which must
 /// deliver them later; the sender's index leaves it at zero).
@@ -18,10 +25,13 @@ pub struct SeqRange {
     pub bytes: u64,
 }
 
-/// Disjoint, non-adjacent ranges in increasing order.
+/// Disjoint, non-adjacent ranges in increasing order, in chunks of 1 to `CHUNK` ranges.
 #[derive(Clone, Debug, Default)]
 pub struct SeqRanges {
-    ranges: VecDeque<SeqRange>,
+    chunks: VecDeque<Vec<SeqRange>>,
+    /// The end of each chunk's last range: the first level of every search, kept apart so that
+    /// it reads one short array, not a line of each chunk.
+    last_ends: VecDeque<u64>,
 }
 
 impl SeqRanges {
@@ -30,78 +40,162 @@ impl SeqRanges {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
+        self.chunks.is_empty()
     }
 
-    pub fn len(&self) -> usize {
-        self.ranges.len()
+    /// The ranges in increasing order (`.rev()` for the highest first).
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = SeqRange> + '_ {
+        self.chunks.iter().flatten().copied()
     }
 
-    pub fn get(&self, i: usize) -> &SeqRange {
-        &self.ranges[i]
+    /// The first chunk whose last range ends after `seq` (`ends_after`), or past them all.
+    fn chunk_ending_after(&self, seq: u64, ends_after: impl Fn(u64, u64) -> bool) -> usize {
+        self.last_ends.partition_point(|&end| !ends_after(end, seq))
     }
 
-    /// Index of the range that contains `seq`.
-    pub fn find(&self, seq: u64) -> Option<usize> {
-        let i = self.ranges.partition_point(|r| r.end <= seq);
-        (i < self.ranges.len() && self.ranges[i].start <= seq).then_some(i)
+    /// Chunk `c` changed: its entry in `last_ends`.
+    fn refresh(&mut self, c: usize) {
+        self.last_ends[c] = self.chunks[c][self.chunks[c].len() - 1].end;
     }
 
-    /// Adds `start..end`, calling `new_part(a, b)` for each maximal piece `a..b` that was not
-    /// covered before, in increasing order. Returns the index of the range now holding it.
-    /// Cost: O(log k) plus the ranges merged.
-    pub fn insert(&mut self, start: u64, end: u64, mut new_part: impl FnMut(u64, u64)) -> usize {
-        debug_assert!(start < end, "empty range {start}..{end}");
-        // Ranges lo..hi overlap or touch start..end.
-        let lo = self.ranges.partition_point(|r| r.end < start);
-        let hi = self.ranges.partition_point(|r| r.start <= end);
-        if lo == hi {
-            new_part(start, end);
-            self.ranges.insert(lo, SeqRange { start, end, bytes: 0 });
-            return lo;
+    fn push_chunk(&mut self, at: usize, chunk: Vec<SeqRange>) {
+        self.last_ends.insert(at, chunk[chunk.len() - 1].end);
+        self.chunks.insert(at, chunk);
+    }
+
+    fn remove_chunk(&mut self, c: usize) {
+        self.chunks.remove(c);
+        self.last_ends.remove(c);
+    }
+
+    /// The last range, where new data lands: lookups try it first.
+    fn last(&self) -> Option<SeqRange> {
+        self.chunks.back().map(|c| c[c.len() - 1])
+    }
+
+    /// The range that contains `seq`.
+    pub fn find(&self, seq: u64) -> Option<SeqRange> {
+        let last = self.last()?;
+        if seq >= last.start {
+            return (seq < last.end).then_some(last);
         }
+        let c = self.chunk_ending_after(seq, |end, seq| end > seq);
+        let chunk = self.chunks.get(c)?;
+        let r = chunk[chunk.partition_point(|r| r.end <= seq)];
+        (r.start <= seq).then_some(r)
+    }
+
+    /// Adds `start..end` holding `bytes` more payload bytes, calling `new_part(a, b)` for each
+    /// maximal piece `a..b` that was not covered before, in increasing order. Cost: two binary
+    /// searches, plus the ranges merged, plus shifting one chunk.
+    pub fn insert(&mut self, start: u64, end: u64, bytes: u64, mut new_part: impl FnMut(u64, u64)) {
+        debug_assert!(start < end, "empty range {start}..{end}");
+        // The first range that overlaps or touches `start..end` or lies after it: past the
+        // last one (new data beyond every hole) without a search.
+        let c = match self.last() {
+            Some(last) if start > last.end => self.chunks.len(),
+            _ => self.chunk_ending_after(start, |end, start| end >= start),
+        };
+        let new = SeqRange { start, end, bytes };
+        if c == self.chunks.len() {
+            new_part(start, end);
+            match self.chunks.back_mut() {
+                Some(last) if last.len() < CHUNK => {
+                    last.push(new);
+                    self.refresh(c - 1);
+                }
+                _ => self.push_chunk(c, vec![new]),
+            }
+            return;
+        }
+        let i = self.chunks[c].partition_point(|r| r.end < start);
+        if self.chunks[c][i].start > end {
+            new_part(start, end);
+            self.insert_at(c, i, new);
+            return;
+        }
+        // Merge the ranges from (c, i) on that start by `end` into the one at (c, i).
+        let mut merged = SeqRange { start: start.min(self.chunks[c][i].start), end, bytes };
         let mut cursor = start;
-        let mut bytes = 0;
-        for r in self.ranges.range(lo..hi) {
+        let (mut cc, mut ii) = (c, i);
+        while let Some(&r) = self.chunks.get(cc).and_then(|ch| ch.get(ii)) {
+            if r.start > end {
+                break;
+            }
             if r.start > cursor {
-                new_part(cursor, r.start.min(end));
+                new_part(cursor, r.start);
             }
             cursor = cursor.max(r.end);
-            bytes += r.bytes;
+            merged.end = merged.end.max(r.end);
+            merged.bytes += r.bytes;
+            ii += 1;
+            if ii == self.chunks[cc].len() {
+                (cc, ii) = (cc + 1, 0);
+            }
         }
         if cursor < end {
             new_part(cursor, end);
         }
-        let merged = SeqRange { start: start.min(self.ranges[lo].start), end: end.max(self.ranges[hi - 1].end), bytes };
-        self.ranges[lo] = merged;
-        self.ranges.drain(lo + 1..hi);
-        lo
+        self.chunks[c][i] = merged;
+        self.remove_span(c, i + 1, cc, ii);
+        self.refresh(c);
     }
 
-    /// Adds payload bytes to range `i` (the receiver, after inserting a new segment).
-    pub fn add_bytes(&mut self, i: usize, bytes: u64) {
-        self.ranges[i].bytes += bytes;
+    /// Inserts `r` at position `i` of chunk `c`, splitting a full chunk in two.
+    fn insert_at(&mut self, mut c: usize, mut i: usize, r: SeqRange) {
+        if self.chunks[c].len() == CHUNK {
+            let upper = self.chunks[c].split_off(CHUNK / 2);
+            self.push_chunk(c + 1, upper);
+            self.refresh(c);
+            if i > CHUNK / 2 {
+                (c, i) = (c + 1, i - CHUNK / 2);
+            }
+        }
+        self.chunks[c].insert(i, r);
+        self.refresh(c);
+    }
+
+    /// Removes the ranges from position (c, i) up to, not including, (end_c, end_i), where
+    /// (c, i - 1) holds a range that stays and (end_c, end_i) is a range that stays or the
+    /// position past the last chunk: no chunk is left empty.
+    fn remove_span(&mut self, c: usize, i: usize, end_c: usize, end_i: usize) {
+        if c == end_c {
+            self.chunks[c].drain(i..end_i);
+            return;
+        }
+        self.chunks[c].truncate(i);
+        if end_c < self.chunks.len() {
+            self.chunks[end_c].drain(..end_i);
+        }
+        self.chunks.drain(c + 1..end_c);
+        self.last_ends.drain(c + 1..end_c);
     }
 
     /// Removes the first range if it starts at `seq` (the receiver's next expected segment).
     pub fn pop_first_starting_at(&mut self, seq: u64) -> Option<SeqRange> {
-        if self.ranges.front().is_some_and(|r| r.start == seq) {
-            self.ranges.pop_front()
-        } else {
-            None
+        let first = self.chunks.front_mut()?;
+        if first[0].start != seq {
+            return None;
         }
+        let r = first.remove(0);
+        if first.is_empty() {
+            self.remove_chunk(0);
+        }
+        Some(r)
     }
 
     /// Forgets everything below `seq`: ranges wholly below go, one straddling `seq` is trimmed
     /// (its byte count is then no longer meaningful; only the sender trims).
     pub fn remove_below(&mut self, seq: u64) {
-        while let Some(r) = self.ranges.front_mut() {
-            if r.end <= seq {
-                self.ranges.pop_front();
-            } else {
-                r.start = r.start.max(seq);
-                break;
+        while let Some(first) = self.chunks.front_mut() {
+            if first[first.len() - 1].end <= seq {
+                self.remove_chunk(0);
+                continue;
             }
+            let below = first.partition_point(|r| r.end <= seq);
+            first.drain(..below);
+            first[0].start = first[0].start.max(seq);
+            break;
         }
     }
 }
@@ -111,12 +205,12 @@ mod tests {
     use super::*;
 
     fn spans(s: &SeqRanges) -> Vec<(u64, u64)> {
-        (0..s.len()).map(|i| (s.get(i).start, s.get(i).end)).collect()
+        s.iter().map(|r| (r.start, r.end)).collect()
     }
 
     fn insert(s: &mut SeqRanges, a: u64, b: u64) -> Vec<(u64, u64)> {
         let mut new = Vec::new();
-        s.insert(a, b, |x, y| new.push((x, y)));
+        s.insert(a, b, 0, |x, y| new.push((x, y)));
         new
     }
 
@@ -127,9 +221,9 @@ mod tests {
         assert_eq!(insert(&mut s, 2, 4), vec![(2, 4)]);
         assert_eq!(insert(&mut s, 6, 7), vec![(6, 7)]);
         assert_eq!(spans(&s), vec![(2, 4), (6, 7), (10, 12)]);
-        assert_eq!(s.find(3), Some(0));
+        assert_eq!(s.find(3).map(|r| r.start), Some(2));
         assert_eq!(s.find(4), None);
-        assert_eq!(s.find(11), Some(2));
+        assert_eq!(s.find(11).map(|r| r.end), Some(12));
     }
 
     #[test]
@@ -154,13 +248,75 @@ mod tests {
     #[test]
     fn merged_ranges_add_their_bytes() {
         let mut s = SeqRanges::new();
-        let i = s.insert(3, 4, |_, _| {});
-        s.add_bytes(i, 100);
-        let i = s.insert(5, 6, |_, _| {});
-        s.add_bytes(i, 50);
-        let i = s.insert(4, 5, |_, _| {});
-        s.add_bytes(i, 10);
-        assert_eq!((s.len(), *s.get(0)), (1, SeqRange { start: 3, end: 6, bytes: 160 }));
+        s.insert(3, 4, 100, |_, _| {});
+        s.insert(5, 6, 50, |_, _| {});
+        s.insert(4, 5, 10, |_, _| {});
+        assert_eq!((s.iter().count(), s.find(5)), (1, Some(SeqRange { start: 3, end: 6, bytes: 160 })));
+    }
+
+    /// Against a model (the set of covered segments) over random inserts and removals, in a
+    /// window narrow enough that islands merge and touch all the time and wide enough to hold
+    /// hundreds of them (chunks split, and merges cross their boundaries).
+    #[test]
+    fn random_inserts_and_removals_agree_with_a_set_of_segments() {
+        use crate::rng::{Rng, StreamKind};
+        use std::collections::BTreeMap;
+        let mut rng = Rng::stream(3, StreamKind::FlowSetup, 0);
+        let mut s = SeqRanges::new();
+        let mut model: BTreeMap<u64, u64> = BTreeMap::new(); // segment -> bytes credited to it
+        let mut floor = 0;
+        let mut most = 0;
+        for step in 0..12_000 {
+            let r = rng.next_u64();
+            if r.is_multiple_of(100) {
+                floor += r >> 8 & 15;
+                s.remove_below(floor);
+                model.retain(|&seq, _| seq >= floor);
+            } else {
+                let start = floor + (r >> 8) % 3_000;
+                let end = start + 1 + (r >> 20) % if r & 7 == 0 { 9 } else { 1 };
+                let mut new = Vec::new();
+                s.insert(start, end, 7, |a, b| new.extend(a..b));
+                let want: Vec<u64> = (start..end).filter(|q| !model.contains_key(q)).collect();
+                assert_eq!(new, want, "step {step}: new parts of {start}..{end}");
+                for q in start..end {
+                    model.entry(q).or_insert(0);
+                }
+                *model.get_mut(&start).unwrap() += 7;
+            }
+            // The ranges are the maximal runs of covered segments.
+            let mut runs: Vec<(u64, u64)> = Vec::new();
+            for &q in model.keys() {
+                match runs.last_mut() {
+                    Some(run) if run.1 == q => run.1 = q + 1,
+                    _ => runs.push((q, q + 1)),
+                }
+            }
+            assert_eq!(spans(&s), runs, "step {step}");
+            most = most.max(runs.len());
+            let probe = floor + (r >> 32) % 3_020;
+            assert_eq!(s.find(probe).map(|x| (x.start, x.end)), runs.iter().copied().find(|&(a, b)| a <= probe && probe < b));
+        }
+        assert!(most > 4 * CHUNK, "only {most} ranges at most");
+    }
+
+    /// Without trimming, a range holds the bytes of every insert that fell into it.
+    #[test]
+    fn merged_ranges_hold_the_bytes_of_all_their_inserts() {
+        use crate::rng::{Rng, StreamKind};
+        let mut rng = Rng::stream(4, StreamKind::FlowSetup, 0);
+        let mut s = SeqRanges::new();
+        let mut inserts: Vec<(u64, u64)> = Vec::new(); // (start, bytes)
+        for _ in 0..3_000 {
+            let r = rng.next_u64();
+            let start = r % 5_000;
+            let bytes = (r >> 32) % 1500;
+            s.insert(start, start + 1 + (r >> 16) % 4, bytes, |_, _| {});
+            inserts.push((start, bytes));
+            let probe = s.find(start).expect("just inserted");
+            let want: u64 = inserts.iter().filter(|&&(a, _)| probe.start <= a && a < probe.end).map(|&(_, b)| b).sum();
+            assert_eq!(probe.bytes, want);
+        }
     }
 
     #[test]

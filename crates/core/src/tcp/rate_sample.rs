@@ -137,7 +137,7 @@ impl RateSampler {
             let (start, end) = (b.start.max(self.una), b.end.min(high));
             if start < end {
                 let (segs, base) = (&mut self.segs, self.una);
-                self.sacked.insert(start, end, |a, z| (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize])));
+                self.sacked.insert(start, end, 0, |a, z| (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize])));
             }
         }
         self.delivered += newly;

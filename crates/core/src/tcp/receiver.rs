@@ -27,7 +27,7 @@
 //! ACK carries ECE until a segment with CWR arrives; CE on that segment starts a new echo.
 
 use super::config::{DelayedAck, TcpConfig};
-use super::ranges::SeqRanges;
+use super::ranges::{SeqRange, SeqRanges};
 use super::rtt::RttEstimator;
 use crate::wire::Header;
 use crate::net::packet::Packet;
@@ -173,8 +173,7 @@ impl TcpReceiver {
                 self.ack_now(now, None);
                 return;
             }
-            let i = self.out_of_order.insert(seq, seq + 1, |_, _| {});
-            self.out_of_order.add_bytes(i, len as u64);
+            self.out_of_order.insert(seq, seq + 1, len as u64, |_, _| {});
             self.ooo_bytes += len as u64;
             self.ooo_segments += 1;
             self.ack_now(now, Some(seq));
@@ -237,29 +236,29 @@ impl TcpReceiver {
     /// blocks of the previous ACK that still exist (each as it is now, possibly grown), then
     /// other islands from the highest down ("as many distinct SACK blocks as possible").
     fn sack_blocks(&self, trigger: Option<u64>) -> SackBlocks {
-        let mut chosen = [usize::MAX; MAX_SACK_BLOCKS];
+        // Islands are named by their first segment: they are disjoint.
+        let mut chosen = [SeqRange { start: 0, end: 0, bytes: 0 }; MAX_SACK_BLOCKS];
         let mut n = 0;
-        let mut choose = |i: usize| {
-            if n < MAX_SACK_BLOCKS && !chosen[..n].contains(&i) {
-                chosen[n] = i;
+        let mut choose = |r: SeqRange| {
+            if n < MAX_SACK_BLOCKS && !chosen[..n].iter().any(|c| c.start == r.start) {
+                chosen[n] = r;
                 n += 1;
             }
         };
-        if let Some(i) = trigger.and_then(|s| self.out_of_order.find(s)) {
-            choose(i);
+        if let Some(r) = trigger.and_then(|s| self.out_of_order.find(s)) {
+            choose(r);
         }
         for b in self.reported.as_slice() {
-            if let Some(i) = self.out_of_order.find(b.start) {
-                choose(i);
+            if let Some(r) = self.out_of_order.find(b.start) {
+                choose(r);
             }
         }
         // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
-        for i in (0..self.out_of_order.len()).rev().take(2 * MAX_SACK_BLOCKS) {
-            choose(i);
+        for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
+            choose(r);
         }
         let mut blocks = SackBlocks::default();
-        for &i in &chosen[..n] {
-            let r = self.out_of_order.get(i);
+        for r in &chosen[..n] {
             blocks.push(SackBlock { start: r.start, end: r.end });
         }
         blocks

@@ -257,7 +257,7 @@ impl Scoreboard {
         }
         // Split borrow: the index reports the new pieces, the ring is updated for each.
         let mut sacked = std::mem::take(&mut self.sacked);
-        sacked.insert(start, end, |a, b| {
+        sacked.insert(start, end, 0, |a, b| {
             for seq in a..b {
                 self.mark_sacked(seq, acc);
             }
