@@ -86,9 +86,10 @@ impl SeqRanges {
     }
 
     /// Adds `start..end` holding `bytes` more payload bytes, calling `new_part(a, b)` for each
-    /// maximal piece `a..b` that was not covered before, in increasing order. Cost: two binary
-    /// searches, plus the ranges merged, plus shifting one chunk.
-    pub fn insert(&mut self, start: u64, end: u64, bytes: u64, mut new_part: impl FnMut(u64, u64)) {
+    /// maximal piece `a..b` that was not covered before, in increasing order; returns the range
+    /// that now holds it. Cost: two binary searches, plus the ranges merged, plus shifting one
+    /// chunk.
+    pub fn insert(&mut self, start: u64, end: u64, bytes: u64, mut new_part: impl FnMut(u64, u64)) -> SeqRange {
         debug_assert!(start < end, "empty range {start}..{end}");
         // The first range that overlaps or touches `start..end` or lies after it: past the
         // last one (new data beyond every hole) without a search.
@@ -106,13 +107,13 @@ impl SeqRanges {
                 }
                 _ => self.push_chunk(c, vec![new]),
             }
-            return;
+            return new;
         }
         let i = self.chunks[c].partition_point(|r| r.end < start);
         if self.chunks[c][i].start > end {
             new_part(start, end);
             self.insert_at(c, i, new);
-            return;
+            return new;
         }
         // Merge the ranges from (c, i) on that start by `end` into the one at (c, i).
         let mut merged = SeqRange { start: start.min(self.chunks[c][i].start), end, bytes };
@@ -139,6 +140,7 @@ impl SeqRanges {
         self.chunks[c][i] = merged;
         self.remove_span(c, i + 1, cc, ii);
         self.refresh(c);
+        merged
     }
 
     /// Inserts `r` at position `i` of chunk `c`, splitting a full chunk in two.

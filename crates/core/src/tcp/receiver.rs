@@ -158,13 +158,13 @@ impl TcpReceiver {
                 self.ts_recent = Some(ts);
             }
         }
-        if seq < self.rcv_nxt || self.out_of_order.find(seq).is_some() {
+        let held = if seq > self.rcv_nxt { self.out_of_order.find(seq) } else { None };
+        if seq < self.rcv_nxt || held.is_some() {
             // A duplicate: tell the sender at once where we are (RFC 5681 §4.2); Linux also
             // returns to quick-ACK mode (tcp_data_queue: "A retransmit ... force an immediate ack").
             self.enter_quickack(MAX_QUICKACKS);
             self.duplicate = true;
-            let trigger = (seq > self.rcv_nxt).then_some(seq);
-            self.ack_now(now, trigger);
+            self.ack_now(now, held);
             return;
         }
         if seq > self.rcv_nxt {
@@ -173,10 +173,10 @@ impl TcpReceiver {
                 self.ack_now(now, None);
                 return;
             }
-            self.out_of_order.insert(seq, seq + 1, len as u64, |_, _| {});
+            let island = self.out_of_order.insert(seq, seq + 1, len as u64, |_, _| {});
             self.ooo_bytes += len as u64;
             self.ooo_segments += 1;
-            self.ack_now(now, Some(seq));
+            self.ack_now(now, Some(island));
             return;
         }
         if self.last_in_order_at.is_some_and(|last| now.saturating_since(last) > self.rtt.rto()) {
@@ -208,8 +208,9 @@ impl TcpReceiver {
         }
     }
 
-    /// Queues an ACK for `now`; `trigger` is the out-of-order segment that caused it, if any.
-    fn ack_now(&mut self, now: SimTime, trigger: Option<u64>) {
+    /// Queues an ACK for `now`; `trigger` is the island of the out-of-order segment that caused
+    /// it, if any.
+    fn ack_now(&mut self, now: SimTime, trigger: Option<SeqRange>) {
         // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: every ACK sent uses up one quick ACK,
         // whatever made it go out (new data, out-of-order data, a duplicate, the timer).
         self.quick = self.quick.saturating_sub(1);
@@ -235,7 +236,7 @@ impl TcpReceiver {
     /// SACK blocks per RFC 2018 §4: the block holding the triggering segment first, then the
     /// blocks of the previous ACK that still exist (each as it is now, possibly grown), then
     /// other islands from the highest down ("as many distinct SACK blocks as possible").
-    fn sack_blocks(&self, trigger: Option<u64>) -> SackBlocks {
+    fn sack_blocks(&self, trigger: Option<SeqRange>) -> SackBlocks {
         // Islands are named by their first segment: they are disjoint.
         let mut chosen = [SeqRange { start: 0, end: 0, bytes: 0 }; MAX_SACK_BLOCKS];
         let mut n = 0;
@@ -245,7 +246,7 @@ impl TcpReceiver {
                 n += 1;
             }
         };
-        if let Some(r) = trigger.and_then(|s| self.out_of_order.find(s)) {
+        if let Some(r) = trigger {
             choose(r);
         }
         for b in self.reported.as_slice() {
