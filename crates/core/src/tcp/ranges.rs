@@ -91,11 +91,15 @@ impl SeqRanges {
     /// chunk.
     pub fn insert(&mut self, start: u64, end: u64, bytes: u64, mut new_part: impl FnMut(u64, u64)) -> SeqRange {
         debug_assert!(start < end, "empty range {start}..{end}");
-        // The first range that overlaps or touches `start..end` or lies after it: past the
-        // last one (new data beyond every hole) without a search.
-        let c = match self.last() {
-            Some(last) if start > last.end => self.chunks.len(),
-            _ => self.chunk_ending_after(start, |end, start| end >= start),
+        // The first range that overlaps or touches `start..end` or lies after it. New data
+        // beyond every hole lies past the last range or grows it: no search for either.
+        let (c, i) = match self.last() {
+            Some(last) if start > last.end => (self.chunks.len(), 0),
+            Some(last) if start >= last.start => (self.chunks.len() - 1, self.chunks[self.chunks.len() - 1].len() - 1),
+            _ => {
+                let c = self.chunk_ending_after(start, |end, start| end >= start);
+                (c, self.chunks.get(c).map_or(0, |ch| ch.partition_point(|r| r.end < start)))
+            }
         };
         let new = SeqRange { start, end, bytes };
         if c == self.chunks.len() {
@@ -109,7 +113,6 @@ impl SeqRanges {
             }
             return new;
         }
-        let i = self.chunks[c].partition_point(|r| r.end < start);
         if self.chunks[c][i].start > end {
             new_part(start, end);
             self.insert_at(c, i, new);
