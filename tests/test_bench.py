@@ -43,7 +43,7 @@ def test_bench_command_on_b1() -> None:
 
 
 def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
-    # The split `--dry-run` extrapolates from: up to the end of the warm-up, and all of the run.
+    # What the measured part of a run cost: all of it less the warm-up.
     import ccarena
 
     with_warmup = ccarena.run(str(tiny_file), overrides=["warmup=1s"]).engine

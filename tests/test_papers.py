@@ -13,7 +13,7 @@ import pytest
 from ccarena import ExperimentError
 from ccarena.papers import paper, papers
 from ccarena.papers import dccp_voip, e1_testbed, fast_dccp, highspeed_tcp, sqm_response
-from ccarena.papers.reproduce import dry_run, run_paper, seconds
+from ccarena.papers.reproduce import dry_run, run_paper
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
 
@@ -187,21 +187,24 @@ def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:
     assert cli("sqm-response", "--scale", "huge").returncode == 2
 
 
-def test_dry_run_extrapolates_the_part_after_the_start_up(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Every calibration "costs" 2 s of start-up and then 1 s per simulated second: a 600 s run is
-    # estimated at 2 + 596 s (its first 4 s are the calibration's start-up), not 600/12 x 10 s.
+def test_dry_run_adds_up_each_points_calibration_times_its_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every calibration "estimates" 1 s per simulated second and says the 10 Gbit/s points were
+    # still growing: each experiment's total is its runs' durations, its flag count theirs.
+    import json
     from contextlib import contextmanager
 
+    from ccarena.experiment.calibrate import calibrate, seconds
     from ccarena.experiment.worker import RunOutcome
-    from ccarena.papers import reproduce
 
     seen: list[dict[str, object]] = []
 
     class Pool:
-        def run_all(self, runs, on_done):  # type: ignore[no-untyped-def]
-            for key, (scenario, _series) in runs.items():
+        def run_all(self, runs, on_done, task):  # type: ignore[no-untyped-def]
+            assert task is calibrate
+            for key, (scenario,) in runs.items():
                 seen.append(scenario)
-                engine = {"wall_s": 2.0 + (seconds(scenario["duration"]) - 4.0), "warmup_wall_s": 2.0}
+                fast = "10Gbps" in json.dumps(scenario)
+                engine = {"estimate_s": seconds(scenario["duration"]), "growing": fast}
                 on_done(RunOutcome(key, engine=engine))
 
     @contextmanager
@@ -211,17 +214,10 @@ def test_dry_run_extrapolates_the_part_after_the_start_up(monkeypatch: pytest.Mo
     monkeypatch.setattr("ccarena.experiment.executors.open_executor", fake_executor)
     hs = paper("highspeed-tcp")
     estimates = dry_run(hs, "full")
-    assert all(s["duration"] == f"{reproduce.CALIBRATION_S}s" and s["warmup"] == f"{reproduce.CALIBRATION_STARTUP_S}s" for s in seen)
-    per_run = {name: cpu / n for name, n, cpu in estimates if n}
-    assert all(abs(v - 598.0) < 1e-9 for v in per_run.values()), per_run
+    assert all(s["duration"] == "600s" for s in seen)  # calibrated from the scenario as it runs
+    assert all(abs(cpu - 600.0 * n) < 1e-6 for _, n, cpu, _ in estimates)
+    growing = {name: g for name, _, _, g in estimates}
+    assert growing["capacity"] > 0 and growing["connections"] == 0
     # A run two experiments share is counted once, as a reproduction runs it once.
-    import json
-
     unique = {json.dumps(s.scenario, sort_keys=True, default=str) for e in hs.experiments("full").values() for s in e.runs()}
-    assert sum(n for _, n, _ in estimates) == len(unique) < sum(len(e.runs()) for e in hs.experiments("full").values())
-
-
-def test_duration_reader_for_estimates() -> None:
-    assert seconds("600s") == 600 and seconds("2min") == 120 and seconds("100ms") == 0.1
-    with pytest.raises(ExperimentError):
-        seconds("soon")
+    assert sum(n for _, n, _, _ in estimates) == len(unique) < sum(len(e.runs()) for e in hs.experiments("full").values())

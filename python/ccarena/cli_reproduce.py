@@ -56,16 +56,17 @@ def register(app: typer.Typer) -> None:
             raise ExperimentError("reproduce: name a paper (or `all`); `ccarena reproduce --list` lists them")
         chosen = list(papers().values()) if name == "all" else [paper(name)]
         if dry_run:
-            total_runs, total_cpu = 0, 0.0
+            total_runs, total_cpu, total_growing = 0, 0.0, 0
             for p in chosen:
-                for exp_name, n, cpu in estimate(p, scale.value, jobs=jobs):
-                    typer.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU")
-                    total_runs += n
-                    total_cpu += cpu
+                for exp_name, n, cpu, growing in estimate(p, scale.value, jobs=jobs, progress=progress_default(progress)):
+                    note = f" (at least: {growing} grid points still ramping up when calibrated)" if growing else ""
+                    typer.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU{note}")
+                    total_runs, total_cpu, total_growing = total_runs + n, total_cpu + cpu, total_growing + growing
             cores = jobs or default_jobs()
             typer.echo(
                 f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours ({total_cpu / 60:.0f} CPU-minutes) at scale "
                 f"{scale.value}: about {total_cpu / 60 / cores:.0f} minutes on {cores} cores"
+                + (" (a lower bound: see the experiments marked 'at least')" if total_growing else "")
             )
             return
         for p in chosen:

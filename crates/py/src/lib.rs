@@ -103,7 +103,7 @@ fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
 }
 
 #[pyfunction]
-#[pyo3(signature = (scenario_json, progress=None, series=true, pcap_dir=None, pcap_links=None, pcap_snaplen=None, cc_factory=None))]
+#[pyo3(signature = (scenario_json, progress=None, series=true, pcap_dir=None, pcap_links=None, pcap_snaplen=None, cc_factory=None, progress_every_s=0.5))]
 #[allow(clippy::too_many_arguments)]
 fn run<'py>(
     py: Python<'py>,
@@ -114,7 +114,12 @@ fn run<'py>(
     pcap_links: Option<Vec<String>>,
     pcap_snaplen: Option<u32>,
     cc_factory: Option<Py<PyAny>>,
+    progress_every_s: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
+    if !(progress_every_s.is_finite() && progress_every_s >= 0.0) {
+        return Err(ccarena_error(py, "ArgumentError", format!("progress_every_s: {progress_every_s} is not a number of seconds >= 0")));
+    }
+    let progress_every = Duration::from_secs_f64(progress_every_s);
     let scenario = parse(scenario_json)?;
     let pcap = pcap_dir.map(|dir| PcapOptions { dir, links: pcap_links, snaplen: pcap_snaplen });
     let cc_errors: pycc::ErrorSlot = Default::default();
@@ -129,7 +134,7 @@ fn run<'py>(
                 return false;
             }
             // Wall-clock time only paces the callbacks; it never touches simulated results.
-            if last.elapsed() < Duration::from_millis(500) {
+            if last.elapsed() < progress_every {
                 return true;
             }
             last = Instant::now();

@@ -93,7 +93,7 @@ def run_campaigns(
         bars.append((experiment.name, len(keys), len(keys) - len(pending), n_invalid))
 
     show = progress if progress is not None else sys.stderr.isatty()
-    with open_executor(executor, jobs, scheduler, len(todo)) as pool, _progress_bars(show, bars) as advance:
+    with open_executor(executor, jobs, scheduler, len(todo)) as pool, progress_bars(show, bars) as advance:
 
         def record(outcome: RunOutcome) -> None:
             if outcome.error is None:
@@ -119,7 +119,7 @@ def run_campaigns(
 
 
 @contextmanager
-def _progress_bars(show: bool, bars: Sequence[tuple[str, int, int, int]]) -> Iterator[Callable[[int, bool], None]]:
+def progress_bars(show: bool, bars: Sequence[tuple[str, int, int, int]]) -> Iterator[Callable[[int, bool], None]]:
     """One rich progress bar per experiment (name, total runs, runs already done, of which failed)
     on stderr: runs done/total, failures, elapsed, ETA. Or nothing."""
     if not show:

@@ -1,6 +1,6 @@
 """Where runs execute: a local process pool, or a ``dask.distributed`` cluster.
 
-Both call :func:`ccarena.experiment.worker.execute` on each run and hand every outcome to
+Both call :func:`ccarena.experiment.worker.execute` (or another task) on each run and hand every outcome to
 ``on_done`` in this process as soon as it arrives, in completion order; the store sorts nothing
 by arrival, so results do not depend on the executor or the number of jobs.
 """
@@ -16,6 +16,10 @@ from typing import Any
 
 from ccarena.errors import ExperimentError
 from ccarena.experiment.worker import RunOutcome, execute
+
+#: What a worker calls for one run: ``task(key, *args) -> RunOutcome``, a module-level function
+#: (pickled by name): :func:`execute` for a campaign, ``calibrate`` for an estimate.
+Task = Callable[..., RunOutcome]
 
 
 def default_jobs() -> int:
@@ -39,9 +43,9 @@ class Executor:
     def close(self) -> None:
         """Stop the workers."""
 
-    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
-        """Execute every run (key → scenario and whether to keep its time series) and call
-        ``on_done`` with each outcome."""
+    def run_all(self, runs: Mapping[str, tuple[Any, ...]], on_done: Callable[[RunOutcome], None], task: Task = execute) -> None:
+        """Call ``task(key, *args)`` for every run (key → args; :func:`execute`'s are the scenario
+        and whether to keep its time series) and ``on_done`` with each outcome."""
         raise NotImplementedError
 
 
@@ -83,10 +87,10 @@ class LocalExecutor(Executor):
             self.pool.shutdown(wait=True)
             self.pool = None
 
-    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
+    def run_all(self, runs: Mapping[str, tuple[Any, ...]], on_done: Callable[[RunOutcome], None], task: Task = execute) -> None:
         if self.pool is None:
-            for key, (scenario, series) in runs.items():
-                on_done(execute(key, scenario, series))
+            for key, args in runs.items():
+                on_done(task(key, *args))
             return
         from concurrent.futures import FIRST_COMPLETED, Future, wait
 
@@ -96,8 +100,8 @@ class LocalExecutor(Executor):
         pending: dict[Future[RunOutcome], str] = {}
 
         def submit_next() -> None:
-            for key, (scenario, series) in items:
-                pending[pool.submit(execute, key, scenario, series)] = key
+            for key, args in items:
+                pending[pool.submit(task, key, *args)] = key
                 return
 
         try:
@@ -194,13 +198,13 @@ class DaskExecutor(Executor):
         if self.cluster is not None:
             self.cluster.close()
 
-    def run_all(self, runs: Mapping[str, tuple[dict[str, Any], bool]], on_done: Callable[[RunOutcome], None]) -> None:
+    def run_all(self, runs: Mapping[str, tuple[Any, ...]], on_done: Callable[[RunOutcome], None], task: Task = execute) -> None:
         from dask.distributed import as_completed
 
         keys = list(runs)
-        futures = self.client.map(
-            execute, keys, [runs[k][0] for k in keys], [runs[k][1] for k in keys], key=[f"ccarena-run-{k}" for k in keys]
-        )
+        columns = list(zip(*(runs[k] for k in keys)))  # one list per argument
+        kind = "run" if task is execute else task.__name__
+        futures = self.client.map(task, keys, *columns, key=[f"ccarena-{kind}-{k}" for k in keys])
         by_future = dict(zip(futures, keys))
         try:
             for fut in as_completed(futures):

@@ -23,13 +23,6 @@ figure { margin: 1rem 0; } figcaption { color: #555; font-size: 0.88rem; }
 .paper { background: #fbf7ea; } .diff { color: #555; }
 """
 
-#: Simulated seconds of each calibration run of `--dry-run`, and the start-up it measures apart
-#: (its warm-up): a run's start-up (flows opening their windows, background sources starting) is
-#: lighter than the rest, so the rest is estimated from the calibration's seconds after it.
-CALIBRATION_S = 12.0
-CALIBRATION_STARTUP_S = 4.0
-
-
 def run_paper(
     paper: Paper,
     scale: Scale,
@@ -53,20 +46,24 @@ def run_paper(
     return write_page(paper, scale, dict(zip(experiments, done)), out_dir)
 
 
-def dry_run(paper: Paper, scale: Scale, *, jobs: int | None = None) -> list[tuple[str, int, float]]:
-    """Per experiment: its number of runs and an estimate of their CPU seconds, from one short
-    calibration run of each grid point's first replication (``jobs`` at a time): its start-up as
-    measured, and the rest of the run at the rate of the calibration's part after the start-up
-    (``engine.warmup_wall_s`` splits the two), times the point's runs. A run two experiments share
+def dry_run(
+    paper: Paper, scale: Scale, *, jobs: int | None = None, progress: bool = False
+) -> list[tuple[str, int, float, int]]:
+    """Per experiment: its number of runs, an estimate of their CPU seconds, and how many of its
+    grid points were still ramping up (their events per second growing) when their calibration
+    stopped: for those the estimate is a lower bound. Each grid point's first replication is
+    calibrated, ``jobs`` at a time: simulated from its start until its events per second are
+    steady, the rest priced at its CPU time per second by then
+    (:mod:`ccarena.experiment.calibrate`), times the point's runs. A run two experiments share
     is counted once, with the first (a reproduction runs it once)."""
-    import json
-
+    from ccarena.experiment.calibrate import calibrate
+    from ccarena.experiment.campaign import progress_bars
     from ccarena.experiment.executors import open_executor
     from ccarena.experiment.worker import RunOutcome
 
     experiments = paper.experiments(scale)
-    calibrations: dict[str, tuple[dict[str, Any], bool]] = {}
-    plans: dict[str, tuple[str, float, int]] = {}  # calibration key -> experiment, duration, runs
+    calibrations: dict[str, tuple[dict[str, Any]]] = {}
+    plans: dict[str, tuple[str, int]] = {}  # calibration key -> experiment, runs
     seen: set[str] = set()
     counted = dict.fromkeys(experiments, 0)
     for name, exp in experiments.items():
@@ -79,43 +76,25 @@ def dry_run(paper: Paper, scale: Scale, *, jobs: int | None = None) -> list[tupl
                 seen.add(key)
                 new_runs[spec.point] = new_runs.get(spec.point, 0) + 1
         for point, n in new_runs.items():
-            spec = first[point]
-            duration = seconds(str(spec.scenario.get("duration", "60s")))
             key = f"{name}/{point}"
-            if duration <= CALIBRATION_S:
-                calibration = dict(spec.scenario, warmup="0s")  # short enough to run whole
-            else:
-                calibration = dict(spec.scenario, duration=f"{CALIBRATION_S}s", warmup=f"{CALIBRATION_STARTUP_S}s")
-            calibrations[key] = (calibration, False)
-            plans[key] = (name, duration, n)
+            calibrations[key] = (first[point].scenario,)
+            plans[key] = (name, n)
             counted[name] += n
     cpu = dict.fromkeys(experiments, 0.0)
+    growing = dict.fromkeys(experiments, 0)
+    bars = [("calibration", len(calibrations), 0, 0)]
+    with open_executor("local", jobs, None, len(calibrations)) as pool, progress_bars(progress, bars) as advance:
 
-    def add(outcome: RunOutcome) -> None:
-        if outcome.error is not None:
-            raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
-        name, duration, runs = plans[outcome.key]
-        wall, startup = float(outcome.engine["wall_s"]), float(outcome.engine["warmup_wall_s"])
-        if duration > CALIBRATION_S:
-            steady_per_s = (wall - startup) / (CALIBRATION_S - CALIBRATION_STARTUP_S)
-            wall = startup + steady_per_s * (duration - CALIBRATION_STARTUP_S)
-        cpu[name] += wall * runs
+        def add(outcome: RunOutcome) -> None:
+            if outcome.error is not None:
+                raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
+            name, runs = plans[outcome.key]
+            cpu[name] += float(outcome.engine["estimate_s"]) * runs
+            growing[name] += int(bool(outcome.engine["growing"]))
+            advance(0, False)
 
-    with open_executor("local", jobs, None, len(calibrations)) as pool:
-        pool.run_all(calibrations, add)
-    return [(name, counted[name], cpu[name]) for name in experiments]
-
-
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
-
-
-def seconds(text: str) -> float:
-    """A scenario duration such as ``"600s"`` or ``"2min"`` in seconds (for estimates only: the
-    core's parser decides what a scenario means)."""
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zµ]+)\s*", text)
-    if m is None or m.group(2) not in _UNITS:
-        raise ExperimentError(f"duration: cannot read {text!r}")
-    return float(m.group(1)) * _UNITS[m.group(2)]
+        pool.run_all(calibrations, add, task=calibrate)
+    return [(name, counted[name], cpu[name], growing[name]) for name in experiments]
 
 
 def check_claims(paper: Paper, results: Results) -> list[tuple[Any, Verdict]]:
