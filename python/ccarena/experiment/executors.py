@@ -1,8 +1,8 @@
 """Where runs execute: a local process pool, or a ``dask.distributed`` cluster.
 
-Both call :func:`ccarena.experiment.worker.execute` (or another task) on each run and hand every outcome to
-``on_done`` in this process as soon as it arrives, in completion order; the store sorts nothing
-by arrival, so results do not depend on the executor or the number of jobs.
+Both call :func:`ccarena.experiment.worker.execute` (or another task) on each run and hand
+every outcome to ``on_done`` in this process as soon as it arrives, in completion order; the
+store sorts nothing by arrival, so results do not depend on the executor or the number of jobs.
 """
 
 from __future__ import annotations
