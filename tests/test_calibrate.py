@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 import pytest
 
 from ccarena import _core
@@ -62,7 +60,7 @@ def test_a_run_still_growing_at_the_limit_is_flagged() -> None:
     assert log.growing
 
 
-def test_calibrating_a_real_run(tmp_path: Path, tiny_text: str) -> None:
+def test_calibrating_a_real_run(tiny_text: str) -> None:
     import tomllib
 
     scenario = tomllib.loads(tiny_text)

@@ -27,7 +27,7 @@ import bisect
 import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ccarena.errors import ExperimentError
@@ -59,18 +59,17 @@ class _Log:
         self.start = clock()
         self.sim: list[float] = []
         self.cpu: list[float] = []
-        self.reports: list[float] = []  # events so far, in reports
         self.first_check = min(duration_s, max(MIN_S, MIN_FRACTION * duration_s))
         self.limit = min(duration_s, max(self.first_check, MAX_FRACTION * duration_s))
         self.growing = False
 
-    def _at(self, s: float, ys: list[float]) -> float:
+    def _at(self, s: float, ys: Sequence[float]) -> float:
         """``ys`` (one value per report) at simulated second ``s``, interpolated."""
         i = min(max(bisect.bisect_left(self.sim, s), 1), len(self.sim) - 1)
         s0, s1 = self.sim[i - 1], self.sim[i]
         return ys[i - 1] if s1 <= s0 else ys[i - 1] + (ys[i] - ys[i - 1]) * (s - s0) / (s1 - s0)
 
-    def per_second(self, ys: list[float]) -> tuple[float, float]:
+    def per_second(self, ys: Sequence[float]) -> tuple[float, float]:
         """Growth of ``ys`` per simulated second over the middle and the last third so far."""
         t = self.sim[-1]
         a, b = self._at(t / 3, ys), self._at(2 * t / 3, ys)
@@ -79,10 +78,10 @@ class _Log:
     def __call__(self, _frac: float, sim_s: float) -> None:
         self.sim.append(sim_s)
         self.cpu.append(self.clock() - self.start)
-        self.reports.append(float(len(self.reports)))
         if sim_s < self.first_check or len(self.sim) < 4:
             return
-        middle, last = self.per_second(self.reports)
+        # Reports are a fixed number of events apart: report `i` is the events so far.
+        middle, last = self.per_second(range(len(self.sim)))
         if last <= GROWTH * middle or sim_s >= self.limit:
             self.growing = last > GROWTH * middle
             raise _Enough
