@@ -155,6 +155,10 @@ fn the_normalised_scenario_records_the_resolved_stack() {
         stack = "rfc"
         [[flows]]
         cc = "cubic@rfc9438"
+        [[flows]]
+        cc = "reno"
+        stack = "ns2"
+        window_from_una = false
         "#,
     )
     .unwrap();
@@ -169,5 +173,7 @@ fn the_normalised_scenario_records_the_resolved_stack() {
     assert_eq!((f[0]["rcv_buf"].as_str(), f[0]["cc_params"]["basis"].as_str()), (Some("6291456B"), Some("cwnd")));
     assert_eq!((f[1]["stack"].as_str(), f[1]["min_rto"].as_str(), f[1]["initial_cwnd"].as_f64()), (Some("ns2"), Some("1s"), Some(2.0)));
     assert_eq!((f[1]["delayed_ack"].as_bool(), f[1]["timestamps"].as_bool()), (Some(true), Some(false)));
+    let window_from_una = |i: usize| f[i]["window_from_una"].as_bool();
+    assert_eq!((window_from_una(0), window_from_una(1), window_from_una(4), window_from_una(6)), (Some(false), Some(true), Some(false), Some(false)));
     assert_eq!((f[2]["prr"].as_bool(), f[2]["rack_tlp"].as_bool()), (Some(false), Some(true)));
 }

@@ -284,6 +284,7 @@ impl Scenario {
                         min_rto: t.min_rto.0,
                         rto_rule: t.rto,
                         head_retransmit_rearms_rto: t.head_retransmit_rearms_rto,
+                        window_from_una: t.window_from_una,
                         recovery: t.recovery,
                         delayed_ack: t.delayed_ack.then(|| t.stack.delayed_ack()),
                         slow_start_after_idle: t.slow_start_after_idle,

@@ -132,6 +132,7 @@ struct RawFlowGroup {
     min_rto: Option<Dur>,
     rto: Option<RtoRule>,
     head_retransmit_rearms_rto: Option<bool>,
+    window_from_una: Option<bool>,
     delayed_ack: Option<bool>,
     slow_start_after_idle: Option<bool>,
     stack: Option<Stack>,
@@ -340,6 +341,8 @@ pub struct TcpOptions {
     pub rto: RtoRule,
     /// Retransmitting SND.UNA re-arms the timer (Linux); false = ns-2's one-way TCP.
     pub head_retransmit_rearms_rto: bool,
+    /// Outside fast recovery, new data only below SND.UNA + window (ns-2); false = RFC 6675 pipe.
+    pub window_from_una: bool,
     pub delayed_ack: bool,
     /// Restart from the initial window after an idle period longer than the RTO.
     pub slow_start_after_idle: bool,
@@ -793,7 +796,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
 }
 
 /// The keys only TCP groups accept, each with whether this group sets it.
-fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 18] {
+fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 19] {
     [
         ("stack", g.stack.is_some()),
         ("handshake", g.handshake.is_some()),
@@ -808,6 +811,7 @@ fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 18] {
         ("min_rto", g.min_rto.is_some()),
         ("rto", g.rto.is_some()),
         ("head_retransmit_rearms_rto", g.head_retransmit_rearms_rto.is_some()),
+        ("window_from_una", g.window_from_una.is_some()),
         ("delayed_ack", g.delayed_ack.is_some()),
         ("rwnd", g.rwnd.is_some()),
         ("ecn", g.ecn.is_some()),
@@ -901,6 +905,7 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         min_rto: g.min_rto.unwrap_or(Dur(profile.min_rto)),
         rto: g.rto.unwrap_or(profile.rto_rule),
         head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(profile.head_retransmit_rearms_rto),
+        window_from_una: g.window_from_una.unwrap_or(profile.window_from_una),
         delayed_ack: g.delayed_ack.unwrap_or(profile.delayed_ack.is_some()),
         slow_start_after_idle: g.slow_start_after_idle.unwrap_or(profile.slow_start_after_idle),
         rwnd: g.rwnd,
@@ -1023,7 +1028,7 @@ mod tests {
     #[test]
     fn tcp_only_keys_are_refused_on_udp_and_dccp_groups() {
         for (protocol, app) in [("udp", "app = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }"), ("dccp", "")] {
-            for key in ["rto = \"linux\"", "slow_start_after_idle = false", "ecn = true", "rwnd = \"64KB\""] {
+            for key in ["rto = \"linux\"", "slow_start_after_idle = false", "window_from_una = true", "ecn = true", "rwnd = \"64KB\""] {
                 let text = BASE.replace("cc = \"reno\"", &format!("protocol = \"{protocol}\"\n{app}\n{key}"));
                 let e = err(&text);
                 let name = key.split(' ').next().unwrap();

@@ -130,6 +130,13 @@ pub struct TcpConfig {
     /// Receive buffer, payload bytes: out-of-order data above RCV.NXT is bounded by it and the
     /// advertised window is what remains; `u64::MAX` means unlimited (the default).
     pub rcv_buf: u64,
+    /// Outside fast recovery, new data goes out only below SND.UNA + window, as in ns-2's SACK
+    /// agent (`Sack1TcpAgent::send_much`: `t_seqno_ <= last_ack_ + window()` unless
+    /// `fastrecov_`, where it counts `pipe_`). Default false: RFC 6675 counts the pipe in every
+    /// state, so after a timeout a flow whose retransmission is lost again keeps sending new
+    /// data, clocked by SACKs, until the backed-off timer fires (Linux bounds that span by the
+    /// receive buffer instead).
+    pub window_from_una: bool,
 }
 
 impl TcpConfig {
@@ -163,6 +170,7 @@ impl Default for TcpConfig {
             rack_tlp: false,
             prr: false,
             rcv_buf: u64::MAX,
+            window_from_una: false,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! send while pipe < window:                                    (RFC 6675 §5 step C)
 //!     1. a segment deemed lost and not yet retransmitted, lowest first   (NextSeg rule 1)
 //!     2. new data, if the application has it and SND.MAX − SND.UNA < rwnd (NextSeg rule 2)
+//!        (`window_from_una`, ns-2: outside fast recovery, SND.MAX − SND.UNA < window)
 //! per ACK: SND.UNA advances; SACK blocks update the scoreboard (recovery = sack only);
 //!     RTT sample (Karn: only segments sent once, not SACKed before);
 //!     recovery state machine; RTO timer (RFC 6298 §5.2–5.3);
@@ -226,6 +227,24 @@ impl TcpSender {
         (self.st.cwnd as u64).max(1)
     }
 
+    /// ns-2's window outside fast recovery (`TcpConfig::window_from_una`): new data only below
+    /// SND.UNA + window, however much of the span above a hole has been SACKed, plus one segment
+    /// for each of the first dupthresh − 1 duplicate ACKs (limited transmit, RFC 3042; ns-2
+    /// `singledup_ 1` and `send_one`). After a timeout ns-2 counts no duplicates (`timeout_`).
+    fn window_holds_back_new_data(&self) -> bool {
+        if !self.cfg.window_from_una {
+            return false;
+        }
+        let limited_transmit = match self.state {
+            CaState::Recovery { .. } => return false,
+            CaState::Loss { .. } => 0,
+            CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. } => {
+                u64::from(self.dupacks.min(self.cfg.dupthresh.saturating_sub(1)))
+            }
+        };
+        self.sb.packets_out() >= self.window() + limited_transmit
+    }
+
     /// Starts the connection at `start`; false while nothing may be sent.
     fn begin(&mut self, now: SimTime) -> bool {
         if self.completed_at.is_some() {
@@ -274,6 +293,9 @@ impl TcpSender {
             return NextSeg::Retransmit(seq);
         }
         if new_ready {
+            if self.window_holds_back_new_data() {
+                return NextSeg::Wait { cwnd_limited: true };
+            }
             return NextSeg::New(self.sb.high_tx());
         }
         if self.sb.high_tx() >= self.app.available(now) {
@@ -769,6 +791,71 @@ mod tests {
         s.handle_packet(t, &ack(1));
         assert_eq!(drain(&mut s, t), vec![(1, true), (2, true)]);
         assert_eq!(s.phase(), Phase::Loss);
+    }
+
+    /// After a timeout that leaves holes below SACKed data: each transmission as (seq,
+    /// retransmit), with SND.UNA and ⌊cwnd⌋ just before it.
+    fn loss_state_transmissions(window_from_una: bool) -> Vec<(u64, bool, u64, u64)> {
+        use crate::tcp::testutil::ack_packet;
+        let cfg = TcpConfig { window_from_una, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
+        let mut out = Vec::new();
+        let mut record = |s: &mut TcpSender, now: SimTime| {
+            while let Some(p) = s.poll_transmit(now) {
+                let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("{p:?}") };
+                // poll_transmit has already counted this one: the span before it began at SND.UNA.
+                out.push((seq, retransmit, s.snd_una(), s.cc_state().cwnd as u64));
+            }
+        };
+        // The timeout at 1 s (no RTT sample yet): Loss, cwnd 1, segment 0 resent.
+        s.handle_timeout(ms(1_000));
+        record(&mut s, ms(1_000));
+        // Segments 1-4 were lost as well, 5-9 arrived: each ACK moves SND.UNA and opens the
+        // window by slow start, with a hole at SND.UNA until 5.
+        for (t, una) in [(1_100, 1), (1_200, 3), (1_300, 5), (1_400, 10)] {
+            s.handle_packet(ms(t), &ack_packet(una, &[(5, 10)], false));
+            record(&mut s, ms(t));
+        }
+        out
+    }
+
+    #[test]
+    fn ns2_window_keeps_new_data_within_snd_una_plus_cwnd_after_a_timeout() {
+        // RFC 6675 counts the pipe: once the holes are resent, new data goes out while SND.UNA
+        // is still behind them (segment 10 at 1.2 s, 9 segments above SND.UNA = 3 with cwnd 3).
+        let pipe = loss_state_transmissions(false);
+        let first_new = pipe.iter().find(|t| !t.1).expect("new data");
+        assert!(first_new.0 >= first_new.2 + first_new.3, "{pipe:?}");
+        // ns-2 (`Sack1TcpAgent::send_much`): outside fast recovery no segment leaves at or above
+        // SND.UNA + cwnd; the same holes are resent, and new data waits for SND.UNA.
+        let ns2 = loss_state_transmissions(true);
+        for &(seq, retransmit, una, cwnd) in ns2.iter().filter(|t| !t.1) {
+            assert!(seq < una + cwnd, "segment {seq} (retransmit {retransmit}) above {una} + {cwnd}: {ns2:?}");
+        }
+        let resent = |v: &[(u64, bool, u64, u64)]| v.iter().filter(|t| t.1).map(|t| t.0).collect::<Vec<_>>();
+        assert_eq!(resent(&ns2), vec![0, 1, 2, 3, 4]);
+        assert_eq!(resent(&pipe), resent(&ns2));
+        assert!(ns2.iter().any(|t| !t.1), "the window reopened once SND.UNA passed the holes: {ns2:?}");
+    }
+
+    #[test]
+    fn ns2_window_still_sends_one_segment_per_early_duplicate_ack() {
+        // Limited transmit (RFC 3042; ns-2 `singledup_ 1`, `send_one`): the first two duplicate
+        // ACKs each release one new segment beyond SND.UNA + cwnd; the third is the fast
+        // retransmit, and in fast recovery the pipe counts again.
+        use crate::tcp::testutil::ack_packet;
+        let cfg = TcpConfig { window_from_una: true, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
+        s.handle_packet(ms(100), &ack_packet(0, &[(1, 2)], false));
+        assert_eq!(drain(&mut s, ms(100)), new_segments(10..11));
+        s.handle_packet(ms(101), &ack_packet(0, &[(1, 3)], false));
+        assert_eq!(drain(&mut s, ms(101)), new_segments(11..12));
+        s.handle_packet(ms(102), &ack_packet(0, &[(1, 4)], false));
+        assert_eq!(s.phase(), Phase::Recovery);
+        // cwnd = ssthresh = 5; pipe = 12 − 3 SACKed − 1 lost + 1 resent = 9.
+        assert_eq!(drain(&mut s, ms(102)), vec![(0, true)]);
     }
 
     #[test]

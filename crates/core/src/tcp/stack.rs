@@ -17,6 +17,7 @@
 //! | loss detection                | RACK-TLP (RFC 8985)       | dupthresh                  | dupthresh (RFC 6675)|
 //! | window in fast recovery       | PRR (RFC 6937)            | cwnd = ssthresh            | cwnd = ssthresh     |
 //! | receive buffer                | 6 MB (`tcp_rmem[2]`)      | unlimited                  | unlimited           |
+//! | new data outside recovery     | pipe < window             | below SND.UNA + window     | pipe < window       |
 //! | `cc = "cubic"` runs           | `cubic@linux-6` (Linux's) | RFC 9438                   | RFC 9438            |
 //!
 //! The last row is applied where the scenario is read (`scenario::profile_cc_name`): CUBIC is
@@ -25,9 +26,10 @@
 //! Sources: Linux 6.x `include/net/tcp.h` (`TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`,
 //! `TCP_DELACK_MIN`), `net/ipv4/tcp_ipv4.c` (`sysctl_tcp_rmem` = 4096 131072 6291456),
 //! `sysctl_tcp_recovery` = RACK; ns-2.35 `tcl/lib/ns-default.tcl` (`rtxcur_init_ 3.0`,
-//! `maxrto_ 60`, `windowInit_ 2`, `Agent/TCPSink/DelAck interval_ 100ms`); the 1 s minimum RTO
-//! is ns-2's value before its 200 ms `minrto_`, the one the seed papers' ns-2 runs used (seed
-//! 004's scenario cites it); RFC 6298 §2.1, §2.4, §2.5.
+//! `maxrto_ 60`, `windowInit_ 2`, `Agent/TCPSink/DelAck interval_ 100ms`) and
+//! `tcp/tcp-sack1.cc` (`send_much`); the 1 s minimum RTO is ns-2's value before its 200 ms
+//! `minrto_`, the one the seed papers' ns-2 runs used (seed 004's scenario cites it); RFC 6298
+//! §2.1, §2.4, §2.5.
 //!
 //! `rfc` keeps two of Linux's timer constants where the RFC's own would distort every run on a
 //! constant-delay simulated path (see `rtt.rs`): the 200 ms minimum RTO (RFC 6298 §2.4 asks for
@@ -97,6 +99,7 @@ impl Stack {
                 initial_rto: SimDuration::from_secs(3),
                 rto_rule: RtoRule::Rfc6298,
                 head_retransmit_rearms_rto: false,
+                window_from_una: true,
                 ..plain
             },
             Stack::Rfc => plain,
