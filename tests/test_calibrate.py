@@ -90,9 +90,19 @@ def test_progress_every_report_of_the_engine(tiny_text: str) -> None:
         _core.run(json.dumps(scenario), progress_every_s=-1.0)
 
 
-def test_duration_reader_for_estimates() -> None:
-    from ccarena.errors import ExperimentError
+def test_durations_are_read_by_the_core_alone() -> None:
+    """The estimate and the testbed read durations with the core's parser, so they accept what
+    a scenario accepts and nothing else (the estimate's own reader once took "1h", which no
+    scenario may say)."""
+    from ccarena.errors import ExperimentError, TestbedError
+    from ccarena.testbed import units
 
     assert cal.seconds("600s") == 600 and cal.seconds("2min") == 120 and cal.seconds("100ms") == 0.1
-    with pytest.raises(ExperimentError):
-        cal.seconds("soon")
+    assert units.seconds("250ms", "stop") == 0.25 and _core.duration_s("1.5us") == 1.5e-6
+    for bad in ("soon", "1h", "5", "-1s"):
+        with pytest.raises(ValueError, match="duration|unit"):
+            _core.duration_s(bad)
+        with pytest.raises(ExperimentError, match=f"duration: .*{bad}"):
+            cal.seconds(bad)
+        with pytest.raises(TestbedError, match=f"flows\\[0\\].stop: .*{bad}"):
+            units.seconds(bad, "flows[0].stop")

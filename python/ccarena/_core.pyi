@@ -8,7 +8,7 @@ import os
 from typing import Any, Callable, final
 
 # PyO3 lists everything the module adds in __all__.
-__all__ = ["__version__", "validate", "run", "algorithms", "topology", "CcState"]
+__all__ = ["__version__", "validate", "run", "algorithms", "topology", "duration_s", "CcState"]
 
 __version__: str
 
@@ -58,6 +58,10 @@ def topology(scenario_json: str) -> dict[str, Any]:
     topology kind), ``nodes`` (list of ``{"name", "role"}``, role ``"router"``, ``"host"`` or
     ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
     direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ccarena.errors.ScenarioError."""
+
+def duration_s(text: str) -> float:
+    """A duration as scenarios write it (``"600s"``, ``"250ms"``, ``"2min"``) in seconds, read by
+    the core's own parser. Raises ValueError naming the value and the units allowed."""
 
 
 @final

@@ -14,7 +14,7 @@ use ccarena_core::scenario::Scenario;
 use ccarena_core::sim::{self, RunError};
 
 mod pycc;
-use pyo3::exceptions::PyKeyboardInterrupt;
+use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -190,6 +190,13 @@ fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, Py
     }
 }
 
+/// A duration as scenarios write it ("600s", "2min"), in seconds: the one reader of durations,
+/// so that Python (estimates, the testbed) accepts exactly what a scenario accepts.
+#[pyfunction]
+fn duration_s(text: &str) -> PyResult<f64> {
+    ccarena_core::time::parse_duration(text).map(|d| d.as_secs_f64()).map_err(PyValueError::new_err)
+}
+
 #[pyfunction]
 fn algorithms<'py>(py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
     let rows = PyList::empty(py);
@@ -214,6 +221,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
+    m.add_function(wrap_pyfunction!(duration_s, m)?)?;
     m.add_class::<pycc::PyCcState>()?;
     Ok(())
 }

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import bisect
 import json
-import re
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -106,13 +105,11 @@ def calibrate(key: str, scenario: dict[str, Any]) -> RunOutcome:
     return RunOutcome(key, engine={"estimate_s": cpu, "simulated_s": duration, "cpu_s": cpu, "growing": False})
 
 
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "h": 3600.0}
-
-
 def seconds(text: str) -> float:
-    """A scenario duration such as ``"600s"`` or ``"2min"`` in seconds (for estimates only: the
-    core's parser decides what a scenario means)."""
-    m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*([a-zµ]+)\s*", text)
-    if m is None or m.group(2) not in _UNITS:
-        raise ExperimentError(f"duration: cannot read {text!r}")
-    return float(m.group(1)) * _UNITS[m.group(2)]
+    """A scenario duration such as ``"600s"`` or ``"2min"`` in seconds, read by the core."""
+    from ccarena import _core
+
+    try:
+        return _core.duration_s(text)
+    except ValueError as exc:
+        raise ExperimentError(f"duration: {exc}") from None

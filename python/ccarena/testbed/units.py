@@ -26,16 +26,14 @@ def size_bytes(text: object, field: str) -> int:
     return int(_parse(text, "B", field))
 
 
-_DURATION = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*(ns|us|µs|ms|s|min)\s*$")
-_SECONDS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0}
-
-
 def seconds(text: object, field: str) -> float:
-    """``"40s"`` → 40.0, ``"250ms"`` → 0.25."""
-    m = _DURATION.match(str(text))
-    if not m:
-        raise TestbedError(f"{field}: {text!r} is not a duration")
-    return float(m.group(1)) * _SECONDS[m.group(2)]
+    """``"40s"`` → 40.0, ``"250ms"`` → 0.25 (the core's reader of scenario durations)."""
+    from ccarena import _core
+
+    try:
+        return _core.duration_s(str(text))
+    except ValueError as exc:
+        raise TestbedError(f"{field}: {exc}") from None
 
 
 def queue_limit(text: object, field: str) -> tuple[int, str]:
