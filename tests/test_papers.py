@@ -25,6 +25,14 @@ def test_five_seed_papers_are_listed_in_seed_order() -> None:
         paper("nope")
 
 
+def test_grid_durations_key_rows_in_whole_milliseconds() -> None:
+    from ccarena.papers.model import duration_ms
+
+    assert [duration_ms(v) for v in ("25ms", "0.2s", "100000us", "1min")] == [25, 200, 100, 60000]
+    with pytest.raises(ValueError, match="unit"):
+        duration_ms("25")
+
+
 def test_dccp_voip_tables_have_the_printed_shape() -> None:
     # Tables 1-6: each pair of protocols at 25, 50 and 100 ms, five metrics, each with a CI
     assert sorted(dccp_voip.TABLES) == [1, 2, 3, 4, 5, 6]

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ccarena.experiment import Experiment
-from ccarena.papers.model import Claim, Estimate, Paper, PaperTable, Results, Scale, Verdict, fmt, group_estimates
+from ccarena.papers.model import Claim, Estimate, Paper, PaperTable, Results, Scale, Verdict, duration_ms, fmt, group_estimates
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 RING = "topology.ring_delay"
@@ -132,10 +132,6 @@ def experiments(scale: Scale) -> dict[str, Experiment]:
     }
 
 
-def _ms(value: Any) -> int:
-    return int(str(value).removesuffix("ms"))
-
-
 def estimates(results: Results) -> dict[tuple[str, int, str], dict[str, Estimate]]:
     """(pair, RTT ms, protocol) → our estimate of each column."""
     found = group_estimates(
@@ -149,7 +145,7 @@ def estimates(results: Results) -> dict[tuple[str, int, str], dict[str, Estimate
             "delay_s": lambda f: float(f["mean_delay_s"].mean()),
         },
     )
-    return {(pair, _ms(ring), group): v for (pair, ring, group), v in found.items()}
+    return {(pair, duration_ms(ring), group): v for (pair, ring, group), v in found.items()}
 
 
 def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str, Estimate]]:

@@ -11,7 +11,7 @@ import pandas as pd
 
 from ccarena import metrics
 from ccarena.experiment import Experiment
-from ccarena.papers.model import Claim, Estimate, Figure, Paper, PaperTable, Results, Scale, Verdict, fmt
+from ccarena.papers.model import Claim, Estimate, Figure, Paper, PaperTable, Results, Scale, Verdict, duration_ms, fmt
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios" / "papers" / "e1-testbed"
 
@@ -64,15 +64,11 @@ JAIN = PaperTable(
 )
 
 
-def _rtt_ms(value: Any) -> int:
-    return int(str(value).removesuffix("ms"))
-
-
 def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str, Estimate]]:
     m = results["rtt"].metrics
     out = {}
     for (cc, rtt), part in m.groupby(["flows[1].cc", "flows[0].rtt"], sort=False):
-        out[(f"CUBIC × {LABEL[cc]}", _rtt_ms(rtt))] = {"jain": Estimate.of(part["jain"].to_numpy())}
+        out[(f"CUBIC × {LABEL[cc]}", duration_ms(rtt))] = {"jain": Estimate.of(part["jain"].to_numpy())}
     return out
 
 
@@ -124,7 +120,7 @@ def _newreno_unaffected_by_rtt(results: Results) -> Verdict:
 def _cubic_unaffected_by_rtt(results: Results) -> Verdict:
     m = results["rtt"].metrics
     cubic = m[m["flows[1].cc"] == CC["CUBIC"]]
-    good = {_rtt_ms(r): float(g["goodput_bps"].mean()) for r, g in cubic.groupby("flows[0].rtt")}
+    good = {duration_ms(r): float(g["goodput_bps"].mean()) for r, g in cubic.groupby("flows[0].rtt")}
     lo, hi = min(good), max(good)
     ratio = good[hi] / good[lo]
     return Verdict(

@@ -144,6 +144,14 @@ def group_estimates(
     return out
 
 
+def duration_ms(value: Any) -> int:
+    """A grid's duration (``"20ms"``, ``"0.2s"``) in whole milliseconds, read by the core, to
+    key a paper's rows by the RTT or delay they print."""
+    from ccarena import _core
+
+    return round(_core.duration_s(str(value)) * 1e3)
+
+
 def fmt(value: float, digits: int = 2) -> str:
     """A number as the page prints it."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
