@@ -106,6 +106,8 @@ pub struct FlowSetup {
     pub stop: Option<SimTime>,
     /// Record this flow's per-interval series (background sources only keep totals).
     pub sampled: bool,
+    /// Keep a histogram of the flow's delays, for their percentiles (else their moments only).
+    pub delay_quantiles: bool,
 }
 
 /// A flow's endpoints: the scenario pushes each flow's sender then its receiver, so they are
@@ -221,6 +223,7 @@ impl World {
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
         // whose flows end, never pays for the rows it does not record).
         let flow_series = FlowSeries::default();
+        let counters = parts.flows.iter().map(|f| FlowCounters::new(f.delay_quantiles)).collect();
         let mut w = World {
             queue: EventQueue::default(),
             slab: PacketSlab::with_capacity(4096),
@@ -238,7 +241,7 @@ impl World {
             },
             endpoints: parts.endpoints,
             flows: parts.flows,
-            counters: vec![FlowCounters::default(); n_flows],
+            counters,
             end: parts.end,
             warmup: parts.warmup.min(parts.end),
             sample_interval: parts.sample_interval,

@@ -357,6 +357,29 @@ fn background_draws_leave_the_main_flows_alone_and_repeat_exactly() {
 }
 
 #[test]
+fn background_sources_keep_delay_percentiles_only_when_asked() {
+    let base = format!("{DUMBBELL}[[background]]\nload = 0.3\nmix = {{ udp = 0.5, web = 0.5 }}\n");
+    let (plain, asked) = (run(&base), run(&format!("{base}delay_quantiles = true\n")));
+    let roles = strs(&plain.flows, "role");
+    let measured = |r: &RunResult| -> Vec<usize> { (0..roles.len()).filter(|&i| r.flows.u64s("delay_count")[i] > 0).collect() };
+    let (main, bg): (Vec<usize>, Vec<usize>) = measured(&plain).into_iter().partition(|&i| roles[i] == "main");
+    assert!(!main.is_empty() && bg.len() > 3, "main {main:?}, background {bg:?}");
+    for (r, bg_percentiles) in [(&plain, false), (&asked, true)] {
+        let (p50, mean, min, max) = (r.flows.f64s("delay_p50_s"), r.flows.f64s("delay_mean_s"), r.flows.f64s("delay_min_s"), r.flows.f64s("delay_max_s"));
+        for &i in main.iter().chain(&bg) {
+            assert!(min[i] > 0.0 && min[i] <= mean[i] && mean[i] <= max[i], "flow {i}: moments {} {} {}", min[i], mean[i], max[i]);
+            let has_p50 = roles[i] == "main" || bg_percentiles;
+            assert_eq!(p50[i].is_finite(), has_p50, "flow {i} ({}): p50 {}", roles[i], p50[i]);
+        }
+    }
+    // Only the percentiles differ: the histograms change nothing else.
+    for col in ["delay_count", "delivered_pkts", "sent_bytes"] {
+        assert_eq!(plain.flows.u64s(col), asked.flows.u64s(col), "{col}");
+    }
+    assert_eq!(plain.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>(), asked.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+}
+
+#[test]
 fn residual_life_starts_sources_in_a_stationary_phase() {
     // A source whose think time is Pareto(1 s, 1.5) started at a random instant waits
     // E[X²]/(2E[X]) = ∞ on average, but its median wait is the equilibrium law's:

@@ -26,7 +26,8 @@ pub struct FlowCounters {
     pub ack_dropped_pkts: u64,
     /// Data packets currently in the network.
     pub in_flight_pkts: u64,
-    /// One-way delay of data packets delivered after warm-up, nanoseconds.
+    /// One-way delay of data packets delivered after warm-up, nanoseconds (for background
+    /// sources, unless asked otherwise, their moments only: see [`Histogram::moments_only`]).
     pub delay: Histogram,
     /// RFC 3550 interarrival jitter of the same packets.
     pub jitter: Jitter,
@@ -57,6 +58,11 @@ pub struct FlowSnapshot {
 }
 
 impl FlowCounters {
+    /// Counters at zero; `delay_quantiles`: keep the delays' histogram, not only their moments.
+    pub fn new(delay_quantiles: bool) -> Self {
+        FlowCounters { delay: if delay_quantiles { Histogram::default() } else { Histogram::moments_only() }, ..Default::default() }
+    }
+
     pub fn snapshot(&self, goodput_bytes: u64) -> FlowSnapshot {
         FlowSnapshot {
             sent_pkts: self.sent_pkts,

@@ -98,6 +98,11 @@ pub struct Background {
     pub packet_size: Bytes,
     pub web: WebParams,
     pub ftp: FtpParams,
+    /// Each source keeps a histogram of its packets' delays, for its own percentiles
+    /// (`delay_p50_s`…); without it a source reports its delays' count, mean, minimum and
+    /// maximum only. Off by default: tens of thousands of histograms cost a run much of its
+    /// memory and time.
+    pub delay_quantiles: bool,
 }
 
 #[derive(Deserialize)]
@@ -117,6 +122,7 @@ struct RawBackground {
     cc_params: Option<Value>,
     recovery: Option<Recovery>,
     packet_size: Option<Bytes>,
+    delay_quantiles: Option<bool>,
     // Taken out and parsed with their paths before this struct is read; listed so that the
     // unknown-field message names them.
     #[allow(dead_code)]
@@ -196,6 +202,7 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, default_st
         packet_size,
         web,
         ftp,
+        delay_quantiles: raw.delay_quantiles.unwrap_or(false),
     })
 }
 
@@ -375,6 +382,7 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                 dst: None,
                 path: None,
                 lan: None,
+                delay_quantiles: bg.delay_quantiles,
             };
             // UDP CBR: n sources of equal rate, each with a random phase within one interval.
             let r_udp = bg.load * bg.mix.udp * c;

@@ -316,7 +316,7 @@ impl Scenario {
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
-            flows.push(FlowSetup { start: inst.start, stop: inst.stop, sampled: inst.role == "main" });
+            flows.push(FlowSetup { start: inst.start, stop: inst.stop, sampled: inst.role == "main", delay_quantiles: g.delay_quantiles });
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),

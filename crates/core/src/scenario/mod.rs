@@ -410,6 +410,10 @@ pub struct FlowGroup {
     /// LAN ring: the senders' LAN (1-based); `None` spreads them round-robin.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lan: Option<u32>,
+    /// Each flow keeps a histogram of its delays, for its percentiles: always for `[[flows]]`,
+    /// for background sources when their `[[background]]` asks (`delay_quantiles`).
+    #[serde(skip)]
+    pub delay_quantiles: bool,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -792,6 +796,7 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         dst: g.dst,
         path: g.path,
         lan: g.lan,
+        delay_quantiles: true,
     })
 }
 
