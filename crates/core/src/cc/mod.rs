@@ -247,11 +247,21 @@ pub struct AlgorithmInfo {
     pub presets: Vec<(&'static str, &'static str)>,
 }
 
-/// Declares the built-in algorithms: `"name" => Variant(module::Type, module::Config), "description";`.
-/// Generates the configuration enum, the run-time enum and the name lookup, so adding an
-/// algorithm is one file plus one line here.
+/// The type `AnyCc` holds an algorithm's state in: the state itself, or a box of it when the
+/// state is large (`boxed`). A TCP sender holds an `AnyCc` inline, and seed 003's runs hold tens
+/// of thousands of Reno senders (16 bytes of state) next to a few hundred of the others: inline,
+/// CUBIC's 400 bytes made every sender 400 bytes larger and spread its fields over more lines.
+macro_rules! stored {
+    ($t:ty) => { $t };
+    ($t:ty, boxed) => { Box<$t> };
+}
+
+/// Declares the built-in algorithms: `"name" => Variant(module::Type, module::Config), "description";`
+/// (`Variant(module::Type, module::Config, boxed)` for a state larger than 64 bytes, see
+/// [`stored!`]). Generates the configuration enum, the run-time enum and the name lookup, so
+/// adding an algorithm is one file plus one line here.
 macro_rules! algorithms {
-    ($( $name:literal => $variant:ident($module:ident :: $ty:ident, $cfg:ident), $desc:literal; )*) => {
+    ($( $name:literal => $variant:ident($module:ident :: $ty:ident, $cfg:ident $(, $boxed:ident)?), $desc:literal; )*) => {
         /// An algorithm and its parameter values, as resolved from a scenario.
         #[derive(Clone, Debug, PartialEq)]
         pub enum CcConfig {
@@ -262,7 +272,7 @@ macro_rules! algorithms {
 
         /// Run-time choice among the algorithms (closed enum: static dispatch, no cargo features).
         pub enum AnyCc {
-            $( $variant($module::$ty), )*
+            $( $variant(stored!($module::$ty $(, $boxed)?)), )*
             /// An algorithm defined outside this crate (experiments, tests).
             Custom(Box<dyn CongestionControl + Send>),
         }
@@ -278,7 +288,7 @@ macro_rules! algorithms {
             /// The controller of flow `flow`; only an external algorithm can fail to build.
             pub fn build(&self, flow: u32) -> Result<AnyCc, String> {
                 match self {
-                    $( CcConfig::$variant(c) => Ok(AnyCc::$variant($module::$ty::new(c.clone()))), )*
+                    $( CcConfig::$variant(c) => Ok(AnyCc::$variant(From::from($module::$ty::new(c.clone())))), )*
                     CcConfig::External(e) => external::build(e, flow).map(AnyCc::Custom),
                 }
             }
@@ -295,13 +305,13 @@ macro_rules! algorithms {
         impl AnyCc {
             pub fn inner(&self) -> &dyn CongestionControl {
                 match self {
-                    $( AnyCc::$variant(c) => c, )*
+                    $( AnyCc::$variant(c) => std::borrow::Borrow::<$module::$ty>::borrow(c), )*
                     AnyCc::Custom(c) => c.as_ref(),
                 }
             }
             pub fn inner_mut(&mut self) -> &mut dyn CongestionControl {
                 match self {
-                    $( AnyCc::$variant(c) => c, )*
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c), )*
                     AnyCc::Custom(c) => c.as_mut(),
                 }
             }
@@ -321,16 +331,16 @@ macro_rules! algorithms {
 
 algorithms! {
     "reno" => Reno(reno::Reno, RenoConfig), "AIMD: +1 segment per RTT, halve on loss (RFC 5681)";
-    "cubic" => Cubic(cubic::Cubic, CubicConfig), "W(t) = C(t-K)^3 + W_max, Reno-friendly region, HyStart (RFC 9438)";
-    "bic" => Bic(bic::Bic, BicConfig), "binary search toward W_max, S_max/S_min steps, max probing (Xu et al. 2004)";
+    "cubic" => Cubic(cubic::Cubic, CubicConfig, boxed), "W(t) = C(t-K)^3 + W_max, Reno-friendly region, HyStart (RFC 9438)";
+    "bic" => Bic(bic::Bic, BicConfig, boxed), "binary search toward W_max, S_max/S_min steps, max probing (Xu et al. 2004)";
     "highspeed" => HighSpeed(highspeed::HighSpeed, HighSpeedConfig), "HighSpeed TCP: AIMD with a(w), b(w) from the window (RFC 3649)";
     "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
-    "htcp" => Htcp(htcp::Htcp, HtcpConfig), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
-    "vegas" => Vegas(vegas::Vegas, VegasConfig), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
-    "fast" => Fast(fast::Fast, FastConfig), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
-    "compound" => Compound(compound::Compound, CompoundConfig), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
-    "libra" => Libra(libra::Libra, LibraConfig), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
-    "bbr" => Bbr(bbr::Bbr, BbrConfig), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
+    "htcp" => Htcp(htcp::Htcp, HtcpConfig, boxed), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
+    "vegas" => Vegas(vegas::Vegas, VegasConfig, boxed), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
+    "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
+    "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
+    "libra" => Libra(libra::Libra, LibraConfig, boxed), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
+    "bbr" => Bbr(bbr::Bbr, BbrConfig, boxed), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
 }
 
 /// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
@@ -365,6 +375,12 @@ impl CcConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sender_holds_at_most_64_bytes_of_any_algorithm() {
+        // Larger states are boxed (`stored!`): every TCP sender holds an `AnyCc` inline.
+        assert!(std::mem::size_of::<AnyCc>() <= 64, "AnyCc is {} bytes: box the variant that grew", std::mem::size_of::<AnyCc>());
+    }
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_returns_leftover() {

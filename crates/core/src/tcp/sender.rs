@@ -124,14 +124,15 @@ pub struct TcpSender {
     snd_wnd: u64,
     /// Delivery-rate estimation for `CongestionControl::on_rate_sample`, kept only for an
     /// algorithm that reads the samples (`wants_rate_samples`).
-    rate: Option<RateSampler>,
+    /// Boxed: only algorithms that want rate samples (BBR) have one, and it is 144 bytes.
+    rate: Option<Box<RateSampler>>,
 }
 
 impl TcpSender {
     pub fn new(addr: Addr, cfg: TcpConfig, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(&cfg);
-        let rate = cc.inner().wants_rate_samples().then(RateSampler::new);
+        let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         TcpSender {
             addr,
             cc,
@@ -169,7 +170,7 @@ impl TcpSender {
     /// Swaps in another congestion controller before the connection starts (tests).
     #[cfg(test)]
     pub(super) fn replace_cc(&mut self, cc: AnyCc) {
-        self.rate = cc.inner().wants_rate_samples().then(RateSampler::new);
+        self.rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         self.cc = cc;
     }
 
