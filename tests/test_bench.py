@@ -49,3 +49,22 @@ def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
     with_warmup = ccarena.run(str(tiny_file), overrides=["warmup=1s"]).engine
     assert 0.0 < with_warmup["warmup_wall_s"] <= with_warmup["wall_s"]
     assert ccarena.run(str(tiny_file), overrides=["warmup=0s"]).engine["warmup_wall_s"] == 0.0
+
+
+def test_paired_script_takes_the_median_ratio_of_runs_side_by_side(tmp_path: Path) -> None:
+    """tools/paired.sh (BENCHMARKS.md, session 29) reads both output forms and reports B/A."""
+    import subprocess
+
+    script = Path(__file__).resolve().parent.parent / "tools" / "paired.sh"
+    bench_like = tmp_path / "a.sh"
+    bench_like.write_text("#!/bin/sh\necho 'case: x'\necho 'wall: 2.00 s for 8 s simulated'\n")
+    json_like = tmp_path / "b.sh"
+    json_like.write_text('#!/bin/sh\necho \'{"engine": {"wall_s": 1.5, "events": 3}}\'\n')
+    for f in (bench_like, json_like):
+        f.chmod(0o755)
+    done = subprocess.run(["bash", str(script), "3", str(bench_like), str(json_like)], capture_output=True, text=True, check=True)
+    lines = done.stdout.splitlines()
+    assert len(lines) == 4 and all("B/A 0.7500" in line for line in lines[:3])
+    assert lines[-1] == "median B/A 0.7500 over 3 rounds (0.7500 to 0.7500)"
+    bad = subprocess.run(["bash", str(script), "3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("usage: tools/paired.sh")
