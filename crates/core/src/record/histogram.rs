@@ -4,7 +4,7 @@
 //! counters, one spanning 1 ms..10 s about 1,700. Every flow has one, and seed 003's background
 //! runs tens of thousands of short flows: counters from zero up to a 30 ms delay (2,400 of them,
 //! 19 KiB) made these histograms most of a run's memory. Even spanning 20-60 ms (1.6 KiB), they
-//! held 50 MB in a seed-003 parking lot of 33,000 sources, and a bucket was a cache miss per
+//! held 30-40 MB in a seed-003 parking lot of 33,000 sources, and a bucket was a cache miss per
 //! packet: background sources keep the moments alone (count, sum, minimum, maximum) unless
 //! their scenario asks for their percentiles.
 
