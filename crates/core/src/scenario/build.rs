@@ -23,6 +23,7 @@ use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
+use std::sync::Arc;
 use crate::scenario::topology::HopRange;
 use crate::transport::Addr;
 use crate::udp::UdpSender;
@@ -245,6 +246,7 @@ impl Scenario {
         let mut flows = Vec::new();
         let mut sole_feeders = SoleFeeders::new(net.links.len());
         let mut metas = Vec::new();
+        let mut shared_tcp_config: Option<Arc<TcpConfig>> = None;
         for (i, inst) in instances.iter().enumerate() {
             let (src, dst) = (inst.src, inst.dst);
             let path = routes.path(src, dst, &net.edges);
@@ -300,8 +302,14 @@ impl Scenario {
                         ..profile
                     };
                     let cc = t.cc_config.build(i as u32).map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
-                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, cfg.clone(), cc, app, inst.start))));
-                    endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &cfg))));
+                    // One shared copy for consecutive flows of the same configuration (a group's).
+                    let shared = match shared_tcp_config.take() {
+                        Some(last) if *last == cfg => last,
+                        _ => Arc::new(cfg),
+                    };
+                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, shared.clone(), cc, app, inst.start))));
+                    endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &shared))));
+                    shared_tcp_config = Some(shared);
                 }
                 (Protocol::Dccp, _) => {
                     let d = g.dccp.as_ref().expect("validated: dccp groups have DCCP options");

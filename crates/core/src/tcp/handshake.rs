@@ -44,7 +44,7 @@ impl TcpSender {
         }
         hs.due = false;
         hs.sent_at = Some(now);
-        self.timers.syn = Some(now + self.rtt.rto());
+        self.timers.syn.set(now + self.rtt.rto());
         let ts = self.cfg.timestamps.then(|| ts_clock(now));
         let header = Header::TcpSyn { reply: false, ts, tsecr: None };
         Some(Some(Packet { flow: self.addr().flow, src: self.addr().local, dst: self.addr().remote, size: TCP_SYN_SIZE, sent_at: now, ce: false, header }))
@@ -73,7 +73,7 @@ impl TcpSender {
             (_, _, Some(ts)) => Some(SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))),
             _ => None,
         };
-        self.timers.syn = None;
+        self.timers.syn.clear();
         if let Some(r) = sample {
             self.on_rtt_sample(now, r);
         }

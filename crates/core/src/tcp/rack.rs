@@ -157,7 +157,7 @@ impl TcpSender {
         if let Some(ahead) = rack.sent.get(SENT_PREFETCH_AHEAD) {
             crate::net::prefetch::prefetch(ahead);
         }
-        self.timers.reorder = deadline;
+        self.timers.reorder = deadline.into();
         marked
     }
 
@@ -197,11 +197,11 @@ impl TcpSender {
     /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
     pub(super) fn arm_probe_or_rto(&mut self, now: SimTime) {
         if !self.may_probe() {
-            self.timers.probe = None;
+            self.timers.probe.clear();
             return;
         }
-        let rto_left = self.timers.rto.map_or(self.rtt.rto(), |t| t.saturating_since(now));
-        self.timers.probe = Some(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+        let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
+        self.timers.probe.set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
     }
 
     /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
@@ -223,8 +223,8 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
         }
-        self.timers.probe = None;
-        self.timers.rto = Some(now + self.rtt.rto());
+        self.timers.probe.clear();
+        self.timers.rto.set(now + self.rtt.rto());
         Some(pkt)
     }
 

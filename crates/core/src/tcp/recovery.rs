@@ -230,7 +230,7 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.probe = None;
         }
-        self.timers.probe = None;
+        self.timers.probe.clear();
     }
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
@@ -316,12 +316,12 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.on_timeout();
         }
-        self.timers.reorder = None;
+        self.timers.reorder.clear();
         let high_water = self.sb.high_tx();
         self.recover = Some(high_water);
         self.enter_loss(high_water);
         self.note_window_reduction();
-        self.timers.rto = Some(now + self.rtt.rto());
+        self.timers.rto.set(now + self.rtt.rto());
         self.st.in_flight = self.sb.pipe();
     }
 }

@@ -35,23 +35,69 @@ use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::wire::tcp::TcpAck;
 use crate::time::{SimDuration, SimTime};
+use std::sync::Arc;
 use crate::transport::{Addr, Probe, Transport};
+
+/// A timer's deadline, or none: eight bytes, where an `Option<SimTime>` takes sixteen (the
+/// sender's six timers then share one cache line, read after every packet it handles).
+/// `SimTime::MAX` stands for "unset": no run reaches that instant, so such a timer never fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Deadline(SimTime);
+
+impl Default for Deadline {
+    fn default() -> Self {
+        Deadline(SimTime::MAX)
+    }
+}
+
+impl From<Option<SimTime>> for Deadline {
+    fn from(t: Option<SimTime>) -> Self {
+        Deadline(t.unwrap_or(SimTime::MAX))
+    }
+}
+
+impl Deadline {
+    pub(super) fn get(self) -> Option<SimTime> {
+        (self.0 != SimTime::MAX).then_some(self.0)
+    }
+    pub(super) fn set(&mut self, at: SimTime) {
+        self.0 = at;
+    }
+    pub(super) fn clear(&mut self) {
+        self.0 = SimTime::MAX;
+    }
+    pub(super) fn is_set(self) -> bool {
+        self.0 != SimTime::MAX
+    }
+    /// Set, and at or before `now`.
+    pub(super) fn is_due(self, now: SimTime) -> bool {
+        self.0 <= now && self.is_set()
+    }
+}
 
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Timers {
     /// Retransmission timeout (RFC 6298 §5).
-    pub(super) rto: Option<SimTime>,
+    pub(super) rto: Deadline,
     /// A rate-based application produces its next message.
-    pub(super) app: Option<SimTime>,
+    pub(super) app: Deadline,
     /// The pacing gap since the last transmission ends (algorithms with a pacing rate).
-    pub(super) pace: Option<SimTime>,
+    pub(super) pace: Deadline,
     /// SYN retransmission (handshake).
-    pub(super) syn: Option<SimTime>,
+    pub(super) syn: Deadline,
     /// RACK's reorder timer: a copy becomes overdue (RFC 8985 §6.3).
-    pub(super) reorder: Option<SimTime>,
+    pub(super) reorder: Deadline,
     /// Tail loss probe (RFC 8985 §7).
-    pub(super) probe: Option<SimTime>,
+    pub(super) probe: Deadline,
+}
+
+impl Timers {
+    /// The earliest deadline set, if any.
+    fn earliest(&self) -> Option<SimTime> {
+        let t = [self.rto, self.app, self.pace, self.syn, self.reorder, self.probe];
+        Deadline(t.iter().map(|d| d.0).min().expect("six timers")).get()
+    }
 }
 
 /// Whether the window, rather than the application or rwnd, limited sending in the last round
@@ -78,7 +124,9 @@ enum NextSeg {
 
 pub struct TcpSender {
     addr: Addr,
-    pub(super) cfg: TcpConfig,
+    /// Shared by the senders built from one configuration: tens of thousands of background
+    /// senders read one copy, which stays in the cache, instead of each its own cold lines.
+    pub(super) cfg: Arc<TcpConfig>,
     pub(super) cc: AnyCc,
     /// Window state shared with the congestion controller (cwnd, ssthresh in segments).
     pub(super) st: CcState,
@@ -129,7 +177,8 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    pub fn new(addr: Addr, cfg: TcpConfig, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
+    pub fn new(addr: Addr, cfg: impl Into<Arc<TcpConfig>>, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
+        let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(&cfg);
         let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
@@ -304,7 +353,7 @@ impl TcpSender {
             if let Some(rate) = &mut self.rate {
                 rate.on_app_limited(pipe);
             }
-            self.timers.app = self.app.ready_at(self.sb.high_tx());
+            self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
         }
         NextSeg::Wait { cwnd_limited: false }
     }
@@ -333,12 +382,12 @@ impl TcpSender {
         // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
         let after_partial_ack = matches!(self.state, CaState::Recovery { partial_acked: true, .. });
         let rearm_head = self.cfg.head_retransmit_rearms_rto || !after_partial_ack;
-        if self.timers.rto.is_none() || (retransmit && seq == self.sb.una() && rearm_head) {
+        if !self.timers.rto.is_set() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
             // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
             // otherwise a loss at the start of a burst times out one RTT after the original
             // transmission, before the fast retransmission could possibly be acknowledged.
-            self.timers.rto = Some(now + self.rtt.rto());
+            self.timers.rto.set(now + self.rtt.rto());
         }
         self.st.in_flight = self.sb.pipe();
         self.st.snd_nxt = self.sb.high_tx();
@@ -426,7 +475,7 @@ impl TcpSender {
             }
         }
         if self.sb.packets_out() == 0 {
-            self.timers.rto = None; // RFC 6298 §5.2
+            self.timers.rto.clear(); // RFC 6298 §5.2
             self.sb.release_spare();
             if let Some(rate) = &mut self.rate {
                 rate.release_spare();
@@ -435,7 +484,7 @@ impl TcpSender {
                 rack.release_spare();
             }
         } else if ack > prev_una && restart_rto {
-            self.timers.rto = Some(now + self.rtt.rto()); // RFC 6298 §5.3
+            self.timers.rto.set(now + self.rtt.rto()); // RFC 6298 §5.3
         }
         // RFC 3168 §6.1.2: no growth in response to an ECN-Echo.
         let echo = ece && self.cfg.ecn;
@@ -484,23 +533,23 @@ impl Transport for TcpSender {
         if !self.begin(now) {
             return;
         }
-        if self.timers.app.is_some_and(|t| t <= now) {
-            self.timers.app = None; // `poll_transmit` sends the new message.
+        if self.timers.app.is_due(now) {
+            self.timers.app.clear(); // `poll_transmit` sends the new message.
         }
-        if self.timers.pace.is_some_and(|t| t <= now) {
-            self.timers.pace = None; // `poll_transmit` may send again.
+        if self.timers.pace.is_due(now) {
+            self.timers.pace.clear(); // `poll_transmit` may send again.
         }
-        if self.timers.syn.is_some_and(|t| t <= now) {
-            self.timers.syn = None;
+        if self.timers.syn.is_due(now) {
+            self.timers.syn.clear();
             self.on_syn_timeout();
         }
-        if self.timers.reorder.is_some_and(|t| t <= now) {
-            self.timers.reorder = None;
+        if self.timers.reorder.is_due(now) {
+            self.timers.reorder.clear();
             self.on_reorder_timeout(now);
         }
         let mut probing = false;
-        if self.timers.probe.is_some_and(|t| t <= now) {
-            self.timers.probe = None;
+        if self.timers.probe.is_due(now) {
+            self.timers.probe.clear();
             self.probe_due = true;
             probing = self.tail_probe_possible(now);
         }
@@ -508,8 +557,8 @@ impl Transport for TcpSender {
         // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
         // the RTO (tcp_send_loss_probe → tcp_rearm_rto). Only a probe that cannot be sent leaves
         // the RTO to fire.
-        if !probing && self.timers.rto.is_some_and(|t| t <= now) {
-            self.timers.rto = None;
+        if !probing && self.timers.rto.is_due(now) {
+            self.timers.rto.clear();
             self.on_retransmission_timeout(now);
         }
     }
@@ -528,7 +577,7 @@ impl Transport for TcpSender {
         }
         if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
             // Paced: the sender, not the application, holds data back until `next_send`.
-            self.timers.pace = Some(self.next_send);
+            self.timers.pace.set(self.next_send);
             self.end_burst(true);
             return None;
         }
@@ -549,8 +598,7 @@ impl Transport for TcpSender {
         if !self.started {
             return Some(self.start);
         }
-        let t = &self.timers;
-        SimTime::earliest([t.rto, t.app, t.pace, t.syn, t.reorder, t.probe])
+        self.timers.earliest()
     }
 
     fn probe(&self) -> Probe {
@@ -581,6 +629,23 @@ mod tests {
 
     fn addr() -> Addr {
         Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
+    }
+
+    #[test]
+    fn timers_report_the_earliest_deadline_set_and_an_unset_one_is_never_due() {
+        let mut t = Timers::default();
+        assert_eq!(t.earliest(), None);
+        assert!(!t.rto.is_due(SimTime::MAX), "unset: not due even at the last instant");
+        t.probe.set(ms(30));
+        t.rto.set(ms(200));
+        t.app = Some(ms(50)).into();
+        assert_eq!(t.earliest(), Some(ms(30)));
+        assert!(t.probe.is_due(ms(30)) && !t.probe.is_due(ms(29)));
+        t.probe.clear();
+        assert_eq!(t.earliest(), Some(ms(50)));
+        t.app = None.into();
+        assert_eq!((t.earliest(), t.app.get(), t.rto.get()), (Some(ms(200)), None, Some(ms(200))));
+        assert_eq!(std::mem::size_of::<Timers>(), 48, "one cache line with room to spare");
     }
 
     fn ack(n: u64) -> Packet {
