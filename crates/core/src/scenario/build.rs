@@ -245,7 +245,8 @@ impl Scenario {
         let mut endpoints = Vec::new();
         let mut flows = Vec::new();
         let mut sole_feeders = SoleFeeders::new(net.links.len());
-        let mut metas = Vec::new();
+        // Each flow's path delay, for its `FlowMeta` (built after the loop, see there).
+        let mut rtt_bases = Vec::with_capacity(instances.len());
         let mut shared_tcp_config: Option<Arc<TcpConfig>> = None;
         for (i, inst) in instances.iter().enumerate() {
             let (src, dst) = (inst.src, inst.dst);
@@ -325,6 +326,15 @@ impl Scenario {
             }
             // Background sources are many: they get totals but no per-interval samples.
             flows.push(FlowSetup { start: inst.start, stop: inst.stop, sampled: inst.role == "main", delay_quantiles: g.delay_quantiles });
+            rtt_bases.push(rtt_base);
+        }
+        // The flows' names and descriptions (half a dozen strings each) are built once every
+        // endpoint is: made in the loop above, their tens of thousands of small blocks would lie
+        // between the endpoints' states, which the run reads; only the results read the names.
+        let mut metas = Vec::with_capacity(instances.len());
+        for (inst, rtt_base) in instances.iter().zip(rtt_bases) {
+            let g = inst.group;
+            let (src, dst) = (inst.src, inst.dst);
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
@@ -337,7 +347,7 @@ impl Scenario {
                 src: net.names[src.0 as usize].clone(),
                 dst: net.names[dst.0 as usize].clone(),
                 nodes: (src, dst),
-                mss,
+                mss: g.mss.0 as u32,
                 start: inst.start,
                 rtt_base,
             });
