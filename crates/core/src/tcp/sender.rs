@@ -96,7 +96,7 @@ impl Timers {
     /// The earliest deadline set, if any.
     fn earliest(&self) -> Option<SimTime> {
         let t = [self.rto, self.app, self.pace, self.syn, self.reorder, self.probe];
-        Deadline(t.iter().map(|d| d.0).min().expect("six timers")).get()
+        Deadline(t.iter().fold(SimTime::MAX, |earliest, d| earliest.min(d.0))).get()
     }
 }
 
