@@ -25,7 +25,7 @@ use crate::wire::Header;
 use crate::net::routing::Routes;
 use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
 use crate::tcp::{TcpReceiver, TcpSender};
-use crate::time::{SimDuration, SimTime};
+use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Probe, Transport};
 use crate::udp::{UdpReceiver, UdpSender};
 
@@ -125,14 +125,13 @@ impl FlowId {
     }
 }
 
-/// An endpoint's timer slot: the deadline armed in the queue, and its generation.
-/// `SimTime::MAX` stands for none (no run reaches it): 24 bytes, not 40.
+/// An endpoint's timer slot: the deadline armed in the queue, and its generation (24 bytes).
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
-    armed: SimTime,
+    armed: Deadline,
     gen: u64,
     /// The endpoint is silent from this instant on (the flow's `stop`).
-    silent_from: SimTime,
+    silent_from: Deadline,
 }
 
 /// An endpoint beside its timer slot: every packet it takes reads both, and a flow's two
@@ -247,7 +246,7 @@ impl World {
                 .map(|(i, transport)| {
                     // Endpoint 2f is flow f's sender (`FlowId::sender`): it goes silent at the flow's stop.
                     let stop = if i % 2 == 0 { parts.flows[i / 2].stop } else { None };
-                    let timer = TimerSlot { armed: SimTime::MAX, gen: 0, silent_from: stop.unwrap_or(SimTime::MAX) };
+                    let timer = TimerSlot { armed: Deadline::NONE, gen: 0, silent_from: stop.into() };
                     EndpointSlot { transport, timer }
                 })
                 .collect(),
@@ -527,7 +526,7 @@ impl World {
         if slot.timer.gen != gen {
             return; // superseded by an earlier deadline
         }
-        slot.timer.armed = SimTime::MAX;
+        slot.timer.armed.clear();
         let t = &mut slot.transport;
         if t.poll_timeout().is_some_and(|d| d <= self.now) {
             t.handle_timeout(self.now);
@@ -539,19 +538,19 @@ impl World {
     fn service(&mut self, ep: EpId) {
         let now = self.now;
         let silent_from = self.endpoints[ep.0 as usize].timer.silent_from;
-        if now >= silent_from {
+        if silent_from.is_due(now) {
             return;
         }
         while let Some(pkt) = self.endpoints[ep.0 as usize].transport.poll_transmit(now) {
             self.emit(pkt);
         }
         let slot = &mut self.endpoints[ep.0 as usize];
-        if let Some(d) = slot.transport.poll_timeout().filter(|&d| d < silent_from) {
+        if let Some(d) = slot.transport.poll_timeout().filter(|&d| silent_from.is_after(d)) {
             // A later deadline needs no new event: the armed one fires early and re-arms.
-            if d < slot.timer.armed {
+            if slot.timer.armed.is_after(d) {
                 let at = d.max(now);
                 slot.timer.gen += 1;
-                slot.timer.armed = at;
+                slot.timer.armed.set(at);
                 self.queue.schedule(at, Event::Timer { ep, gen: slot.timer.gen });
             }
         }

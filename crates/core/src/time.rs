@@ -12,9 +12,58 @@ use std::ops::{Add, AddAssign, Sub};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimTime(pub u64);
 
+/// A timer's deadline, or none: eight bytes, where an `Option<SimTime>` takes sixteen (a TCP
+/// sender's six timers share one cache line, and an endpoint's slot in the engine is 40 bytes:
+/// both are read after every packet). `SimTime::MAX` stands for none: no run reaches that
+/// instant, so such a timer never fires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Deadline(SimTime);
+
 /// A span of simulated time, in nanoseconds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct SimDuration(pub u64);
+
+impl Default for Deadline {
+    fn default() -> Self {
+        Deadline::NONE
+    }
+}
+
+impl From<Option<SimTime>> for Deadline {
+    fn from(t: Option<SimTime>) -> Self {
+        Deadline(t.unwrap_or(SimTime::MAX))
+    }
+}
+
+impl Deadline {
+    pub const NONE: Deadline = Deadline(SimTime::MAX);
+
+    pub fn get(self) -> Option<SimTime> {
+        self.is_set().then_some(self.0)
+    }
+    pub fn set(&mut self, at: SimTime) {
+        self.0 = at;
+    }
+    pub fn clear(&mut self) {
+        *self = Deadline::NONE;
+    }
+    pub fn is_set(self) -> bool {
+        self != Deadline::NONE
+    }
+    /// Set, and at or before `now`.
+    pub fn is_due(self, now: SimTime) -> bool {
+        self.0 <= now && self.is_set()
+    }
+    /// Unset, or later than `t`.
+    pub fn is_after(self, t: SimTime) -> bool {
+        t < self.0
+    }
+    /// The earliest of some deadlines (a few conditional moves).
+    #[inline]
+    pub fn earliest<const N: usize>(deadlines: [Deadline; N]) -> Option<SimTime> {
+        Deadline(deadlines.iter().fold(SimTime::MAX, |earliest, d| earliest.min(d.0))).get()
+    }
+}
 
 impl SimTime {
     pub const ZERO: SimTime = SimTime(0);
@@ -272,6 +321,16 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unset_deadline_is_never_due_and_after_every_instant() {
+        let t = SimTime::from_nanos;
+        let (none, at5) = (Deadline::NONE, Deadline::from(Some(t(5))));
+        assert!(!none.is_due(SimTime::MAX) && none.is_after(t(u64::MAX - 1)) && none.get().is_none());
+        assert!(at5.is_due(t(5)) && !at5.is_due(t(4)) && at5.is_after(t(4)) && !at5.is_after(t(5)));
+        assert_eq!(Deadline::earliest([none, at5, Deadline::from(Some(t(9)))]), Some(t(5)));
+        assert_eq!(Deadline::earliest([none, none]), None);
+    }
 
     #[test]
     fn earliest_ignores_unset_instants_wherever_they_are() {

@@ -34,46 +34,9 @@ use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::wire::tcp::TcpAck;
-use crate::time::{SimDuration, SimTime};
+use crate::time::{Deadline, SimDuration, SimTime};
 use std::sync::Arc;
 use crate::transport::{Addr, Probe, Transport};
-
-/// A timer's deadline, or none: eight bytes, where an `Option<SimTime>` takes sixteen (the
-/// sender's six timers then share one cache line, read after every packet it handles).
-/// `SimTime::MAX` stands for "unset": no run reaches that instant, so such a timer never fires.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct Deadline(SimTime);
-
-impl Default for Deadline {
-    fn default() -> Self {
-        Deadline(SimTime::MAX)
-    }
-}
-
-impl From<Option<SimTime>> for Deadline {
-    fn from(t: Option<SimTime>) -> Self {
-        Deadline(t.unwrap_or(SimTime::MAX))
-    }
-}
-
-impl Deadline {
-    pub(super) fn get(self) -> Option<SimTime> {
-        (self.0 != SimTime::MAX).then_some(self.0)
-    }
-    pub(super) fn set(&mut self, at: SimTime) {
-        self.0 = at;
-    }
-    pub(super) fn clear(&mut self) {
-        self.0 = SimTime::MAX;
-    }
-    pub(super) fn is_set(self) -> bool {
-        self.0 != SimTime::MAX
-    }
-    /// Set, and at or before `now`.
-    pub(super) fn is_due(self, now: SimTime) -> bool {
-        self.0 <= now && self.is_set()
-    }
-}
 
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
 #[derive(Clone, Copy, Debug, Default)]
@@ -95,8 +58,7 @@ pub(super) struct Timers {
 impl Timers {
     /// The earliest deadline set, if any.
     fn earliest(&self) -> Option<SimTime> {
-        let t = [self.rto, self.app, self.pace, self.syn, self.reorder, self.probe];
-        Deadline(t.iter().fold(SimTime::MAX, |earliest, d| earliest.min(d.0))).get()
+        Deadline::earliest([self.rto, self.app, self.pace, self.syn, self.reorder, self.probe])
     }
 }
 
