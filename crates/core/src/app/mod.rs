@@ -31,7 +31,7 @@ pub enum AppSource {
     /// Repeated file transfers with idle gaps, TCP only.
     Ftp(Box<ftp::FtpApp>),
     /// Exponential on/off (VoIP): `packet_size` messages at a constant rate during talkspurts.
-    OnOff(OnOffSource),
+    OnOff(Box<OnOffSource>),
 }
 
 impl AppSource {
@@ -41,7 +41,7 @@ impl AppSource {
 
     /// Exponential on/off traffic from `start`, drawing from the application's stream `rng`.
     pub fn on_off(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> AppSource {
-        AppSource::OnOff(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng))
+        AppSource::OnOff(Box::new(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng)))
     }
 
     /// Payload bytes of a typical (full) message: the segment size `s` of rate-based transports.

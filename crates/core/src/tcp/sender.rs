@@ -84,58 +84,64 @@ enum NextSeg {
     },
 }
 
+/// Laid out in the order written (`repr(C)`): what an ACK or a transmission reads first, in ten
+/// cache lines, then what only a recovery, an ECN or Source Quench reaction or a report reads.
+/// A background source's state is cold whenever its next packet comes (tens of thousands of
+/// sources lie between two of its packets), so every line an ACK touches is a miss; in Rust's
+/// own order an ACK read 14 of the 15 lines (BENCHMARKS.md, session 31).
+#[repr(C)]
 pub struct TcpSender {
-    addr: Addr,
     /// Shared by the senders built from one configuration: tens of thousands of background
     /// senders read one copy, which stays in the cache, instead of each its own cold lines.
     pub(super) cfg: Arc<TcpConfig>,
     pub(super) cc: AnyCc,
     /// Window state shared with the congestion controller (cwnd, ssthresh in segments).
     pub(super) st: CcState,
-    app: AppSource,
-    /// Nothing is sent before this instant (the connection starts established).
-    start: SimTime,
-    started: bool,
     pub(super) sb: Scoreboard,
     pub(super) rtt: RttEstimator,
+    pub(super) timers: Timers,
     pub(super) state: CaState,
-    /// Duplicate ACKs since SND.UNA last advanced.
-    pub(super) dupacks: u32,
+    usage: CwndUsage,
     /// SND.MAX at the last fast retransmit or timeout (RFC 6582 `recover` + 1, RFC 6675
     /// `RecoveryPoint` + 1); `None` before the first.
     pub(super) recover: Option<u64>,
-    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
-    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
-    pub(super) force_retransmit: bool,
-    pub(super) timers: Timers,
-    usage: CwndUsage,
-    /// A segment was sent since the last `poll_transmit` that returned `None`.
-    burst_sent: bool,
     completed_at: Option<SimTime>,
-    /// Earliest instant the next segment may leave when the algorithm paces.
-    next_send: SimTime,
-    pub(super) timeouts: u64,
-    pub(super) fast_recoveries: u64,
-    /// Tail-loss probes sent (RFC 8985 §7).
-    pub(super) loss_probes: u64,
-    pub(super) ecn: EcnState,
-    pub(super) sqm: SqmState,
     /// When data last left (for the restart after idle).
     last_data_sent: Option<SimTime>,
-    /// The three-way handshake, when configured (`handshake.rs`).
-    pub(super) handshake: Option<Handshake>,
-    /// RACK-TLP state (`rack.rs`), when configured.
-    pub(super) rack: Option<Rack>,
-    /// Proportional Rate Reduction in progress (`prr.rs`).
-    pub(super) prr: Option<Prr>,
-    /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
-    pub(super) probe_due: bool,
+    /// Earliest instant the next segment may leave when the algorithm paces.
+    next_send: SimTime,
     /// The receiver's advertised window, segments from SND.UNA.
     snd_wnd: u64,
     /// Delivery-rate estimation for `CongestionControl::on_rate_sample`, kept only for an
     /// algorithm that reads the samples (`wants_rate_samples`).
     /// Boxed: only algorithms that want rate samples (BBR) have one, and it is 144 bytes.
     rate: Option<Box<RateSampler>>,
+    /// RACK-TLP state (`rack.rs`), when configured.
+    pub(super) rack: Option<Box<Rack>>,
+    /// Nothing is sent before this instant (the connection starts established).
+    start: SimTime,
+    app: AppSource,
+    addr: Addr,
+    /// Duplicate ACKs since SND.UNA last advanced.
+    pub(super) dupacks: u32,
+    started: bool,
+    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
+    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
+    pub(super) force_retransmit: bool,
+    /// A segment was sent since the last `poll_transmit` that returned `None`.
+    burst_sent: bool,
+    /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
+    pub(super) probe_due: bool,
+    /// The three-way handshake, when configured (`handshake.rs`).
+    pub(super) handshake: Option<Handshake>,
+    /// Proportional Rate Reduction in progress (`prr.rs`).
+    pub(super) prr: Option<Prr>,
+    pub(super) ecn: EcnState,
+    pub(super) sqm: SqmState,
+    pub(super) timeouts: u64,
+    pub(super) fast_recoveries: u64,
+    /// Tail-loss probes sent (RFC 8985 §7).
+    pub(super) loss_probes: u64,
 }
 
 impl TcpSender {
@@ -169,7 +175,7 @@ impl TcpSender {
             sqm: SqmState::default(),
             last_data_sent: None,
             handshake: cfg.handshake.then(Handshake::default),
-            rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Rack::default),
+            rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
             prr: None,
             probe_due: false,
             snd_wnd: u64::MAX,
@@ -336,7 +342,8 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.on_sent(seq, self.sb.order_of(seq), now);
         }
-        if let (Some(prr), CaState::Recovery { .. }) = (&mut self.prr, self.state) {
+        // The state first: outside recovery the PRR line stays untouched.
+        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
             prr.on_sent();
         }
         self.burst_sent = true;
@@ -376,7 +383,7 @@ impl TcpSender {
                 len,
                 retransmit,
                 ect: self.cfg.ecn && !retransmit,
-                cwr: !retransmit && self.ecn.take_cwr(),
+                cwr: !retransmit && self.cfg.ecn && self.ecn.take_cwr(),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
@@ -431,7 +438,7 @@ impl TcpSender {
             self.on_ecn_echo(now, ack);
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
-        if let (Some(prr), CaState::Recovery { .. }) = (&mut self.prr, self.state) {
+        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
             if let Some(cwnd) = prr.cwnd_after_ack(acked, self.sb.pipe(), self.st.ssthresh, ack > prev_una, newly_lost > 0) {
                 self.st.cwnd = cwnd;
             }
@@ -591,6 +598,16 @@ mod tests {
 
     fn addr() -> Addr {
         Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
+    }
+
+    #[test]
+    fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
+        use std::mem::{offset_of, size_of};
+        let cold = [offset_of!(TcpSender, prr), offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm), offset_of!(TcpSender, timeouts)];
+        let hot_end = offset_of!(TcpSender, handshake) + size_of::<Option<Handshake>>();
+        assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
+        assert!(cold.iter().all(|&c| c >= hot_end), "a cold field {cold:?} before the hot part's end {hot_end}");
+        assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
     }
 
     #[test]
