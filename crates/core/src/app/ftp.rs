@@ -38,21 +38,24 @@ impl Default for FtpModel {
     }
 }
 
-/// One FTP source's state. Messages are TCP segments.
+/// One FTP source's state. Messages are TCP segments. Laid out in the order written
+/// (`repr(C)`): what every segment reads first, the model and the random stream (read once a
+/// file) after it, as [`super::web::WebApp`].
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct FtpApp {
-    model: FtpModel,
-    mss: u32,
-    rng: Rng,
     /// Segments `file_begin..file_end` carry the current file.
     file_begin: u64,
     file_end: u64,
-    /// Payload bytes of the file's last segment.
-    last_len: u32,
     /// When the current file becomes available to send.
     start_at: SimTime,
+    mss: u32,
+    /// Payload bytes of the file's last segment.
+    last_len: u32,
     files: u64,
     bytes: u64,
+    rng: Rng,
+    model: FtpModel,
 }
 
 impl FtpApp {
@@ -116,6 +119,13 @@ impl FtpApp {
 mod tests {
     use super::*;
     use crate::rng::StreamKind;
+
+    #[test]
+    fn what_a_segment_reads_lies_in_the_first_40_bytes() {
+        use std::mem::offset_of;
+        assert!(offset_of!(FtpApp, last_len) + 4 <= 40);
+        assert!(offset_of!(FtpApp, rng).min(offset_of!(FtpApp, model)) >= 40);
+    }
 
     #[test]
     fn default_file_sizes_are_3gpp2s() {

@@ -155,16 +155,20 @@ pub struct WebStats {
 }
 
 /// The application state of one web user (see the module notes). Messages are TCP segments.
+/// Laid out in the order written (`repr(C)`): what every segment's transmission and ACK reads
+/// first, in the first 72 bytes; the model, the random stream and the counts, read once a page,
+/// after them. The state is cold whenever the user's next segment comes (the sender's note).
 #[derive(Clone, Debug, PartialEq)]
+#[repr(C)]
 pub struct WebApp {
-    model: WebModel,
-    mss: u32,
-    rng: Rng,
     /// First segment of the current page.
     page_begin: u64,
     /// One past the main object's last segment, and one past the page's last segment.
     main_end: u64,
     page_end: u64,
+    /// When the current page's request reaches the server.
+    start_at: SimTime,
+    mss: u32,
     /// The length of the main object's last segment.
     main_last: u32,
     /// Per embedded object of the current page: one past its last segment, and that segment's
@@ -172,11 +176,11 @@ pub struct WebApp {
     /// inline: a segment's length is asked for at every transmission, and a source wakes from
     /// seconds of thinking with its heap blocks out of the cache.
     embedded: Vec<(u64, u32)>,
-    /// When the current page's request reaches the server.
-    start_at: SimTime,
     /// The embedded objects have been requested (the main object is fully acknowledged).
     embedded_requested: bool,
     stats: WebStats,
+    rng: Rng,
+    model: WebModel,
 }
 
 impl WebApp {
@@ -287,6 +291,13 @@ mod tests {
         x.sort_by(|a, b| b.total_cmp(a));
         let xk = x[k].ln();
         k as f64 / x[..k].iter().map(|v| v.ln() - xk).sum::<f64>()
+    }
+
+    #[test]
+    fn what_a_segment_reads_lies_in_the_first_72_bytes() {
+        use std::mem::offset_of;
+        assert!(offset_of!(WebApp, embedded_requested) < 72);
+        assert!(offset_of!(WebApp, stats).max(offset_of!(WebApp, rng)).max(offset_of!(WebApp, model)) >= 72);
     }
 
     #[test]
