@@ -32,7 +32,7 @@ use super::rtt::RttEstimator;
 use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TcpAck, TCP_SYN_SIZE};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 
 /// Segments acknowledged one by one when quick-ACK mode starts (Linux `TCP_MAX_QUICKACKS`).
@@ -43,56 +43,75 @@ pub(super) fn ts_clock(now: SimTime) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
 }
 
+/// Laid out in the order written (`repr(C)`), what every segment reads first, the RTT estimator
+/// (changed by the handshake alone) last: the sender's note says why.
+#[repr(C)]
 pub struct TcpReceiver {
-    addr: Addr,
     /// RCV.NXT: the next segment expected. I.e. every segment below it has been delivered.
     rcv_nxt: u64,
-    /// Segments received above `rcv_nxt`, with their payload bytes.
-    out_of_order: SeqRanges,
-    /// Payload bytes and segments held out of order.
-    ooo_bytes: u64,
-    ooo_segments: u64,
     /// Payload bytes delivered in order (duplicates excluded).
     delivered_bytes: u64,
-    delayed_ack: Option<DelayedAck>,
-    /// In-order segments received since the last ACK.
-    unacked: u32,
-    /// When the delayed ACK must go out, if one is pending.
-    delack_at: Option<SimTime>,
-    /// Quick-ACK mode is configured.
-    quickack: bool,
-    /// ACKs still to send at once in quick-ACK mode.
-    quick: u32,
-    /// The receiver's own RTO (Linux `icsk_rto` of the passive side): the initial RTO until the
-    /// handshake gives a sample (`tcp_synack_rtt_meas`). A longer silence means the sender is
-    /// recovering from a timeout, so its next segments are ACKed at once.
-    rtt: RttEstimator,
-    /// When the last SYN-ACK left, until the handshake's RTT is taken.
-    synack_sent_at: Option<SimTime>,
-    /// When the last in-order segment arrived (Linux `lrcvtime`).
-    last_in_order_at: Option<SimTime>,
-    /// The connection is ECN-capable (RFC 3168).
-    ecn: bool,
-    /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
-    ece: bool,
-    /// Timestamps are on: TS.Recent (RFC 7323 §4.3).
-    ts_recent: Option<u32>,
     /// RCV.NXT as the last ACK carried it (RFC 7323 `Last.ACK.sent`).
     last_ack_sent: u64,
-    /// The segment that caused the pending ACK was a duplicate (one-bit D-SACK).
-    duplicate: bool,
     /// Half the receive buffer, bytes: the most out-of-order data held (see the module table).
     window_bytes: u64,
     /// Payload bytes of a full segment, to express the window in segments.
     mss: u64,
+    /// `rtt`'s RTO, read at every in-order segment (the estimator itself changes only with the
+    /// handshake's sample).
+    rto: SimDuration,
+    /// When the delayed ACK must go out, if one is pending.
+    delack_at: Option<SimTime>,
+    /// When the last SYN-ACK left, until the handshake's RTT is taken.
+    synack_sent_at: Option<SimTime>,
+    /// When the last in-order segment arrived (Linux `lrcvtime`).
+    last_in_order_at: Option<SimTime>,
+    /// Timestamps are on: TS.Recent (RFC 7323 §4.3).
+    ts_recent: Option<u32>,
+    /// Segments received above `rcv_nxt`, with their payload bytes.
+    out_of_order: SeqRanges,
     /// SACK blocks of the last ACK, most recent first (RFC 2018 §4 repeats them).
     reported: SackBlocks,
+    delayed_ack: Option<DelayedAck>,
+    /// What `poll_transmit` sends next.
+    reply: Reply,
+    addr: Addr,
+    /// In-order segments received since the last ACK.
+    unacked: u32,
+    /// ACKs still to send at once in quick-ACK mode.
+    quick: u32,
     /// Bytes of IPv4 + TCP headers with the options every packet carries.
     header_bytes: u32,
-    /// The ACK (or SYN-ACK) built and not yet taken by `poll_transmit`. One packet answers each
-    /// segment or timeout, and the engine drains it before the next: held inline, beside the
-    /// state that built it, not in a heap block of its own (two more cold lines a segment).
-    outbox: Option<Packet>,
+    /// Quick-ACK mode is configured.
+    quickack: bool,
+    /// The connection is ECN-capable (RFC 3168).
+    ecn: bool,
+    /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
+    ece: bool,
+    /// The segment that caused the pending ACK was a duplicate (one-bit D-SACK).
+    duplicate: bool,
+    /// Payload bytes and segments held out of order.
+    ooo_bytes: u64,
+    ooo_segments: u64,
+    /// The receiver's own RTO (Linux `icsk_rto` of the passive side): the initial RTO until the
+    /// handshake gives a sample (`tcp_synack_rtt_meas`). A longer silence means the sender is
+    /// recovering from a timeout, so its next segments are ACKed at once.
+    rtt: RttEstimator,
+}
+
+/// The packet a segment or a timeout calls for, until `poll_transmit` takes it. An ACK's fields
+/// are read from the receiver's state when it is taken, which nothing changes in between (the
+/// engine polls right after each segment and timeout): a few bytes here, where a whole packet
+/// held for the moment between them was two more cold lines for every segment of tens of
+/// thousands of background receivers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Reply {
+    #[default]
+    Nothing,
+    /// An ACK; `dsack`: the segment that called for it was a duplicate.
+    Ack { dsack: bool },
+    /// A SYN-ACK with its timestamp and the echo of the SYN's.
+    SynAck { ts: Option<u32>, tsecr: Option<u32> },
 }
 
 impl TcpReceiver {
@@ -113,6 +132,7 @@ impl TcpReceiver {
             // Linux bounds the count by half the initial window in segments.
             quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
             rtt: RttEstimator::new(cfg),
+            rto: RttEstimator::new(cfg).rto(),
             synack_sent_at: None,
             last_in_order_at: None,
             ecn: cfg.ecn,
@@ -124,11 +144,7 @@ impl TcpReceiver {
             mss,
             reported: SackBlocks::default(),
             header_bytes: cfg.header_bytes(),
-            // One slot to start with: the engine takes each ACK as soon as it is built, so the
-            // queue rarely holds two (it grows then). A ring of four 120-byte slots put each ACK
-            // in another pair of lines, of tens of thousands of receivers' (12 MB on seed 003's
-            // parking lot).
-            outbox: None,
+            reply: Reply::Nothing,
         }
     }
 
@@ -156,6 +172,7 @@ impl TcpReceiver {
         if let Some(synack) = self.synack_sent_at.take() {
             // The first data segment (in order or not) completes the handshake: its RTT is the receiver's sample.
             self.rtt.on_sample(now.saturating_since(synack));
+            self.rto = self.rtt.rto();
         }
         if let (Some(recent), Some(ts)) = (self.ts_recent, ts) {
             // RFC 7323 §4.3 (2): only a segment at or below the last ACK's left edge updates it.
@@ -169,22 +186,22 @@ impl TcpReceiver {
             // returns to quick-ACK mode (tcp_data_queue: "A retransmit ... force an immediate ack").
             self.enter_quickack(MAX_QUICKACKS);
             self.duplicate = true;
-            self.ack_now(now, held);
+            self.ack_now(held);
             return;
         }
         if seq > self.rcv_nxt {
             if self.window_bytes < u64::MAX / 2 && self.ooo_bytes + len as u64 > self.window_bytes {
                 // Beyond the receive buffer: dropped, and the ACK says where the window is.
-                self.ack_now(now, None);
+                self.ack_now(None);
                 return;
             }
             let island = self.out_of_order.insert(seq, seq + 1, len as u64, |_, _| {});
             self.ooo_bytes += len as u64;
             self.ooo_segments += 1;
-            self.ack_now(now, Some(island));
+            self.ack_now(Some(island));
             return;
         }
-        if self.last_in_order_at.is_some_and(|last| now.saturating_since(last) > self.rtt.rto()) {
+        if self.last_in_order_at.is_some_and(|last| now.saturating_since(last) > self.rto) {
             // Linux tcp_event_data_recv: "Too long gap. Apparently sender failed to restart
             // window, so that we send ACKs quickly." After a timeout the sender restarts from a
             // window of one; a delayed ACK would hold each of its first segments back.
@@ -204,18 +221,18 @@ impl TcpReceiver {
             Some(d) if !fills_hole && self.quick == 0 => {
                 self.unacked += 1;
                 if self.unacked >= d.every {
-                    self.ack_now(now, None);
+                    self.ack_now(None);
                 } else if self.delack_at.is_none() {
                     self.delack_at = Some(now + d.max_delay);
                 }
             }
-            _ => self.ack_now(now, None),
+            _ => self.ack_now(None),
         }
     }
 
-    /// Queues an ACK for `now`; `trigger` is the island of the out-of-order segment that caused
+    /// Calls for an ACK now; `trigger` is the island of the out-of-order segment that caused
     /// it, if any.
-    fn ack_now(&mut self, now: SimTime, trigger: Option<SeqRange>) {
+    fn ack_now(&mut self, trigger: Option<SeqRange>) {
         // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: every ACK sent uses up one quick ACK,
         // whatever made it go out (new data, out-of-order data, a duplicate, the timer).
         self.quick = self.quick.saturating_sub(1);
@@ -224,25 +241,15 @@ impl TcpReceiver {
         self.unacked = 0;
         self.delack_at = None;
         self.last_ack_sent = self.rcv_nxt;
-        let header = Header::TcpAck(TcpAck {
-            ack: self.rcv_nxt,
-            sack,
-            ece: self.ece,
-            tsecr: self.ts_recent,
-            dsack: std::mem::take(&mut self.duplicate),
-            wnd: self.window_segments(),
-        });
-        self.queue(self.reply(now, self.header_bytes + sack.option_bytes(), header));
+        let dsack = std::mem::take(&mut self.duplicate);
+        self.set_reply(Reply::Ack { dsack });
     }
 
-    fn queue(&mut self, pkt: Packet) {
-        debug_assert!(self.outbox.is_none(), "a packet left in the outbox: poll_transmit drains it after every event");
-        self.outbox = Some(pkt);
+    fn set_reply(&mut self, reply: Reply) {
+        debug_assert_eq!(self.reply, Reply::Nothing, "a reply not taken: poll_transmit takes it after every event");
+        self.reply = reply;
     }
 
-    fn reply(&self, now: SimTime, size: u32, header: Header) -> Packet {
-        Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size, sent_at: now, ce: false, header }
-    }
     /// SACK blocks per RFC 2018 §4: the block holding the triggering segment first, then the
     /// blocks of the previous ACK that still exist (each as it is now, possibly grown), then
     /// other islands from the highest down ("as many distinct SACK blocks as possible").
@@ -292,8 +299,7 @@ impl Transport for TcpReceiver {
             }
             Header::TcpSyn { reply: false, ts, .. } => {
                 self.synack_sent_at = Some(now);
-                let answer = Header::TcpSyn { reply: true, ts: ts.map(|_| ts_clock(now)), tsecr: ts };
-                self.queue(self.reply(now, TCP_SYN_SIZE, answer));
+                self.set_reply(Reply::SynAck { ts: ts.map(|_| ts_clock(now)), tsecr: ts });
             }
             _ => {}
         }
@@ -301,12 +307,21 @@ impl Transport for TcpReceiver {
 
     fn handle_timeout(&mut self, now: SimTime) {
         if self.delack_at.is_some_and(|t| t <= now) {
-            self.ack_now(now, None);
+            self.ack_now(None);
         }
     }
 
-    fn poll_transmit(&mut self, _now: SimTime) -> Option<Packet> {
-        self.outbox.take()
+    fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        let (size, header) = match std::mem::take(&mut self.reply) {
+            Reply::Nothing => return None,
+            Reply::Ack { dsack } => {
+                // `reported` is the SACK of this ACK: `ack_now` chose it.
+                let ack = TcpAck { ack: self.rcv_nxt, sack: self.reported, ece: self.ece, tsecr: self.ts_recent, dsack, wnd: self.window_segments() };
+                (self.header_bytes + self.reported.option_bytes(), Header::TcpAck(ack))
+            }
+            Reply::SynAck { ts, tsecr } => (TCP_SYN_SIZE, Header::TcpSyn { reply: true, ts, tsecr }),
+        };
+        Some(Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size, sent_at: now, ce: false, header })
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -368,6 +383,13 @@ mod tests {
     fn delayed() -> TcpReceiver {
         let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), ..TcpConfig::default() };
         TcpReceiver::new(addr(), &cfg)
+    }
+
+    #[test]
+    fn what_a_segment_reads_lies_in_the_first_five_lines() {
+        use std::mem::{offset_of, size_of};
+        assert!(offset_of!(TcpReceiver, rtt) <= 5 * 64, "the hot part ends at {}", offset_of!(TcpReceiver, rtt));
+        assert!(size_of::<TcpReceiver>() <= 6 * 64, "TcpReceiver is {} bytes", size_of::<TcpReceiver>());
     }
 
     #[test]
