@@ -31,6 +31,8 @@ pub enum AppSource {
     /// Repeated file transfers with idle gaps, TCP only.
     Ftp(Box<ftp::FtpApp>),
     /// Exponential on/off (VoIP): `packet_size` messages at a constant rate during talkspurts.
+    /// Boxed: its state is about 100 bytes, the other variants' at most 24, and every TCP sender
+    /// holds an `AppSource` among the fields an ACK reads.
     OnOff(Box<OnOffSource>),
 }
 

@@ -43,8 +43,9 @@ pub(super) fn ts_clock(now: SimTime) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
 }
 
-/// Laid out in the order written (`repr(C)`), what every segment reads first, the RTT estimator
-/// (changed by the handshake alone) last: the sender's note says why.
+/// Laid out in the order written (`repr(C)`): what every segment reads first, in five cache
+/// lines; the RTT estimator, which only the handshake's sample changes, last. Why: see
+/// [`TcpSender`](super::sender::TcpSender).
 #[repr(C)]
 pub struct TcpReceiver {
     /// RCV.NXT: the next segment expected. I.e. every segment below it has been delivered.
