@@ -119,6 +119,7 @@ impl TcpReceiver {
     pub fn new(addr: Addr, cfg: &TcpConfig) -> Self {
         let window_bytes = cfg.rcv_buf / 2;
         let mss = cfg.mss.max(1) as u64;
+        let rtt = RttEstimator::new(cfg);
         TcpReceiver {
             addr,
             rcv_nxt: 0,
@@ -132,8 +133,8 @@ impl TcpReceiver {
             quickack: cfg.quickack,
             // Linux bounds the count by half the initial window in segments.
             quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
-            rtt: RttEstimator::new(cfg),
-            rto: RttEstimator::new(cfg).rto(),
+            rto: rtt.rto(),
+            rtt,
             synack_sent_at: None,
             last_in_order_at: None,
             ecn: cfg.ecn,
