@@ -48,8 +48,9 @@ pub trait Transport {
     /// The deadline last returned by `poll_timeout` has passed (`now` ≥ deadline).
     fn handle_timeout(&mut self, now: SimTime);
     /// The next packet to put on the wire at `now`, if any. Called until it returns `None`,
-    /// at once after every `handle_packet` and `handle_timeout` (same `now`): a transport may
-    /// note what they call for and build the packet here (the TCP receiver's ACK).
+    /// at once after every `handle_packet` and `handle_timeout` (same `now`), except for a
+    /// sender whose flow has stopped (it sends nothing more): a transport may note what they
+    /// call for and build the packet here (the TCP receiver's ACK).
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet>;
     /// The earliest instant at which `handle_timeout` must be called, if any.
     fn poll_timeout(&self) -> Option<SimTime>;
