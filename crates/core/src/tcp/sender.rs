@@ -383,6 +383,8 @@ impl TcpSender {
                 len,
                 retransmit,
                 ect: self.cfg.ecn && !retransmit,
+                // The shared configuration first: without ECN the flag is never set
+                // (`note_window_reduction`), and its cold line stays untouched.
                 cwr: !retransmit && self.cfg.ecn && self.ecn.take_cwr(),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
