@@ -224,6 +224,13 @@ impl World {
         let sole_feeders = if parts.links.iter().any(Link::quenches) { SoleFeeders::none(n_links) } else { parts.sole_feeders };
         let fed_links: Vec<LinkId> = (0..n_links as u32).map(LinkId).filter(|&l| sole_feeders.of(l).is_some()).collect();
         let mut links = parts.links;
+        let mut out_degree = vec![0u32; parts.node_count];
+        for link in &links {
+            out_degree[link.from.0 as usize] += 1;
+        }
+        for link in &mut links {
+            link.into_leaf = out_degree[link.to.0 as usize] == 1;
+        }
         for &l in &fed_links {
             links[sole_feeders.of(l).expect("fed").0 as usize].feeds = true;
         }
@@ -332,9 +339,16 @@ impl World {
         }
         let node = link.to;
         if let Some((at, next_id)) = next {
+            let into_leaf = link.into_leaf;
             self.queue.schedule(at, Event::Arrive(l));
-            // It is this link's next arrival: start loading it while other events run.
-            self.slab.prefetch(next_id);
+            // It is this link's next arrival: start loading it while other events run, all of
+            // it where it will be delivered, what forwarding reads where it goes on (a whole
+            // packet is two or three lines, and loads the memory system no less for being a hint).
+            if into_leaf {
+                self.slab.prefetch(next_id);
+            } else {
+                self.slab.prefetch_hop(next_id);
+            }
         } else if let Some(at) = link.next_inbound() {
             self.arm(l, at);
         }
@@ -679,6 +693,30 @@ mod tests {
     #[test]
     fn a_flows_two_endpoint_slots_fit_in_80_bytes() {
         assert_eq!(std::mem::size_of::<EndpointSlot>(), 40);
+    }
+
+    /// Only links into hosts load whole packets ahead: elsewhere a packet is forwarded, which
+    /// reads its `HopView` alone.
+    #[test]
+    fn links_into_hosts_and_only_those_are_marked_as_into_a_leaf() {
+        let toml = r#"
+            name = "leaves"
+            duration = "1s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck_rate = "10Mbps"
+            bottleneck_delay = "10ms"
+            [[flows]]
+            count = 2
+            cc = "reno"
+        "#;
+        let built = crate::scenario::Scenario::from_toml(toml).unwrap().build().unwrap();
+        let roles = built.node_roles.clone();
+        let w = World::new(built.parts);
+        let marked: Vec<bool> = w.links.iter().map(|l| l.into_leaf).collect();
+        let into_hosts: Vec<bool> = w.links.iter().map(|l| roles[l.to.0 as usize] == "host").collect();
+        assert_eq!(marked, into_hosts);
+        assert!(marked.contains(&true) && marked.contains(&false));
     }
 
     #[test]

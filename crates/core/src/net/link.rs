@@ -109,6 +109,10 @@ pub struct Link {
     last_arrival: SimTime,
     /// Some link takes this link's packets as its sole feeder.
     pub feeds: bool,
+    /// The far end is a leaf (a host with this link's reverse as its only way out): packets
+    /// arriving there are delivered, so the engine loads a whole packet ahead, not only its
+    /// [`HopView`]. Only a hint for loading: it changes no result.
+    pub into_leaf: bool,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
     /// (fixed at admission: when the one before it is done), and its size.
     buffer: Ring<(SimTime, u32)>,
@@ -154,6 +158,7 @@ impl Link {
             armed: None,
             generation: 0,
             feeds: false,
+            into_leaf: false,
             buffer: Ring::default(),
             buffer_bytes: 0,
             busy_until: SimTime::ZERO,

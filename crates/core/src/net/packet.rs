@@ -105,6 +105,13 @@ impl PacketSlab {
             super::prefetch::prefetch(slot);
         }
     }
+    /// Asks the CPU to start loading a packet's [`HopView`] alone: what a router reads of it.
+    #[inline]
+    pub fn prefetch_hop(&self, id: PktId) {
+        if let Some(hop) = self.hops.get(id.0 as usize) {
+            super::prefetch::prefetch(hop);
+        }
+    }
     /// The fields forwarding needs, without touching the packet itself.
     #[inline]
     pub fn hop(&self, id: PktId) -> HopView {
