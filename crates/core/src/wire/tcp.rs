@@ -20,24 +20,29 @@ pub struct SackBlock {
     pub end: u64,
 }
 
-/// A pure TCP acknowledgement's fields.
+/// A pure TCP acknowledgement's fields, in the order written (`repr(C)`): those every ACK's
+/// delivery reads, then the SACK blocks' count, then the blocks, so that an ACK without blocks is
+/// read in its packet's first cache line (`net::packet::Packet`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct TcpAck {
     /// Next segment expected (cumulative).
     pub ack: u64,
-    pub sack: SackBlocks,
-    /// ECN-Echo (RFC 3168).
-    pub ece: bool,
     /// TSecr of the timestamp option (RFC 7323 §4.3: TS.Recent); `None` without timestamps.
     pub tsecr: Option<u32>,
-    /// The ACK reports a duplicate segment (the one bit of RFC 2883's D-SACK the sender uses).
-    pub dsack: bool,
     /// Receive window: segments the receiver accepts from `ack` on (`u32::MAX`: no limit).
     pub wnd: u32,
+    /// ECN-Echo (RFC 3168).
+    pub ece: bool,
+    /// The ACK reports a duplicate segment (the one bit of RFC 2883's D-SACK the sender uses).
+    pub dsack: bool,
+    pub sack: SackBlocks,
 }
 
-/// Up to [`MAX_SACK_BLOCKS`] blocks, most recently changed first (RFC 2018 §4).
+/// Up to [`MAX_SACK_BLOCKS`] blocks, most recently changed first (RFC 2018 §4); the count first
+/// (`repr(C)`), read on every ACK, the blocks only when there are some.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C)]
 pub struct SackBlocks {
     len: u8,
     blocks: [SackBlock; MAX_SACK_BLOCKS],
