@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import platform
 import resource
 import statistics
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccarena._hugepages import environ_with_huge_pages
 from ccarena.errors import ScenarioError
 from ccarena.scenario import ScenarioSource
 
@@ -139,6 +141,8 @@ def run_bench(
         t0 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD, str(_core.__file__)],
+            # on huge pages, as the command line runs simulations (`ccarena._hugepages`)
+            env=environ_with_huge_pages(os.environ),
             input=scenario_json,
             capture_output=True,
             text=True,

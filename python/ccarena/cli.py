@@ -356,4 +356,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    from ccarena._hugepages import restart_with_huge_pages
+
+    restart_with_huge_pages(sys.argv[1:])
     main()
