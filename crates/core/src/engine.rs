@@ -343,7 +343,7 @@ impl World {
             self.queue.schedule(at, Event::Arrive(l));
             // It is this link's next arrival: start loading it while other events run, all of
             // it where it will be delivered, what forwarding reads where it goes on (a whole
-            // packet is two or three lines, and loads the memory system no less for being a hint).
+            // packet is two lines, and loads the memory system no less for being a hint).
             if into_leaf {
                 self.slab.prefetch(next_id);
             } else {

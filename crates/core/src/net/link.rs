@@ -109,9 +109,9 @@ pub struct Link {
     last_arrival: SimTime,
     /// Some link takes this link's packets as its sole feeder.
     pub feeds: bool,
-    /// The far end is a leaf (a host with this link's reverse as its only way out): packets
-    /// arriving there are delivered, so the engine loads a whole packet ahead, not only its
-    /// [`HopView`]. Only a hint for loading: it changes no result.
+    /// The far end has one link out, as a host behind its access link has: what arrives there
+    /// is delivered there, so the engine loads a whole packet ahead, not only its [`HopView`].
+    /// Only a hint for loading: it changes no result.
     pub into_leaf: bool,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
     /// (fixed at admission: when the one before it is done), and its size.
