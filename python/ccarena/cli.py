@@ -348,7 +348,8 @@ _testbed_commands.register(app, ScenarioFile, SetOption)
 
 
 def main() -> None:
-    """Entry point of the ``ccarena`` console script."""
+    """The command line, as the ``ccarena`` console script runs it (``ccarena.__main__``, which
+    first restarts the process on huge pages for commands that simulate)."""
     import signal
 
     signal.signal(signal.SIGTERM, _on_sigterm)
