@@ -238,8 +238,14 @@ impl TcpReceiver {
         // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: every ACK sent uses up one quick ACK,
         // whatever made it go out (new data, out-of-order data, a duplicate, the timer).
         self.quick = self.quick.saturating_sub(1);
-        let sack = self.sack_blocks(trigger);
-        self.reported = sack;
+        if trigger.is_some() || !self.out_of_order.is_empty() {
+            self.reported = self.sack_blocks(trigger);
+        } else if !self.reported.is_empty() {
+            // No island left to report. In order (the common case) there was none before
+            // either, and the blocks are not rebuilt and copied in: a copy read back at once
+            // waits for the stores that built it (`sack_blocks` builds them on the stack).
+            self.reported = SackBlocks::default();
+        }
         self.unacked = 0;
         self.delack_at = None;
         self.last_ack_sent = self.rcv_nxt;
