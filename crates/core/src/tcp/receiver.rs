@@ -241,9 +241,10 @@ impl TcpReceiver {
         if trigger.is_some() || !self.out_of_order.is_empty() {
             self.reported = self.sack_blocks(trigger);
         } else if !self.reported.is_empty() {
-            // No island left to report. In order (the common case) there was none before
-            // either, and the blocks are not rebuilt and copied in: a copy read back at once
-            // waits for the stores that built it (`sack_blocks` builds them on the stack).
+            // Without a trigger or an island `sack_blocks` chooses nothing. In order (the
+            // common case) the blocks were empty already and are neither rebuilt nor copied in:
+            // `sack_blocks` builds them on the stack, and a copy read back at once waits for
+            // the stores that built it.
             self.reported = SackBlocks::default();
         }
         self.unacked = 0;
