@@ -100,6 +100,8 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     assert 0.97 < float(result.links.set_index("name").loc["bottleneck", "utilisation"]) < 1.02
     line = result.meta["testbed"]["delayline"]
     assert line["forward"]["packets"] > 3000 and line["forward"]["socket_drops"] == 0
+    # Every frame is timed by the kernel's receive stamp, not by when the line read it.
+    assert line["forward"]["unstamped"] == 0 and line["reverse"]["unstamped"] == 0
     assert _mine() == []
 
 

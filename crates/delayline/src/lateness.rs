@@ -41,11 +41,12 @@ impl Lateness {
 }
 
 impl Summary {
-    /// A JSON object (hand-written: four numbers do not need a serializer).
-    pub fn to_json(&self, socket_drops: u64) -> String {
+    /// A JSON object (hand-written: six numbers do not need a serializer). `unstamped`: frames
+    /// timed by their read because the kernel's stamp was missing or unusable (`arrival.rs`).
+    pub fn to_json(&self, socket_drops: u64, unstamped: u64) -> String {
         format!(
-            "{{\"packets\": {}, \"lateness_mean_s\": {:e}, \"lateness_p99_s\": {:e}, \"lateness_max_s\": {:e}, \"socket_drops\": {}}}",
-            self.packets, self.mean_s, self.p99_s, self.max_s, socket_drops
+            "{{\"packets\": {}, \"lateness_mean_s\": {:e}, \"lateness_p99_s\": {:e}, \"lateness_max_s\": {:e}, \"socket_drops\": {}, \"unstamped\": {}}}",
+            self.packets, self.mean_s, self.p99_s, self.max_s, socket_drops, unstamped
         )
     }
 }
@@ -79,9 +80,10 @@ mod tests {
     fn json_is_parseable_numbers() {
         let mut l = Lateness::default();
         l.record(1500);
-        let j = l.summary().to_json(3);
+        let j = l.summary().to_json(3, 2);
         assert!(j.contains("\"packets\": 1"));
         assert!(j.contains("\"lateness_max_s\": 1.5e-6"));
         assert!(j.contains("\"socket_drops\": 3"));
+        assert!(j.contains("\"unstamped\": 2"));
     }
 }

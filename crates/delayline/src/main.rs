@@ -1,8 +1,8 @@
 //! A constant-delay line between two interfaces, for kernels without netem (see docs/testbed.md).
 //!
 //! Frames are read from each interface with an AF_PACKET socket, stamped with their due time
-//! (when a serialiser of the path's rate has taken them in whole, `serialiser.rs`, plus the
-//! direction's delay) and written to the other interface by a release thread once due. Due times
+//! (when a serialiser of the path's rate has taken them in whole, counted from the kernel's
+//! receive stamp, `arrival.rs` and `serialiser.rs`, plus the direction's delay) and written to the other interface by a release thread once due. Due times
 //! only grow within a direction and each direction has one FIFO, so frames leave in the order
 //! they came; the FIFO is unbounded, so the line never drops. Each release records its
 //! lateness (release − due). On SIGTERM or SIGINT the line stops and writes
@@ -17,6 +17,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use ccarena_delayline::args;
+use ccarena_delayline::arrival;
 use ccarena_delayline::lateness::Lateness;
 use ccarena_delayline::serialiser::Serialiser;
 
@@ -76,6 +77,7 @@ impl PacketSocket {
             .or_else(|_| sock.setopt(libc::SOL_SOCKET, libc::SO_RCVBUF, &RCVBUF))?;
         let tv = libc::timeval { tv_sec: 0, tv_usec: POLL.as_micros() as libc::suseconds_t };
         sock.setopt(libc::SOL_SOCKET, libc::SO_RCVTIMEO, &tv)?;
+        sock.setopt(libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, &(1 as libc::c_int))?;
         Ok(sock)
     }
 
@@ -95,17 +97,28 @@ impl PacketSocket {
         Ok(())
     }
 
-    /// One frame, or `None` when the poll interval passed without one.
-    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<usize>> {
-        let n = unsafe { libc::recv(self.fd, buf.as_mut_ptr() as *mut libc::c_void, buf.len(), 0) };
-        if n >= 0 {
-            return Ok(Some(n as usize));
+    /// One frame and when it arrived by the kernel's stamp (`arrival.rs`; `None` if it has
+    /// none), or `None` when the poll interval passed without a frame.
+    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Option<Instant>)>> {
+        let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+        // Room for one SCM_TIMESTAMPNS message (a timespec) with its header, aligned.
+        let mut control = [0u64; 8];
+        let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+        msg.msg_iov = &mut iov;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control.as_mut_ptr() as *mut libc::c_void;
+        msg.msg_controllen = std::mem::size_of_val(&control);
+        let n = unsafe { libc::recvmsg(self.fd, &mut msg, 0) };
+        if n < 0 {
+            let err = io::Error::last_os_error();
+            return match err.raw_os_error() {
+                Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(None),
+                _ => Err(err),
+            };
         }
-        let err = io::Error::last_os_error();
-        match err.raw_os_error() {
-            Some(libc::EAGAIN) | Some(libc::EINTR) => Ok(None),
-            _ => Err(err),
-        }
+        let now = Instant::now();
+        let arrived = kernel_stamp_ns(&msg).and_then(|stamp| arrival::arrival(now, realtime_ns(), stamp));
+        Ok(Some((n as usize, arrived)))
     }
 
     fn send(&self, frame: &[u8]) -> io::Result<()> {
@@ -144,6 +157,27 @@ impl PacketSocket {
     }
 }
 
+/// The kernel's receive stamp of a frame (`SCM_TIMESTAMPNS`), in real-time nanoseconds.
+fn kernel_stamp_ns(msg: &libc::msghdr) -> Option<i128> {
+    let mut cmsg = unsafe { libc::CMSG_FIRSTHDR(msg) };
+    while !cmsg.is_null() {
+        let hdr = unsafe { &*cmsg };
+        if hdr.cmsg_level == libc::SOL_SOCKET && hdr.cmsg_type == libc::SCM_TIMESTAMPNS {
+            let ts = unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec) };
+            return Some(ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128);
+        }
+        cmsg = unsafe { libc::CMSG_NXTHDR(msg, cmsg) };
+    }
+    None
+}
+
+/// `CLOCK_REALTIME` now, in nanoseconds: the clock the kernel stamps frames with.
+fn realtime_ns() -> i128 {
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
+}
+
 impl Drop for PacketSocket {
     fn drop(&mut self) {
         unsafe { libc::close(self.fd) };
@@ -151,17 +185,23 @@ impl Drop for PacketSocket {
 }
 
 /// Read frames from `input` and queue them with their due time: serialised, then delayed.
-fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<()> {
+/// Returns how many frames had no usable kernel stamp and were timed by their read instead.
+fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<u64> {
     let mut buf = vec![0u8; FRAME_MAX];
+    let mut unstamped = 0;
     while !STOP.load(Ordering::Relaxed) {
-        if let Some(n) = input.recv(&mut buf)? {
-            let due = line.done(Instant::now(), n) + delay;
+        if let Some((n, arrived)) = input.recv(&mut buf)? {
+            let arrived = arrived.unwrap_or_else(|| {
+                unstamped += 1;
+                Instant::now()
+            });
+            let due = line.done(arrived, n) + delay;
             if queue.send((due, buf[..n].to_vec())).is_err() {
                 break;
             }
         }
     }
-    Ok(())
+    Ok(unstamped)
 }
 
 /// Release queued frames on `output` at their due time; return their lateness.
@@ -192,7 +232,7 @@ fn tighten_timing() {
     }
 }
 
-type Direction = (thread::JoinHandle<io::Result<()>>, thread::JoinHandle<io::Result<Lateness>>);
+type Direction = (thread::JoinHandle<io::Result<u64>>, thread::JoinHandle<io::Result<Lateness>>);
 
 fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Duration, ps_per_byte: u64) -> Direction {
     let (tx, rx) = mpsc::channel();
@@ -209,12 +249,12 @@ fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Durat
     (read, release)
 }
 
-fn finish(dir: Direction) -> io::Result<Lateness> {
+/// The direction's lateness and its count of unstamped frames.
+fn finish(dir: Direction) -> io::Result<(Lateness, u64)> {
     let (read, release) = dir;
     let read_result = read.join().map_err(|_| io::Error::other("reader thread panicked"))?;
     let lateness = release.join().map_err(|_| io::Error::other("release thread panicked"))??;
-    read_result?;
-    Ok(lateness)
+    Ok((lateness, read_result?))
 }
 
 fn run(a: args::Args) -> io::Result<()> {
@@ -231,12 +271,12 @@ fn run(a: args::Args) -> io::Result<()> {
     while !STOP.load(Ordering::Relaxed) {
         thread::sleep(POLL / 4);
     }
-    let late_ab = finish(ab)?;
-    let late_ba = finish(ba)?;
+    let (late_ab, unstamped_ab) = finish(ab)?;
+    let (late_ba, unstamped_ba) = finish(ba)?;
     let json = format!(
         "{{\"a_to_b\": {}, \"b_to_a\": {}}}\n",
-        late_ab.summary().to_json(sock_a.drops()),
-        late_ba.summary().to_json(sock_b.drops())
+        late_ab.summary().to_json(sock_a.drops(), unstamped_ab),
+        late_ba.summary().to_json(sock_b.drops(), unstamped_ba)
     );
     std::fs::write(&a.stats_path, json)
 }
