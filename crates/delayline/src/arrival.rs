@@ -4,10 +4,12 @@
 //! A reader thread descheduled for a few milliseconds reads a burst of frames at once. Stamped
 //! with the read's time, the burst would enter the serialiser late and bunched: the serialiser
 //! runs at the bottleneck's rate, so it could never win that time back, and the line would lose
-//! capacity for good (a 10 Mbit/s flow measured 3.8 % under its maximum on a busy guest). The
-//! kernel stamps each frame as it is queued on the socket (`SO_TIMESTAMPNS`, in
-//! `CLOCK_REALTIME`); the frame's age on that clock, taken from the monotonic clock's now, gives
-//! its arrival on the clock the line schedules with.
+//! capacity for good (the likely cause of a 10 Mbit/s flow measured 3.8 % under its maximum
+//! once on a busy guest). The kernel stamps each frame as it enters the line's namespace
+//! (`SO_TIMESTAMPNS`, in `CLOCK_REALTIME`); the frame's age on that clock, taken from the
+//! monotonic clock's now, gives its arrival on the clock the line schedules with. Measured over
+//! an 8 s CUBIC run at 10 Mbit/s: 11,046 frames, aged 12.6 µs on average when read, 2.2 ms at
+//! most.
 
 use std::time::{Duration, Instant};
 

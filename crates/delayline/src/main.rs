@@ -2,11 +2,12 @@
 //!
 //! Frames are read from each interface with an AF_PACKET socket, stamped with their due time
 //! (when a serialiser of the path's rate has taken them in whole, counted from the kernel's
-//! receive stamp, `arrival.rs` and `serialiser.rs`, plus the direction's delay) and written to the other interface by a release thread once due. Due times
-//! only grow within a direction and each direction has one FIFO, so frames leave in the order
-//! they came; the FIFO is unbounded, so the line never drops. Each release records its
-//! lateness (release − due). On SIGTERM or SIGINT the line stops and writes
-//! `{"a_to_b": {...}, "b_to_a": {...}}` to the stats path.
+//! receive stamp, `arrival.rs` and `serialiser.rs`, plus the direction's delay) and written to
+//! the other interface by a release thread once due. Due times only grow within a direction
+//! and each direction has one FIFO, so frames leave in the order they came; the FIFO is
+//! unbounded, so the line never drops. Each release records its lateness (release − due). On
+//! SIGTERM or SIGINT the line stops and writes `{"a_to_b": {...}, "b_to_a": {...}}` to the
+//! stats path.
 
 use std::ffi::CString;
 use std::io;
