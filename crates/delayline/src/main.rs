@@ -98,9 +98,9 @@ impl PacketSocket {
         Ok(())
     }
 
-    /// One frame and when it arrived by the kernel's stamp (`arrival.rs`; `None` if it has
-    /// none), or `None` when the poll interval passed without a frame.
-    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Option<Instant>)>> {
+    /// One frame, when it arrived and whether the kernel stamped it (`arrival.rs`; unstamped,
+    /// the read's instant stands in), or `None` when the poll interval passed without a frame.
+    fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Instant, bool)>> {
         let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
         // Room for one SCM_TIMESTAMPNS message (a timespec) with its header, aligned.
         let mut control = [0u64; 8];
@@ -118,8 +118,10 @@ impl PacketSocket {
             };
         }
         let now = Instant::now();
-        let arrived = kernel_stamp_ns(&msg).and_then(|stamp| arrival::arrival(now, realtime_ns(), stamp));
-        Ok(Some((n as usize, arrived)))
+        Ok(Some(match kernel_stamp_ns(&msg).and_then(|stamp| arrival::arrival(now, realtime_ns(), stamp)) {
+            Some(arrived) => (n as usize, arrived, true),
+            None => (n as usize, now, false),
+        }))
     }
 
     fn send(&self, frame: &[u8]) -> io::Result<()> {
@@ -165,7 +167,7 @@ fn kernel_stamp_ns(msg: &libc::msghdr) -> Option<i128> {
         let hdr = unsafe { &*cmsg };
         if hdr.cmsg_level == libc::SOL_SOCKET && hdr.cmsg_type == libc::SCM_TIMESTAMPNS {
             let ts = unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec) };
-            return Some(ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128);
+            return Some(nanos(ts));
         }
         cmsg = unsafe { libc::CMSG_NXTHDR(msg, cmsg) };
     }
@@ -176,6 +178,10 @@ fn kernel_stamp_ns(msg: &libc::msghdr) -> Option<i128> {
 fn realtime_ns() -> i128 {
     let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    nanos(ts)
+}
+
+fn nanos(ts: libc::timespec) -> i128 {
     ts.tv_sec as i128 * 1_000_000_000 + ts.tv_nsec as i128
 }
 
@@ -191,11 +197,8 @@ fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue
     let mut buf = vec![0u8; FRAME_MAX];
     let mut unstamped = 0;
     while !STOP.load(Ordering::Relaxed) {
-        if let Some((n, arrived)) = input.recv(&mut buf)? {
-            let arrived = arrived.unwrap_or_else(|| {
-                unstamped += 1;
-                Instant::now()
-            });
+        if let Some((n, arrived, stamped)) = input.recv(&mut buf)? {
+            unstamped += u64::from(!stamped);
             let due = line.done(arrived, n) + delay;
             if queue.send((due, buf[..n].to_vec())).is_err() {
                 break;
