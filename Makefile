@@ -15,6 +15,8 @@ RUST_SOURCES := Cargo.toml $(wildcard Cargo.lock) $(shell find crates -name '*.r
 STAMP_VENV := $(VENV)/.stamp-venv
 STAMP_EXT  := $(VENV)/.stamp-ext
 STAMP_DEV  := $(VENV)/.stamp-dev
+STAMP_PYC  := $(VENV)/.stamp-pyc
+PY_SOURCES := $(shell find python/ccarena -name '*.py' 2>/dev/null)
 
 .PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools
 
@@ -40,12 +42,19 @@ $(STAMP_DEV): $(STAMP_VENV) pyproject.toml
 	$(BIN)/python -m pip install --quiet -r $(VENV)/dev-requirements.txt
 	touch $@
 
-install: $(STAMP_EXT)
+# Bytecode of the package's own modules. pip compiles what it installs from wheels, but python/
+# is installed in place, and where PYTHONDONTWRITEBYTECODE is set (as in many container images)
+# every `ccarena` would compile the modules it imports again: 60 ms of each start (BENCHMARKS.md, B3).
+$(STAMP_PYC): $(STAMP_VENV) $(PY_SOURCES)
+	$(BIN)/python -m compileall -q python/ccarena
+	touch $@
 
-dev: $(STAMP_EXT) $(STAMP_DEV)
+install: $(STAMP_EXT) $(STAMP_PYC)
+
+dev: $(STAMP_EXT) $(STAMP_PYC) $(STAMP_DEV)
 
 ## demo: run the bundled demo scenarios; open out/demo/index.html
-demo: $(STAMP_EXT)
+demo: $(STAMP_EXT) $(STAMP_PYC)
 	$(BIN)/ccarena demo -o out/demo
 
 ## test: Rust unit tests, pytest, the binding's stubs checked against the module, mypy
@@ -83,7 +92,7 @@ $(DELAYLINE): $(RUST_SOURCES)
 	cargo build --release -p ccarena-delayline
 
 ## bench: time the reference benchmark scenario (see BENCHMARKS.md)
-bench: $(STAMP_EXT)
+bench: $(STAMP_EXT) $(STAMP_PYC)
 	$(BIN)/ccarena bench
 
 ## golden: rewrite tests/golden/ from the current engine (review the diff: see tests/test_golden.py)
@@ -91,7 +100,7 @@ golden: dev
 	CCARENA_UPDATE_GOLDEN=1 $(BIN)/python -m pytest tests/test_golden.py -q
 
 clean:
-	rm -rf out .pytest_cache .mypy_cache $(STAMP_EXT)
+	rm -rf out .pytest_cache .mypy_cache $(STAMP_EXT) $(STAMP_PYC)
 
 distclean: clean
 	rm -rf $(VENV) target
