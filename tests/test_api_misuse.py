@@ -53,7 +53,7 @@ def test_bad_scenarios_and_arguments_raise_scenario_errors(call: Callable[[], An
 
 
 def test_deeply_nested_toml_file_is_one_line_on_the_cli(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from ccarena.cli import app
 
@@ -110,7 +110,7 @@ def test_an_interrupted_write_leaves_nothing_that_looks_complete(result: ccarena
 
 
 def test_cli_checks_the_output_directory_before_simulating(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
+    from click.testing import CliRunner
 
     from ccarena.cli import app
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import dpkt
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import ccarena
 from ccarena.cli import app

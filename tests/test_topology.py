@@ -8,7 +8,7 @@ import math
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 import ccarena
 from ccarena import api

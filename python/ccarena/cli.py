@@ -10,13 +10,11 @@ from __future__ import annotations
 import json
 
 import sys
-from collections.abc import Sequence
-from enum import Enum
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
 
-import typer
-from typer.core import TyperGroup
+import click
 
 from ccarena import _format
 from ccarena import cli_experiment as _experiment_commands
@@ -31,9 +29,16 @@ EXIT_USAGE = 2
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
 EXIT_TERMINATED = 128 + 15  # SIGTERM
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
 
 class _Terminated(BaseException):
     """Raised in the main thread by SIGTERM, so that cleanup runs as for Ctrl-C."""
+
+
+class _Interrupted(BaseException):
+    """Ctrl-C inside a command, carried past click, which would turn it into ``Abort`` after
+    writing a blank line to stderr."""
 
 
 def _on_sigterm(signum: int, frame: object) -> None:
@@ -46,8 +51,17 @@ def _interrupted(code: int) -> NoReturn:
     sys.exit(code)
 
 
-class _Group(TyperGroup):
+class _OrderedGroup(click.Group):
+    """A group whose help lists its commands in the order they were added, not sorted."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+class _Group(_OrderedGroup):
     """Maps every user error to one line on stderr and exit status 2."""
+
+    group_class = _OrderedGroup  # for `app.group()`: ccarena testbed
 
     def main(
         self,
@@ -71,15 +85,17 @@ class _Group(TyperGroup):
             )
         except Error as exc:
             _fail(str(exc))
-        except typer.TyperException as exc:  # click's usage errors (bad option, missing file, ...)
-            if type(exc).__name__ == "NoArgsIsHelpError":
-                print(exc.format_message(), file=sys.stderr)
-                sys.exit(EXIT_USAGE)
+        except click.exceptions.NoArgsIsHelpError as exc:  # `ccarena`, `ccarena testbed`: the help, as a usage error
+            print(exc.format_message(), file=sys.stderr)
+            sys.exit(EXIT_USAGE)
+        except click.ClickException as exc:  # usage errors (bad option, missing file, ...)
             _fail(exc.format_message(), getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
-        except typer.Abort:
+        except click.Abort as exc:
+            if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C while click parsed the command line
+                _interrupted(EXIT_INTERRUPTED)
             print("error: aborted", file=sys.stderr)
             sys.exit(1)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, _Interrupted):
             _interrupted(EXIT_INTERRUPTED)
         except _Terminated:
             _interrupted(EXIT_TERMINATED)
@@ -88,11 +104,15 @@ class _Group(TyperGroup):
         except OSError as exc:  # e.g. the output directory cannot be written
             name = f"{exc.filename}: " if exc.filename else ""
             _fail(f"{name}{exc.strerror or exc}", 1)
-        if code == EXIT_INTERRUPTED:  # typer turns Ctrl-C into a plain exit code
-            _interrupted(EXIT_INTERRUPTED)
         if standalone_mode:
             sys.exit(code if isinstance(code, int) else 0)
         return code
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            raise _Interrupted from None
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -101,47 +121,38 @@ def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
     sys.exit(code)
 
 
-app = typer.Typer(
-    cls=_Group,
+app = _Group(
     name="ccarena",
     help="Deterministic packet-level simulation of congestion control.\n\n"
     "Run a scenario (a TOML file, see docs/scenario.md) and get per-flow and per-link metrics, "
     "Parquet tables and plots.",
     no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # help texts are plain: TOML's [[flows]] and [experiment] must print as written
+    # click stops at 80 columns; a wider terminal shows the commands' summaries whole.
+    context_settings={"max_content_width": 120},
 )
 
 
-class JainOver(str, Enum):
-    flow = "flow"
-    group = "group"
-
-
-ScenarioFile = Annotated[
-    Path,
-    typer.Argument(
-        help="Scenario file (TOML).",
-        exists=True,
-        file_okay=True,
-        dir_okay=False,
-        readable=True,
+def scenario_argument() -> Callable[[_F], _F]:
+    """The ``FILE`` argument of the commands that read a scenario (passes a :class:`Path`)."""
+    return click.argument(
+        "file",
+        type=click.Path(exists=True, file_okay=True, dir_okay=False, readable=True, path_type=Path),
         metavar="FILE",
-        show_default=False,
-    ),
-]
-SetOption = Annotated[
-    list[str] | None,
-    typer.Option(
+        help="Scenario file (TOML).",
+    )
+
+
+def set_option() -> Callable[[_F], _F]:
+    """``--set/-s KEY=VALUE``, repeatable (passes ``set_``, a tuple of strings)."""
+    return click.option(
         "--set",
         "-s",
+        "set_",
+        multiple=True,
+        metavar="KEY=VALUE",
         help="Override a scenario value, e.g. --set flows[0].cc=newreno (repeatable; the value is "
         "read as TOML if it parses, else as a string).",
-        metavar="KEY=VALUE",
-        show_default=False,
-    ),
-]
+    )
 
 
 def progress_default(flag: bool | None) -> bool:
@@ -153,47 +164,47 @@ def progress_default(flag: bool | None) -> bool:
 
 
 @app.command()
+@scenario_argument()
+@click.option("--json", "json_", is_flag=True, help="Print only the JSON summary (the output contract) to stdout.")
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write Parquet tables (flows, flow_series, links, link_series), summary.json and "
+    "PNG plots (goodput, cwnd, queue) into this directory.",
+)
+@set_option()
+@click.option("--seed", type=int, help="Use this seed instead of the scenario's.")
+@click.option(
+    "--jain-over",
+    type=click.Choice(["flow", "group"]),
+    default="flow",
+    show_default=True,
+    help="Compute Jain's index over each flow's goodput, or over each group's total.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show a progress bar on stderr (default: when stdout and stderr are terminals).",
+)
+@click.option(
+    "--pcap",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write packet captures (pcap, for Wireshark and tshark) into this directory: one file per link direction.",
+)
+@click.option("--pcap-links", help="Links to capture, comma-separated (default: the bottleneck links, or all).")
+@click.option("--pcap-snaplen", type=int, help="Bytes stored per packet, zero payload included (default: its headers).")
 def run(
-    file: ScenarioFile,
-    json_: Annotated[
-        bool, typer.Option("--json", help="Print only the JSON summary (the output contract) to stdout.")
-    ] = False,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out",
-            "-o",
-            help="Write Parquet tables (flows, flow_series, links, link_series), summary.json and "
-            "PNG plots (goodput, cwnd, queue) into this directory.",
-            file_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    set_: SetOption = None,
-    seed: Annotated[int | None, typer.Option(help="Use this seed instead of the scenario's.", show_default=False)] = None,
-    jain_over: Annotated[
-        JainOver, typer.Option(help="Compute Jain's index over each flow's goodput, or over each group's total.")
-    ] = JainOver.flow,
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
-    ] = None,
-    pcap: Annotated[
-        Path | None,
-        typer.Option(
-            help="Write packet captures (pcap, for Wireshark and tshark) into this directory: one file per link direction.",
-            file_okay=False,
-            show_default=False,
-        ),
-    ] = None,
-    pcap_links: Annotated[
-        str | None,
-        typer.Option(help="Links to capture, comma-separated (default: the bottleneck links, or all).", show_default=False),
-    ] = None,
-    pcap_snaplen: Annotated[
-        int | None,
-        typer.Option(help="Bytes stored per packet, zero payload included (default: its headers).", show_default=False),
-    ] = None,
+    file: Path,
+    json_: bool,
+    out: Path | None,
+    set_: tuple[str, ...],
+    seed: int | None,
+    jain_over: JainOverName,
+    progress: bool | None,
+    pcap: Path | None,
+    pcap_links: str | None,
+    pcap_snaplen: int | None,
 ) -> None:
     """Run a scenario and print per-flow and per-link results.
 
@@ -205,21 +216,20 @@ def run(
     links = [name.strip() for name in pcap_links.split(",") if name.strip()] if pcap_links is not None else None
     # The time series feed only the files of -o; without it they are not even built.
     result = api.run(
-        file, overrides=set_ or (), seed=seed, progress=progress_default(progress), series=out is not None,
+        file, overrides=set_, seed=seed, progress=progress_default(progress), series=out is not None,
         pcap=pcap, pcap_links=links, pcap_snaplen=pcap_snaplen,
     )
-    over: api.JainOver = "group" if jain_over is JainOver.group else "flow"
     if out is not None:
-        result.to_parquet(out, jain_over=over, plots=True)
+        result.to_parquet(out, jain_over=jain_over, plots=True)
     if json_:
-        typer.echo(result.to_json(over))
+        click.echo(result.to_json(jain_over))
         return
-    typer.echo(_report_text(result, over))
+    click.echo(_report_text(result, jain_over))
     if out is not None:
-        typer.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
+        click.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
                    "summary.json goodput.png cwnd.png queue.png")
     if pcap is not None:
-        typer.echo(f"wrote {pcap}/: " + " ".join(sorted(p.name for p in pcap.glob("*.pcap"))))
+        click.echo(f"wrote {pcap}/: " + " ".join(sorted(p.name for p in pcap.glob("*.pcap"))))
 
 
 def _report_text(result: RunResult, jain_over: JainOverName) -> str:
@@ -245,45 +255,46 @@ def _report_text(result: RunResult, jain_over: JainOverName) -> str:
 
 
 @app.command()
-def validate(file: ScenarioFile, set_: SetOption = None) -> None:
+@scenario_argument()
+@set_option()
+def validate(file: Path, set_: tuple[str, ...]) -> None:
     """Check a scenario without running it: prints "ok: NAME (N flows, DURATION)" or the error."""
     from ccarena import api
 
-    doc = api.prepare(file, overrides=set_ or ())
+    doc = api.prepare(file, overrides=set_)
     normalised = api.validate(doc)
     name = normalised.get("name") or doc.get("name") or file.stem
     n = sum(int(group.get("count", 1)) for group in doc.get("flows", []))
     duration = doc.get("duration", normalised.get("duration", "?"))
-    typer.echo(f"ok: {name} ({n} flow{'s' if n != 1 else ''}, {duration})")
+    click.echo(f"ok: {name} ({n} flow{'s' if n != 1 else ''}, {duration})")
 
 
 @app.command()
-def topology(
-    file: ScenarioFile,
-    png: Annotated[
-        Path | None,
-        typer.Option("--png", help="Draw the network (nodes, links with rate and delay) into this PNG file.", dir_okay=False, show_default=False),
-    ] = None,
-    set_: SetOption = None,
-) -> None:
+@scenario_argument()
+@click.option(
+    "--png",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Draw the network (nodes, links with rate and delay) into this PNG file.",
+)
+@set_option()
+def topology(file: Path, png: Path | None, set_: tuple[str, ...]) -> None:
     """Show the network a scenario builds: its links as a table, or a drawing with --png.
 
     Example: ccarena topology scenarios/seed003-parking-lot.toml --png parking-lot.png"""
     from ccarena import api
     from ccarena import topology as topo
 
-    desc = api.topology(file, overrides=set_ or ())
+    desc = api.topology(file, overrides=set_)
     if png is None:
-        typer.echo(topo.text_summary(desc))
+        click.echo(topo.text_summary(desc))
         return
     topo.draw(desc, png)
-    typer.echo(f"wrote {png}")
+    click.echo(f"wrote {png}")
 
 
 @app.command()
-def algorithms(
-    verbose: Annotated[bool, typer.Option("--params", "-p", help="Also list each algorithm's parameters (with defaults) and presets.")] = False,
-) -> None:
+@click.option("--params", "-p", "verbose", is_flag=True, help="Also list each algorithm's parameters (with defaults) and presets.")
+def algorithms(verbose: bool) -> None:
     """List the congestion control algorithms the simulator provides.
 
     Select one with `cc = "NAME"` (or `cc = "NAME@PRESET"`) in a [[flows]] group and change its
@@ -292,26 +303,31 @@ def algorithms(
 
     algos = api.algorithms()
     rows = [[a.protocol, a.name, a.description] for a in algos]
-    typer.echo(_format.text_table(["protocol", "name", "description"], rows))
+    click.echo(_format.text_table(["protocol", "name", "description"], rows))
     if verbose:
         for a in algos:
-            typer.echo(f"\n{a.name}")
+            click.echo(f"\n{a.name}")
             for key, default in a.params.items():
-                typer.echo(f"  cc_params.{key} = {json.dumps(default)}")
+                click.echo(f"  cc_params.{key} = {json.dumps(default)}")
             for preset, source in a.presets:
-                typer.echo(f"  preset {a.name}@{preset}: {source}")
+                click.echo(f"  preset {a.name}@{preset}: {source}")
 
 
 @app.command()
-def demo(
-    out: Annotated[Path, typer.Option("--out", "-o", help="Directory for index.html, plots and data.", file_okay=False)] = Path(
-        "out/demo"
-    ),
-    progress: Annotated[
-        bool | None,
-        typer.Option("--progress/--no-progress", help="Show progress bars on stderr (default: when stdout and stderr are terminals).", show_default=False),
-    ] = None,
-) -> None:
+@click.option(
+    "--out",
+    "-o",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=Path("out/demo"),
+    show_default=True,
+    help="Directory for index.html, plots and data.",
+)
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="Show progress bars on stderr (default: when stdout and stderr are terminals).",
+)
+def demo(out: Path, progress: bool | None) -> None:
     """Run the bundled demo scenarios and write an HTML report.
 
     The report (OUT/index.html) explains each scenario and shows its per-flow and per-link
@@ -319,15 +335,25 @@ def demo(
     from ccarena.demo import run_demo
 
     index = run_demo(out, progress=progress_default(progress))
-    typer.echo(f"wrote {index}")
+    click.echo(f"wrote {index}")
 
 
 @app.command()
-def bench(
-    case: Annotated[str, typer.Option(help="Benchmark case: a file scenarios/bench/CASE.toml bundled with the package.")] = "b1",
-    repeat: Annotated[int, typer.Option(min=1, help="How many times to run it (each in a fresh process).")] = 1,
-    set_: SetOption = None,
-) -> None:
+@click.option(
+    "--case",
+    default="b1",
+    show_default=True,
+    help="Benchmark case: a file scenarios/bench/CASE.toml bundled with the package.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    help="How many times to run it (each in a fresh process).",
+)
+@set_option()
+def bench(case: str, repeat: int, set_: tuple[str, ...]) -> None:
     """Time a benchmark scenario and print a row for BENCHMARKS.md.
 
     Each repetition runs in a fresh Python process; reports engine wall time, simulated events/s,
@@ -336,15 +362,17 @@ def bench(
     from ccarena.bench import format_report, run_bench
 
     try:
-        report = run_bench(case, repeat=repeat, overrides=set_ or (), log=lambda s: typer.echo(s, err=True))
+        report = run_bench(case, repeat=repeat, overrides=set_, log=lambda s: click.echo(s, err=True))
     except RuntimeError as exc:  # the benchmark process failed
         _fail(str(exc), 1)
-    typer.echo(format_report(report))
+    click.echo(format_report(report))
 
 
 _experiment_commands.register(app)
 _reproduce_commands.register(app)
-_testbed_commands.register(app, ScenarioFile, SetOption)
+# cli_testbed gets the shared parameters passed in: importing them from this module would be
+# circular when it runs as `python -m ccarena.cli`.
+_testbed_commands.register(app, scenario_argument=scenario_argument, set_option=set_option)
 
 
 def main() -> None:

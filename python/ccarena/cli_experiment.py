@@ -7,74 +7,79 @@ stays fast.
 from __future__ import annotations
 
 import sys
-from enum import Enum
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Any, TypeVar
 
-import typer
+import click
 
 from ccarena import _format
 
 #: Metrics ``sweep`` prints by default, with their formatting.
 SWEEP_COLUMNS = ("goodput_bps", "utilisation", "jain", "dropped_pkts")
 
+EXECUTORS = ("local", "dask")
+FORMATS = ("table", "csv", "parquet")
+TABLES = ("runs", "links", "metrics", "summary", "failures")
 
-class ExecutorName(str, Enum):
-    local = "local"
-    dask = "dask"
-
-
-class Format(str, Enum):
-    table = "table"
-    csv = "csv"
-    parquet = "parquet"
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-class TableName(str, Enum):
-    runs = "runs"
-    links = "links"
-    metrics = "metrics"
-    summary = "summary"
-    failures = "failures"
+def _store_argument() -> Callable[[_F], _F]:
+    return click.argument(
+        "store",
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        metavar="STORE",
+        help="A result store written by `ccarena sweep`.",
+    )
 
 
-StoreDir = Annotated[
-    Path,
-    typer.Argument(help="A result store written by `ccarena sweep`.", exists=True, file_okay=False, metavar="STORE", show_default=False),
-]
-ExperimentName = Annotated[
-    str | None,
-    typer.Option("--experiment", "-e", help="Which experiment of the store (needed when it holds several).", show_default=False),
-]
+def _experiment_option() -> Callable[[_F], _F]:
+    return click.option("--experiment", "-e", help="Which experiment of the store (needed when it holds several).")
 
 
-def register(app: typer.Typer) -> None:
+def register(app: click.Group) -> None:
     """Add the campaign commands to the ``ccarena`` app."""
 
     @app.command()
+    @click.argument(
+        "file",
+        type=click.Path(exists=True, dir_okay=False, path_type=Path),
+        metavar="EXPERIMENT",
+        help="Experiment file (TOML with an [experiment] table).",
+    )
+    @click.option(
+        "--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Result store directory (default: out/NAME)."
+    )
+    @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+    @click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="Where runs execute: local processes or a Dask cluster.",
+    )
+    @click.option("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default: a local cluster).")
+    @click.option("--replications", "-r", type=click.IntRange(min=1), help="Replications per grid point (overrides the file).")
+    @click.option("--force", is_flag=True, help="Recompute runs already in the store.")
+    @click.option("--series", is_flag=True, help="Also store each run's time series.")
+    @click.option("--metric", "-m", multiple=True, help=f"Metric to print (repeatable; default: {', '.join(SWEEP_COLUMNS)}).")
+    @click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show a progress bar on stderr (default: when stdout and stderr are terminals).",
+    )
     def sweep(
-        file: Annotated[
-            Path, typer.Argument(help="Experiment file (TOML with an [experiment] table).", exists=True, dir_okay=False, metavar="EXPERIMENT", show_default=False)
-        ],
-        out: Annotated[
-            Path | None, typer.Option("--out", "-o", help="Result store directory (default: out/NAME).", file_okay=False, show_default=False)
-        ] = None,
-        jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: the number of cores).", show_default=False)] = None,
-        executor: Annotated[ExecutorName, typer.Option(help="Where runs execute: local processes or a Dask cluster.")] = ExecutorName.local,
-        scheduler: Annotated[
-            str | None, typer.Option(help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default: a local cluster).", show_default=False)
-        ] = None,
-        replications: Annotated[int | None, typer.Option("--replications", "-r", min=1, help="Replications per grid point (overrides the file).", show_default=False)] = None,
-        force: Annotated[bool, typer.Option("--force", help="Recompute runs already in the store.")] = False,
-        series: Annotated[bool, typer.Option("--series", help="Also store each run's time series.")] = False,
-        metric: Annotated[
-            list[str] | None,
-            typer.Option("--metric", "-m", help=f"Metric to print (repeatable; default: {', '.join(SWEEP_COLUMNS)}).", show_default=False),
-        ] = None,
-        progress: Annotated[
-            bool | None,
-            typer.Option("--progress/--no-progress", help="Show a progress bar on stderr (default: when stdout and stderr are terminals).", show_default=False),
-        ] = None,
+        file: Path,
+        out: Path | None,
+        jobs: int | None,
+        executor: str,
+        scheduler: str | None,
+        replications: int | None,
+        force: bool,
+        series: bool,
+        metric: tuple[str, ...],
+        progress: bool | None,
     ) -> None:
         """Run an experiment into a resumable store; print means ± 95% CI per grid point.
 
@@ -86,25 +91,44 @@ def register(app: typer.Typer) -> None:
 
         exp = Experiment.from_toml(file, replications=replications)
         store = out if out is not None else Path("out") / exp.name
-        typer.echo(f"{exp}; store {store}", err=True)
+        click.echo(f"{exp}; store {store}", err=True)
         res = exp.run(
-            store, executor=executor.value, jobs=jobs, scheduler=scheduler, force=force, progress=progress_default(progress), series=series
+            store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress_default(progress), series=series
         )
         from ccarena.experiment.tables import failures_text, grid_table
 
-        typer.echo(_format.text_table(*grid_table(res, list(metric or SWEEP_COLUMNS))))
+        click.echo(_format.text_table(*grid_table(res, list(metric or SWEEP_COLUMNS))))
         text = failures_text(res)
         if text:
-            typer.echo("\n" + text)
+            click.echo("\n" + text)
 
     @app.command()
-    def results(
-        store: StoreDir,
-        experiment: ExperimentName = None,
-        table: Annotated[TableName, typer.Option("--table", "-t", help="Which table: per run × flow, per run × link, per run, per grid point, or the failures.")] = TableName.runs,
-        format_: Annotated[Format, typer.Option("--format", "-f", help="Print as text, or export as CSV or Parquet.")] = Format.table,
-        out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file instead of stdout (required for parquet).", dir_okay=False, show_default=False)] = None,
-    ) -> None:
+    @_store_argument()
+    @_experiment_option()
+    @click.option(
+        "--table",
+        "-t",
+        type=click.Choice(TABLES),
+        default="runs",
+        show_default=True,
+        help="Which table: per run × flow, per run × link, per run, per grid point, or the failures.",
+    )
+    @click.option(
+        "--format",
+        "-f",
+        "format_",
+        type=click.Choice(FORMATS),
+        default="table",
+        show_default=True,
+        help="Print as text, or export as CSV or Parquet.",
+    )
+    @click.option(
+        "--out",
+        "-o",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write to this file instead of stdout (required for parquet).",
+    )
+    def results(store: Path, experiment: str | None, table: str, format_: str, out: Path | None) -> None:
         """Print or export a store's results without running anything.
 
         Example: ccarena results out/reno-vs-cubic --table summary
@@ -115,33 +139,37 @@ def register(app: typer.Typer) -> None:
         from ccarena.experiment import open_store
 
         res = open_store(store, experiment)
-        df: pd.DataFrame = res.summary() if table is TableName.summary else getattr(res, table.value)
-        if format_ is Format.parquet:
+        df: pd.DataFrame = res.summary() if table == "summary" else getattr(res, table)
+        if format_ == "parquet":
             if out is None:
                 raise OutputError("--format parquet needs --out FILE")
             df.to_parquet(out, index=False)
-            typer.echo(f"wrote {out} ({len(df)} rows)")
-        elif format_ is Format.csv:
+            click.echo(f"wrote {out} ({len(df)} rows)")
+        elif format_ == "csv":
             if out is None:
                 df.to_csv(sys.stdout, index=False)
             else:
                 df.to_csv(out, index=False)
-                typer.echo(f"wrote {out} ({len(df)} rows)")
+                click.echo(f"wrote {out} ({len(df)} rows)")
         else:
             with pd.option_context("display.max_rows", 200, "display.max_columns", 30, "display.width", 200):
                 text = df.to_string(index=False)
             if out is None:
-                typer.echo(text)
+                click.echo(text)
             else:
                 out.write_text(text + "\n", encoding="utf-8")
-                typer.echo(f"wrote {out} ({len(df)} rows)")
+                click.echo(f"wrote {out} ({len(df)} rows)")
 
     @app.command()
-    def report(
-        store: StoreDir,
-        experiment: ExperimentName = None,
-        out: Annotated[Path | None, typer.Option("--out", "-o", help="Directory for index.html and plots (default: STORE/report).", file_okay=False, show_default=False)] = None,
-    ) -> None:
+    @_store_argument()
+    @_experiment_option()
+    @click.option(
+        "--out",
+        "-o",
+        type=click.Path(file_okay=False, path_type=Path),
+        help="Directory for index.html and plots (default: STORE/report).",
+    )
+    def report(store: Path, experiment: str | None, out: Path | None) -> None:
         """Write an HTML page with a store's means ± 95% CI and plots.
 
         One plot per metric against the swept parameter, one line per algorithm (or other varied
@@ -151,5 +179,4 @@ def register(app: typer.Typer) -> None:
 
         res = open_store(store, experiment)
         index = write_report(res, out if out is not None else store / "report")
-        typer.echo(f"wrote {index}")
-
+        click.echo(f"wrote {index}")

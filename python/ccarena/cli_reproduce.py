@@ -2,38 +2,59 @@
 
 from __future__ import annotations
 
-from enum import Enum
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-import typer
+import click
 
 from ccarena import _format
 
+if TYPE_CHECKING:
+    from ccarena.papers.model import Scale
 
-class ScaleName(str, Enum):
-    smoke = "smoke"
-    quick = "quick"
-    full = "full"
+SCALES = ("smoke", "quick", "full")
 
 
-def register(app: typer.Typer) -> None:
+def register(app: click.Group) -> None:
     """Add ``reproduce`` to the ``ccarena`` app."""
 
     @app.command()
+    @click.argument("name", required=False, help="A paper (see --list) or `all`.")
+    @click.option("--list", "list_", is_flag=True, help="List the papers that can be reproduced.")
+    @click.option(
+        "--scale",
+        type=click.Choice(SCALES),
+        default="quick",
+        show_default=True,
+        help="smoke: about a minute; quick: under 30 minutes on 2 cores; full: the paper's own scale.",
+    )
+    @click.option(
+        "--out",
+        "-o",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=Path("out/reproduce"),
+        show_default=True,
+        help="Directory for the pages (one sub-directory per paper) and the result stores.",
+    )
+    @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+    @click.option("--executor", default="local", show_default=True, help="local or dask (see docs/experiments.md).")
+    @click.option("--scheduler", help="Dask scheduler address (default: a local cluster).")
+    @click.option("--dry-run", is_flag=True, help="Print the number of runs and an estimate of their CPU time; run nothing.")
+    @click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Progress bars on stderr (default: when stdout and stderr are terminals).",
+    )
     def reproduce(
-        name: Annotated[str | None, typer.Argument(help="A paper (see --list) or `all`.", show_default=False)] = None,
-        list_: Annotated[bool, typer.Option("--list", help="List the papers that can be reproduced.")] = False,
-        scale: Annotated[ScaleName, typer.Option(help="smoke: about a minute; quick: under 30 minutes on 2 cores; full: the paper's own scale.")] = ScaleName.quick,
-        out: Annotated[Path, typer.Option("--out", "-o", help="Directory for the pages (one sub-directory per paper) and the result stores.", file_okay=False)] = Path("out/reproduce"),
-        jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Parallel runs (default: the number of cores).", show_default=False)] = None,
-        executor: Annotated[str, typer.Option(help="local or dask (see docs/experiments.md).")] = "local",
-        scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address (default: a local cluster).", show_default=False)] = None,
-        dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the number of runs and an estimate of their CPU time; run nothing.")] = False,
-        progress: Annotated[
-            bool | None,
-            typer.Option("--progress/--no-progress", help="Progress bars on stderr (default: when stdout and stderr are terminals).", show_default=False),
-        ] = None,
+        name: str | None,
+        list_: bool,
+        scale: Scale,
+        out: Path,
+        jobs: int | None,
+        executor: str,
+        scheduler: str | None,
+        dry_run: bool,
+        progress: bool | None,
     ) -> None:
         """Re-run a seed paper; write its page with the paper's numbers beside ours.
 
@@ -50,7 +71,7 @@ def register(app: typer.Typer) -> None:
 
         if list_:
             rows = [[p.name, p.seed, p.title] for p in papers().values()]
-            typer.echo(_format.text_table(["name", "seed", "title"], rows))
+            click.echo(_format.text_table(["name", "seed", "title"], rows))
             return
         if name is None:
             raise ExperimentError("reproduce: name a paper (or `all`); `ccarena reproduce --list` lists them")
@@ -58,22 +79,22 @@ def register(app: typer.Typer) -> None:
         if dry_run:
             total_runs, total_cpu, total_growing = 0, 0.0, 0
             for p in chosen:
-                for exp_name, n, cpu, growing in estimate(p, scale.value, jobs=jobs, progress=progress_default(progress)):
+                for exp_name, n, cpu, growing in estimate(p, scale, jobs=jobs, progress=progress_default(progress)):
                     note = f" (at least: {growing} grid points still ramping up when calibrated)" if growing else ""
-                    typer.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU{note}")
+                    click.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU{note}")
                     total_runs, total_cpu, total_growing = total_runs + n, total_cpu + cpu, total_growing + growing
             cores = jobs or default_jobs()
-            typer.echo(
+            click.echo(
                 f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours ({total_cpu / 60:.0f} CPU-minutes) at scale "
-                f"{scale.value}: about {total_cpu / 60 / cores:.0f} minutes on {cores} cores"
+                f"{scale}: about {total_cpu / 60 / cores:.0f} minutes on {cores} cores"
                 + (" (a lower bound: see the experiments marked 'at least')" if total_growing else "")
             )
             return
         for p in chosen:
-            typer.echo(f"{p.name}: running scale {scale.value} into {out / p.name}", err=True)
+            click.echo(f"{p.name}: running scale {scale} into {out / p.name}", err=True)
             page = run_paper(
-                p, scale.value, out / p.name, jobs=jobs, executor=executor, scheduler=scheduler,
+                p, scale, out / p.name, jobs=jobs, executor=executor, scheduler=scheduler,
                 progress=progress_default(progress),
             )
-            typer.echo(f"wrote {page}")
-        typer.echo(f"wrote {write_index(out)}")
+            click.echo(f"wrote {page}")
+        click.echo(f"wrote {write_index(out)}")
