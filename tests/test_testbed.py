@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -93,12 +94,20 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     # The linux stack has timestamps: 1448 B of payload per 1500 B on the wire, the TCP maximum.
     tcp_max = 10e6 * 1448 / 1500
     flow = result.flows.iloc[0]
-    assert abs(flow["goodput_bps"] - tcp_max) / tcp_max < 0.02, flow["goodput_bps"]
+    line = result.meta["testbed"]["delayline"]
+    # A shortfall is rare (2 runs in 26 on a noisy virtual machine): say what the flow and the
+    # delay line went through, so that the failure explains itself.
+    story = {
+        "goodput_bps": flow["goodput_bps"],
+        **{k: int(flow[k]) for k in ("timeouts", "fast_recoveries", "retransmitted_pkts")},
+        "tcp_counters": result.meta["testbed"]["tcp_counters"],
+        "delayline": line,
+    }
+    assert abs(flow["goodput_bps"] - tcp_max) / tcp_max < 0.02, story
     assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1448) < 1
     assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
     # The rate limit counts IP bytes (tc's Ethernet header taken off): busy link ≈ 100% utilised.
     assert 0.97 < float(result.links.set_index("name").loc["bottleneck", "utilisation"]) < 1.02
-    line = result.meta["testbed"]["delayline"]
     assert line["forward"]["packets"] > 3000 and line["forward"]["socket_drops"] == 0
     # Every frame is timed by the kernel's receive stamp, not by when the line read it.
     assert line["forward"]["unstamped"] == 0 and line["reverse"]["unstamped"] == 0
@@ -117,8 +126,10 @@ def test_timestamps_follow_the_flow_s_stack() -> None:
 
 
 def _ping_rtt_ms(ps_per_byte: tuple[int, int], ping_args: list[str]) -> tuple[float, float, str]:
-    """Min and mean RTT of ten pings across a 10 Mbit/s dumbbell whose delay line holds 20 ms
-    each way and serialises at ``ps_per_byte``, and ping's output."""
+    """Min and median RTT of ten pings across a 10 Mbit/s dumbbell whose delay line holds 20 ms
+    each way and serialises at ``ps_per_byte``, and ping's output. The median, not the mean: on
+    a virtual machine one ping in a few dozen comes back several milliseconds late (the host
+    runs something else), which says nothing of the delay line's delay."""
     from ccarena.testbed.netns import Dumbbell, sh
     from ccarena.testbed.runner import delay_line, stop_delay_line
 
@@ -131,15 +142,14 @@ def _ping_rtt_ms(ps_per_byte: tuple[int, int], ping_args: list[str]) -> tuple[fl
             stop_delay_line(line)
     finally:
         net.teardown()
-    summary = re.search(r"= ([\d.]+)/([\d.]+)/([\d.]+)", out)
-    assert summary, out
-    rtt_min, rtt_avg, _ = map(float, summary.groups())
-    return rtt_min, rtt_avg, out
+    rtts = sorted(float(t) for t in re.findall(r"time=([\d.]+) ms", out))
+    assert len(rtts) == 10, out
+    return rtts[0], statistics.median(rtts), out
 
 
 def test_idle_rtt_matches_the_configured_rtt() -> None:
-    rtt_min, rtt_avg, out = _ping_rtt_ms((0, 0), [])
-    assert 40.0 <= rtt_min and rtt_avg < 41.0, out
+    rtt_min, rtt_median, out = _ping_rtt_ms((0, 0), [])
+    assert 40.0 <= rtt_min and rtt_median < 41.0, out
 
 
 def test_the_delay_line_adds_the_bottleneck_transmission_time() -> None:
@@ -150,8 +160,8 @@ def test_the_delay_line_adds_the_bottleneck_transmission_time() -> None:
     links = api.run(ONE_CUBIC, overrides=["duration=1s", "warmup=0s"]).links
     assert serialisation_ps_per_byte(links) == (800_000, 800_000)
     # 1472 bytes of ICMP payload: 1500-byte IP packets both ways, 1.2 ms each at 10 Mbit/s.
-    rtt_min, rtt_avg, out = _ping_rtt_ms((800_000, 800_000), ["-s", "1472"])
-    assert 42.4 <= rtt_min and rtt_avg < 43.4, out
+    rtt_min, rtt_median, out = _ping_rtt_ms((800_000, 800_000), ["-s", "1472"])
+    assert 42.4 <= rtt_min and rtt_median < 43.4, out
 
 
 # Ten 1500-byte datagrams as fast as a sender can write them, after the link has been idle.
