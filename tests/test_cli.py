@@ -108,6 +108,31 @@ def test_run_prints_a_readable_table(tiny_file: Path) -> None:
     assert "goodput" in out and "bit/s" in out and "bottleneck" in out and "Jain" in out
 
 
+#: What the command imports only where a command needs it (BENCHMARKS.md, B3): pandas, pyarrow
+#: and matplotlib for files and plots, NumPy for results; never typer or pydantic.
+_HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "scipy", "typer", "pydantic")
+
+
+@pytest.mark.parametrize(
+    ("args", "allowed"),
+    [(["run", "FILE", "--json"], {"numpy"}), (["run", "FILE"], {"numpy"}), (["--help"], set()), (["validate", "FILE"], {"numpy"})],
+    ids=["run-json", "run-table", "help", "validate"],
+)
+def test_commands_import_only_what_they_need(tiny_file: Path, args: list[str], allowed: set[str]) -> None:
+    argv = [str(tiny_file) if a == "FILE" else a for a in args]
+    probe = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: print('loaded:', *sorted(m for m in {_HEAVY!r} if m in sys.modules), file=sys.stderr))\n"
+        f"sys.argv = ['ccarena', *{argv!r}]\n"
+        "from ccarena.cli import main\n"
+        "main()\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(proc.stderr.strip().splitlines()[-1].split()[1:])
+    assert loaded <= allowed, proc.stderr
+
+
 def test_run_out_dir_writes_tables_summary_and_plots(tiny_file: Path, tmp_path: Path) -> None:
     out = tmp_path / "results"
     result = runner.invoke(app, ["run", str(tiny_file), "-o", str(out), "--json"])

@@ -9,7 +9,7 @@ double the process's start-up time and triple its memory, BENCHMARKS.md "B3");
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -86,6 +86,12 @@ def jsonable(value: Any) -> Any:
 
 def _rows(cols: Columns, keys: Sequence[str], where: Sequence[int]) -> list[dict[str, Any]]:
     return [{k: jsonable(cols[k][i]) if k in cols else None for k in keys} for i in where]
+
+
+def records(cols: Columns, where: Iterable[int]) -> list[dict[str, Any]]:
+    """Rows ``where`` as dicts of every column: the text tables' input (``_format``), without
+    pandas."""
+    return [{k: v[i] for k, v in cols.items()} for i in where]
 
 
 def main_rows(flows: Columns) -> list[int]:

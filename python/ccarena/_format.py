@@ -4,7 +4,7 @@ HTML report."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 _RATE_UNITS = ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s"))
@@ -84,21 +84,24 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Seq
 
 # Tables of a run, as (headers, rows, right-aligned flags): used by the CLI, repr and the report.
 Table = tuple[list[str], list[list[str]], list[bool]]
+#: A table's rows as dicts, column name to value (``RunResult``'s ``_main_flow_records`` and the
+#: like: no pandas needed to print them).
+Records = Sequence[Mapping[str, Any]]
 
 
-def has_completion(flows: Any) -> bool:
-    return "completion_s" in flows and bool(flows["completion_s"].notna().any())
+def has_completion(flows: Records) -> bool:
+    return any(not is_missing(rec.get("completion_s")) for rec in flows)
 
 
-def flow_table(flows: Any, completion: bool | None = None) -> Table:
-    """One row per flow of a ``RunResult.flows`` DataFrame (derived columns included). The
+def flow_table(flows: Records, completion: bool | None = None) -> Table:
+    """One row per flow (derived columns included, as in ``RunResult.flows``). The
     completion-time column is shown if ``completion``, by default if any flow has one."""
     headers = ["id", "group", "cc/recovery", "goodput", "throughput", "drops", "retx", "RTOs", "delivery", "delay ms"]
     with_completion = has_completion(flows) if completion is None else completion
     if with_completion:
         headers.append("completion")
     rows = []
-    for rec in flows.to_dict("records"):
+    for rec in flows:
         cc = rec.get("cc") or rec.get("protocol", "")  # UDP: no congestion control
         if rec.get("recovery"):
             cc = f"{cc}/{rec['recovery']}"
@@ -121,8 +124,8 @@ def flow_table(flows: Any, completion: bool | None = None) -> Table:
     return headers, rows, right
 
 
-def background_table(groups: Any) -> Table:
-    """One row per background group of ``RunResult.background()``."""
+def background_table(groups: Records) -> Table:
+    """One row per background group (``RunResult.background()``'s rows)."""
     headers = ["group", "sources", "offered (wire)", "goodput", "drops", "retx"]
     rows = [
         [
@@ -133,19 +136,19 @@ def background_table(groups: Any) -> Table:
             count(rec.get("dropped_pkts")),
             count(rec.get("retransmitted_pkts")),
         ]
-        for rec in groups.to_dict("records")
+        for rec in groups
     ]
     return headers, rows, [False] + [True] * (len(headers) - 1)
 
 
-def link_table(links: Any, limit: int | None = None) -> tuple[Table, int]:
-    """Links sorted by utilisation (most used first), at most ``limit`` of them; also returns how
-    many were left out."""
-    ordered = links.sort_values("utilisation", ascending=False, kind="stable", na_position="last")
+def link_table(links: Records, limit: int | None = None) -> tuple[Table, int]:
+    """Links sorted by utilisation (most used first, ties in their order, unknown last), at most
+    ``limit`` of them; also returns how many were left out."""
+    ordered = sorted(links, key=_most_utilised_first)
     left_out = 0
     if limit is not None and len(ordered) > limit:
         left_out = len(ordered) - limit
-        ordered = ordered.head(limit)
+        ordered = ordered[:limit]
     headers = ["link", "rate", "utilisation", "drops", "mean queue pkt", "max queue pkt"]
     rows = [
         [
@@ -156,6 +159,11 @@ def link_table(links: Any, limit: int | None = None) -> tuple[Table, int]:
             number(rec.get("mean_queue_pkts")),
             count(rec.get("max_queue_pkts")),
         ]
-        for rec in ordered.to_dict("records")
+        for rec in ordered
     ]
     return (headers, rows, [False] + [True] * (len(headers) - 1)), left_out
+
+
+def _most_utilised_first(link: Mapping[str, Any]) -> tuple[bool, float]:
+    u = link.get("utilisation")
+    return (True, 0.0) if u is None or is_missing(u) else (False, -float(u))

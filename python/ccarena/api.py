@@ -279,7 +279,19 @@ class RunResult:
         ``[[background]]``."""
         import pandas as pd
 
-        return pd.DataFrame(_columns.background_rows(self._flow_cols, self.meta), columns=list(BACKGROUND_SUMMARY_KEYS))
+        return pd.DataFrame(self._background_records(), columns=list(BACKGROUND_SUMMARY_KEYS))
+
+    def _main_flow_records(self) -> list[dict[str, Any]]:
+        """``main_flows`` as dicts, for the text tables (``_format``): no pandas needed."""
+        return _columns.records(self._flow_cols, _columns.main_rows(self._flow_cols))
+
+    def _link_records(self) -> list[dict[str, Any]]:
+        """``links`` as dicts, for the text tables."""
+        return _columns.records(self._link_cols, range(len(self._link_cols.get("name", ()))))
+
+    def _background_records(self) -> list[dict[str, Any]]:
+        """``background()`` as dicts, for the text tables."""
+        return _columns.background_rows(self._flow_cols, self.meta)
 
     def jain(self, over: JainOver = "flow") -> float:
         """Jain's index over the goodput of each main flow, or (``over="group"``) of each group's
@@ -335,14 +347,16 @@ class RunResult:
         return str(names.iloc[int(idx)])
 
     def __repr__(self) -> str:
+        main = self._main_flow_records()
+        background = len(self._flow_cols.get("id", ())) - len(main)
         head = (
             f"RunResult({self.name!r}, seed={self.meta.get('seed')}, "
-            f"duration={float(self.meta['duration_s']):g}s, {len(self.main_flows)} flows"
-            f"{f' (+{len(self.flows) - len(self.main_flows)} background)' if len(self.flows) > len(self.main_flows) else ''}, "
-            f"{len(self.links)} links, {self.engine.get('events', 0)} events in "
+            f"duration={float(self.meta['duration_s']):g}s, {len(main)} flows"
+            f"{f' (+{background} background)' if background else ''}, "
+            f"{len(self._link_cols.get('name', ()))} links, {self.engine.get('events', 0)} events in "
             f"{float(self.engine.get('wall_s', 0.0)):.2f}s wall)"
         )
-        headers, rows, right = _format.flow_table(self.main_flows)
+        headers, rows, right = _format.flow_table(main)
         more = ""
         if len(rows) > 10:
             more = f"\n... {len(rows) - 10} more flows"

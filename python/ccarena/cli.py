@@ -239,13 +239,13 @@ def _report_text(result: RunResult, jain_over: JainOverName) -> str:
         f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
         "",
         "Flows (rates over each flow's measured window)",
-        _format.text_table(*_format.flow_table(result.main_flows)),
+        _format.text_table(*_format.flow_table(result._main_flow_records())),
         "",
     ]
-    background = result.background()
-    if not background.empty:
+    background = result._background_records()
+    if background:
         lines += ["Background traffic (sums over each group's sources)", _format.text_table(*_format.background_table(background)), ""]
-    (headers, rows, right), left_out = _format.link_table(result.links, limit=4)
+    (headers, rows, right), left_out = _format.link_table(result._link_records(), limit=4)
     lines += ["Links (most utilised first)", _format.text_table(headers, rows, right)]
     if left_out:
         lines.append(f"... {left_out} more link directions (see --json or -o)")

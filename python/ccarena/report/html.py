@@ -61,8 +61,8 @@ def _engine_note(results: dict[str, RunResult]) -> str:
 
 
 def _single_tables(res: RunResult) -> str:
-    headers, rows, right = _format.flow_table(res.main_flows)
-    (lheaders, lrows, lright), left_out = _format.link_table(res.links, limit=_LINKS_SHOWN)
+    headers, rows, right = _format.flow_table(res._main_flow_records())
+    (lheaders, lrows, lright), left_out = _format.link_table(res._link_records(), limit=_LINKS_SHOWN)
     more = f'<p class="sub">{left_out} less used link directions not shown (see summary.json).</p>' if left_out else ""
     return (
         f"{html_table(headers, rows, right)}\n{html_table(lheaders, lrows, lright)}\n{more}"
@@ -73,7 +73,7 @@ def _single_tables(res: RunResult) -> str:
 
 def _variant_tables(results: dict[str, RunResult]) -> str:
     """One table of flows and one of the bottleneck with a row per variant, side by side."""
-    completion = any(_format.has_completion(r.main_flows) for r in results.values())
+    completion = any(_format.has_completion(r._main_flow_records()) for r in results.values())
     flow_rows: list[list[str]] = []
     link_rows: list[list[str]] = []
     headers: list[str] = []
@@ -81,10 +81,10 @@ def _variant_tables(results: dict[str, RunResult]) -> str:
     lheaders: list[str] = []
     lright: list[bool] = []
     for variant, res in results.items():
-        headers, rows, right = _format.flow_table(res.main_flows, completion=completion)
+        headers, rows, right = _format.flow_table(res._main_flow_records(), completion=completion)
         flow_rows += [[variant, *row] for row in rows]
         name = res.bottleneck()
-        (lheaders, lrows, lright), _ = _format.link_table(res.links[res.links["name"] == name])
+        (lheaders, lrows, lright), _ = _format.link_table([link for link in res._link_records() if link["name"] == name])
         link_rows += [[variant, *row] for row in lrows]
     jains = ", ".join(f"{html.escape(v)} {_format.ratio(r.jain('flow'))}" for v, r in results.items())
     return (
