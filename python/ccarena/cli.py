@@ -208,7 +208,10 @@ def run(
 ) -> None:
     """Run a scenario and print per-flow and per-link results.
 
-    Example: ccarena run scenarios/reno-pair.toml --set duration=20s -o out/reno-pair"""
+    \b
+    Example:
+      ccarena run scenarios/reno-pair.toml --set duration=20s -o out/reno-pair
+    """
     from ccarena import api
 
     if out is not None:
@@ -280,7 +283,10 @@ def validate(file: Path, set_: tuple[str, ...]) -> None:
 def topology(file: Path, png: Path | None, set_: tuple[str, ...]) -> None:
     """Show the network a scenario builds: its links as a table, or a drawing with --png.
 
-    Example: ccarena topology scenarios/seed003-parking-lot.toml --png parking-lot.png"""
+    \b
+    Example:
+      ccarena topology scenarios/seed003-parking-lot.toml --png parking-lot.png
+    """
     from ccarena import api
     from ccarena import topology as topo
 

@@ -83,9 +83,14 @@ def register(app: click.Group) -> None:
     ) -> None:
         """Run an experiment into a resumable store; print means ± 95% CI per grid point.
 
-        An experiment is a grid of scenario values × replications (docs/experiments.md). Finished runs are stored at once; run the same command again after an interruption and
-        only the missing runs execute. Example:
-        ccarena sweep scenarios/experiments/reno-vs-cubic.toml --jobs 2"""
+        An experiment is a grid of scenario values × replications (docs/experiments.md).
+        Finished runs are stored at once; run the same command again after an interruption and
+        only the missing runs execute.
+
+        \b
+        Example:
+          ccarena sweep scenarios/experiments/reno-vs-cubic.toml --jobs 2
+        """
         from ccarena.cli import progress_default
         from ccarena.experiment import Experiment
 
@@ -131,8 +136,11 @@ def register(app: click.Group) -> None:
     def results(store: Path, experiment: str | None, table: str, format_: str, out: Path | None) -> None:
         """Print or export a store's results without running anything.
 
-        Example: ccarena results out/reno-vs-cubic --table summary
-                 ccarena results out/reno-vs-cubic --format parquet -o runs.parquet"""
+        \b
+        Examples:
+          ccarena results out/reno-vs-cubic --table summary
+          ccarena results out/reno-vs-cubic --format parquet -o runs.parquet
+        """
         import pandas as pd
 
         from ccarena.errors import OutputError
@@ -173,7 +181,12 @@ def register(app: click.Group) -> None:
         """Write an HTML page with a store's means ± 95% CI and plots.
 
         One plot per metric against the swept parameter, one line per algorithm (or other varied
-        key), confidence intervals as error bars. Example: ccarena report out/reno-vs-cubic"""
+        key), confidence intervals as error bars.
+
+        \b
+        Example:
+          ccarena report out/reno-vs-cubic
+        """
         from ccarena.experiment import open_store
         from ccarena.experiment.report import write_report
 

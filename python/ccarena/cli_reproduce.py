@@ -61,7 +61,10 @@ def register(app: click.Group) -> None:
         The page shows the paper's tables beside ours, its figures redrawn and its claims checked
         (docs/reproducing.md). Interrupted reproductions resume.
 
-        Example: ccarena reproduce sqm-response --scale quick"""
+        \b
+        Example:
+          ccarena reproduce sqm-response --scale quick
+        """
         from ccarena.cli import progress_default
         from ccarena.errors import ExperimentError
         from ccarena.experiment.executors import default_jobs

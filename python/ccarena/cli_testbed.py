@@ -37,7 +37,10 @@ def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: P
     def compare(file: Path, replications: int, out: Path, set_: tuple[str, ...], seed: int | None) -> None:
         """Run a scenario on the simulator and on the kernel testbed and print them side by side.
 
-        Example: ccarena compare scenarios/e1-cubic-vs-reno.toml --replications 3"""
+        \b
+        Example:
+          ccarena compare scenarios/e1-cubic-vs-reno.toml --replications 3
+        """
         from ccarena.testbed.compare import compare as run_compare
 
         result = run_compare(file, replications=replications, overrides=set_, seed=seed, log=lambda s: click.echo(s, err=True))
@@ -58,7 +61,10 @@ def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: P
     def testbed_run(file: Path, json_: bool, out: Path | None, set_: tuple[str, ...], seed: int | None) -> None:
         """Run a scenario on the kernel and print the simulator's result tables.
 
-        Example: ccarena testbed run scenarios/e1-cubic-vs-reno.toml --set duration=20s -o out/e1-kernel"""
+        \b
+        Example:
+          ccarena testbed run scenarios/e1-cubic-vs-reno.toml --set duration=20s -o out/e1-kernel
+        """
         import sys
 
         from ccarena import plots
