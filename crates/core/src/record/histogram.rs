@@ -11,18 +11,26 @@
 const SUB_BITS: u32 = 7;
 const SUB: u64 = 1 << SUB_BITS;
 
+/// The moments, which every record updates, come first (`repr(C)`): within a flow's counters
+/// they share one cache line (`record::FlowCounters`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Histogram {
-    /// Counts of buckets `first..first + counts.len()`.
-    counts: Vec<u64>,
-    first: usize,
-    /// Only the moments are kept: no buckets, no quantiles.
-    moments_only: bool,
-    total: u64,
     sum: u128,
+    total: u64,
     min: u64,
     max: u64,
+    /// Only the moments are kept: no buckets, no quantiles.
+    moments_only: bool,
+    first: usize,
+    /// Counts of buckets `first..first + counts.len()`.
+    counts: Vec<u64>,
 }
+
+/// Bytes from a histogram's start to the end of its moments (the layout test of
+/// `record::FlowCounters`).
+#[cfg(test)]
+pub(super) const MOMENTS_END: usize = std::mem::offset_of!(Histogram, moments_only) + 1;
 
 fn index(v: u64) -> usize {
     if v < SUB {

@@ -11,8 +11,17 @@ use histogram::Histogram;
 use jitter::Jitter;
 
 /// Cumulative per-flow counters kept by the engine as packets move.
+///
+/// Laid out by use, one entry per four cache lines: what every data packet's emission and
+/// delivery update fills the first line, the delivery's delay statistics the next one and a
+/// half, the rare counters (drops, marks, Source Quench) the rest. A seed-003 run has tens of
+/// thousands of flows, so the array runs to megabytes and each line a packet touches is likely
+/// a miss; in Rust's own order an emission touched two lines and a delivery four
+/// (BENCHMARKS.md, session 35). `tests::hot_counters_share_lines` keeps it so.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct FlowCounters {
+    // Line 0: every data packet, at emission and at delivery.
     /// Data packets / wire bytes the sender emitted (retransmissions included).
     pub sent_pkts: u64,
     pub sent_bytes: u64,
@@ -20,30 +29,32 @@ pub struct FlowCounters {
     /// Data packets / wire bytes that reached the receiver.
     pub delivered_pkts: u64,
     pub delivered_bytes: u64,
-    /// Data packets dropped in the network.
-    pub dropped_pkts: u64,
-    /// Reverse-direction (ACK) packets dropped.
-    pub ack_dropped_pkts: u64,
     /// Data packets currently in the network.
     pub in_flight_pkts: u64,
+    /// Sum and count of delays in the current sample interval.
+    pub interval_delay_count: u64,
+    /// Data packets dropped in the network.
+    pub dropped_pkts: u64,
+    // Line 1 and the first half of line 2: every delivery.
+    pub interval_delay_ns: u128,
+    /// RFC 3550 interarrival jitter of the packets `delay` records.
+    pub jitter: Jitter,
+    /// Reverse-direction (ACK) packets dropped.
+    pub ack_dropped_pkts: u64,
+    /// Data packets a queue marked Congestion Experienced (RFC 3168).
+    pub ce_marked_pkts: u64,
     /// One-way delay of data packets delivered after warm-up, nanoseconds (for background
     /// sources, unless asked otherwise, their moments only: see [`Histogram::moments_only`]).
     pub delay: Histogram,
-    /// RFC 3550 interarrival jitter of the same packets.
-    pub jitter: Jitter,
-    /// Sum and count of delays in the current sample interval.
-    pub interval_delay_ns: u128,
-    pub interval_delay_count: u64,
-    /// Data packets a queue marked Congestion Experienced (RFC 3168).
-    pub ce_marked_pkts: u64,
+    // The rest: Source Quench (RFC 792), in SQM-Response's scenarios only.
+    /// Sum of the times from a router's decision to its Source Quench reaching the source, ns.
+    pub sq_delay_ns: u128,
     /// ICMP Source Quench messages routers sent about this flow's packets, and their bytes.
     pub sq_sent_pkts: u64,
     pub sq_sent_bytes: u64,
     /// Source Quench messages that reached an endpoint of this flow / were lost on the way.
     pub sq_received_pkts: u64,
     pub sq_dropped_pkts: u64,
-    /// Sum of the times from a router's decision to its Source Quench reaching the source, ns.
-    pub sq_delay_ns: u128,
 }
 
 /// The subset of counters snapshotted at warm-up and at each sample.
@@ -110,4 +121,35 @@ pub struct LinkSeries {
 /// Seconds as f64 for output columns.
 pub fn secs(t: SimTime) -> f64 {
     t.as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{align_of, offset_of, size_of};
+
+    fn line(offset: usize) -> usize {
+        offset / 64
+    }
+
+    /// An emission updates one line of its flow's counters, a delivery two and the first bytes
+    /// of a third: moving a field must not spread them again.
+    #[test]
+    fn hot_counters_share_lines() {
+        assert_eq!((size_of::<FlowCounters>(), align_of::<FlowCounters>()), (256, 64));
+        let every_packet = [
+            offset_of!(FlowCounters, sent_pkts),
+            offset_of!(FlowCounters, sent_bytes),
+            offset_of!(FlowCounters, retransmitted_pkts),
+            offset_of!(FlowCounters, delivered_pkts),
+            offset_of!(FlowCounters, delivered_bytes),
+            offset_of!(FlowCounters, in_flight_pkts),
+            offset_of!(FlowCounters, interval_delay_count),
+        ];
+        assert!(every_packet.iter().all(|&o| line(o) == 0), "{every_packet:?}");
+        assert_eq!(line(offset_of!(FlowCounters, interval_delay_ns)), 1);
+        assert_eq!(line(offset_of!(FlowCounters, jitter) + size_of::<Jitter>() - 1), 1);
+        let delay = offset_of!(FlowCounters, delay);
+        assert_eq!((line(delay), line(delay + histogram::MOMENTS_END - 1)), (2, 2));
+    }
 }
