@@ -31,11 +31,13 @@ pub struct FlowCounters {
     pub delivered_bytes: u64,
     /// Data packets currently in the network.
     pub in_flight_pkts: u64,
-    /// Sum and count of delays in the current sample interval.
+    /// Data packets delivered in the current sample interval (their delays' sum:
+    /// `interval_delay_ns`).
     pub interval_delay_count: u64,
     /// Data packets dropped in the network.
     pub dropped_pkts: u64,
     // Line 1 and the first half of line 2: every delivery.
+    /// Sum of the delays of the current sample interval's deliveries, nanoseconds.
     pub interval_delay_ns: u128,
     /// RFC 3550 interarrival jitter of the packets `delay` records.
     pub jitter: Jitter,
