@@ -44,7 +44,7 @@ $(STAMP_DEV): $(STAMP_VENV) pyproject.toml
 
 # Bytecode of the package's own modules. pip compiles what it installs from wheels, but python/
 # is installed in place, and where PYTHONDONTWRITEBYTECODE is set (as in many container images)
-# every `ccarena` would compile the modules it imports again: 60 ms of each start (BENCHMARKS.md, B3).
+# every `ccarena` would compile the modules it imports again: up to 60 ms a start (BENCHMARKS.md, B3).
 $(STAMP_PYC): $(STAMP_VENV) $(PY_SOURCES)
 	$(BIN)/python -m compileall -q python/ccarena
 	touch $@

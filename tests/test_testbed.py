@@ -128,8 +128,8 @@ def test_timestamps_follow_the_flow_s_stack() -> None:
 def _ping_rtt_ms(ps_per_byte: tuple[int, int], ping_args: list[str]) -> tuple[float, float, str]:
     """Min and median RTT of ten pings across a 10 Mbit/s dumbbell whose delay line holds 20 ms
     each way and serialises at ``ps_per_byte``, and ping's output. The median, not the mean: on
-    a virtual machine one ping in a few dozen comes back several milliseconds late (the host
-    runs something else), which says nothing of the delay line's delay."""
+    a virtual machine one ping in a few dozen comes back several milliseconds late (most likely
+    the guest kept off its CPU by its host), which says nothing of the delay line's delay."""
     from ccarena.testbed.netns import Dumbbell, sh
     from ccarena.testbed.runner import delay_line, stop_delay_line
 
