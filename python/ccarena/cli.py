@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from ccarena import _format
+from ccarena._cli_params import progress_default, progress_option, scenario_argument, seed_option, set_option
 from ccarena import cli_experiment as _experiment_commands
 from ccarena import cli_reproduce as _reproduce_commands
 from ccarena import cli_testbed as _testbed_commands
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
 EXIT_TERMINATED = 128 + 15  # SIGTERM
-
-_F = TypeVar("_F", bound=Callable[..., Any])
-
 
 class _Terminated(BaseException):
     """Raised in the main thread by SIGTERM, so that cleanup runs as for Ctrl-C."""
@@ -132,37 +130,6 @@ app = _Group(
 )
 
 
-def scenario_argument() -> Callable[[_F], _F]:
-    """The ``FILE`` argument of the commands that read a scenario (passes a :class:`Path`)."""
-    return click.argument(
-        "file",
-        type=click.Path(exists=True, file_okay=True, dir_okay=False, readable=True, path_type=Path),
-        metavar="FILE",
-        help="Scenario file (TOML).",
-    )
-
-
-def set_option() -> Callable[[_F], _F]:
-    """``--set/-s KEY=VALUE``, repeatable (passes ``set_``, a tuple of strings)."""
-    return click.option(
-        "--set",
-        "-s",
-        "set_",
-        multiple=True,
-        metavar="KEY=VALUE",
-        help="Override a scenario value, e.g. --set flows[0].cc=newreno (repeatable; the value is "
-        "read as TOML if it parses, else as a string).",
-    )
-
-
-def progress_default(flag: bool | None) -> bool:
-    """Progress bars by default only for a person at a terminal: stdout redirected (a pipe, a
-    file, CI) means a program reads the output."""
-    if flag is not None:
-        return flag
-    return sys.stdout.isatty() and sys.stderr.isatty()
-
-
 @app.command()
 @scenario_argument()
 @click.option("--json", "json_", is_flag=True, help="Print only the JSON summary (the output contract) to stdout.")
@@ -174,7 +141,7 @@ def progress_default(flag: bool | None) -> bool:
     "PNG plots (goodput, cwnd, queue) into this directory.",
 )
 @set_option()
-@click.option("--seed", type=int, help="Use this seed instead of the scenario's.")
+@seed_option()
 @click.option(
     "--jain-over",
     type=click.Choice(["flow", "group"]),
@@ -182,11 +149,7 @@ def progress_default(flag: bool | None) -> bool:
     show_default=True,
     help="Compute Jain's index over each flow's goodput, or over each group's total.",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show a progress bar on stderr (default: when stdout and stderr are terminals).",
-)
+@progress_option()
 @click.option(
     "--pcap",
     type=click.Path(file_okay=False, path_type=Path),
@@ -328,11 +291,7 @@ def algorithms(verbose: bool) -> None:
     show_default=True,
     help="Directory for index.html, plots and data.",
 )
-@click.option(
-    "--progress/--no-progress",
-    default=None,
-    help="Show progress bars on stderr (default: when stdout and stderr are terminals).",
-)
+@progress_option()
 def demo(out: Path, progress: bool | None) -> None:
     """Run the bundled demo scenarios and write an HTML report.
 
@@ -376,9 +335,7 @@ def bench(case: str, repeat: int, set_: tuple[str, ...]) -> None:
 
 _experiment_commands.register(app)
 _reproduce_commands.register(app)
-# cli_testbed gets the shared parameters passed in: importing them from this module would be
-# circular when it runs as `python -m ccarena.cli`.
-_testbed_commands.register(app, scenario_argument=scenario_argument, set_option=set_option)
+_testbed_commands.register(app)
 
 
 def main() -> None:

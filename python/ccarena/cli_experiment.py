@@ -9,11 +9,11 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
 from ccarena import _format
+from ccarena._cli_params import Command, jobs_option, progress_default, progress_option
 
 #: Metrics ``sweep`` prints by default, with their formatting.
 SWEEP_COLUMNS = ("goodput_bps", "utilisation", "jain", "dropped_pkts")
@@ -22,10 +22,7 @@ EXECUTORS = ("local", "dask")
 FORMATS = ("table", "csv", "parquet")
 TABLES = ("runs", "links", "metrics", "summary", "failures")
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-
-
-def _store_argument() -> Callable[[_F], _F]:
+def _store_argument() -> Callable[[Command], Command]:
     return click.argument(
         "store",
         type=click.Path(exists=True, file_okay=False, path_type=Path),
@@ -34,7 +31,7 @@ def _store_argument() -> Callable[[_F], _F]:
     )
 
 
-def _experiment_option() -> Callable[[_F], _F]:
+def _experiment_option() -> Callable[[Command], Command]:
     return click.option("--experiment", "-e", help="Which experiment of the store (needed when it holds several).")
 
 
@@ -51,7 +48,7 @@ def register(app: click.Group) -> None:
     @click.option(
         "--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Result store directory (default: out/NAME)."
     )
-    @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+    @jobs_option()
     @click.option(
         "--executor",
         type=click.Choice(EXECUTORS),
@@ -64,11 +61,7 @@ def register(app: click.Group) -> None:
     @click.option("--force", is_flag=True, help="Recompute runs already in the store.")
     @click.option("--series", is_flag=True, help="Also store each run's time series.")
     @click.option("--metric", "-m", multiple=True, help=f"Metric to print (repeatable; default: {', '.join(SWEEP_COLUMNS)}).")
-    @click.option(
-        "--progress/--no-progress",
-        default=None,
-        help="Show a progress bar on stderr (default: when stdout and stderr are terminals).",
-    )
+    @progress_option()
     def sweep(
         file: Path,
         out: Path | None,
@@ -91,7 +84,6 @@ def register(app: click.Group) -> None:
         Example:
           ccarena sweep scenarios/experiments/reno-vs-cubic.toml --jobs 2
         """
-        from ccarena.cli import progress_default
         from ccarena.experiment import Experiment
 
         exp = Experiment.from_toml(file, replications=replications)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ccarena import _format
+from ccarena._cli_params import jobs_option, progress_default, progress_option
 
 if TYPE_CHECKING:
     from ccarena.papers.model import Scale
@@ -36,15 +37,11 @@ def register(app: click.Group) -> None:
         show_default=True,
         help="Directory for the pages (one sub-directory per paper) and the result stores.",
     )
-    @click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+    @jobs_option()
     @click.option("--executor", default="local", show_default=True, help="local or dask (see docs/experiments.md).")
     @click.option("--scheduler", help="Dask scheduler address (default: a local cluster).")
     @click.option("--dry-run", is_flag=True, help="Print the number of runs and an estimate of their CPU time; run nothing.")
-    @click.option(
-        "--progress/--no-progress",
-        default=None,
-        help="Progress bars on stderr (default: when stdout and stderr are terminals).",
-    )
+    @progress_option()
     def reproduce(
         name: str | None,
         list_: bool,
@@ -65,7 +62,6 @@ def register(app: click.Group) -> None:
         Example:
           ccarena reproduce sqm-response --scale quick
         """
-        from ccarena.cli import progress_default
         from ccarena.errors import ExperimentError
         from ccarena.experiment.executors import default_jobs
         from ccarena.papers import paper, papers

@@ -5,19 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
-_F = TypeVar("_F", bound=Callable[..., Any])
-#: A factory of a click decorator: cli.py's ``scenario_argument`` and ``set_option``.
-ParamFactory = Callable[[], Callable[[Callable[..., Any]], Callable[..., Any]]]
+from ccarena._cli_params import Command, scenario_argument, seed_option, set_option
 
 
-def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: ParamFactory) -> None:
-    """Add ``testbed run|cleanup`` and ``compare`` to ``app`` (cli.py passes its shared ``FILE``
-    argument and ``--set`` option; importing them from here would be circular when cli.py runs as
-    ``python -m ccarena.cli``)."""
+def register(app: click.Group) -> None:
+    """Add ``testbed run|cleanup`` and ``compare`` to ``app``."""
 
     @app.command()
     @scenario_argument()
@@ -33,7 +28,7 @@ def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: P
         help="Directory for the plots.",
     )
     @set_option()
-    @_seed_option()
+    @seed_option()
     def compare(file: Path, replications: int, out: Path, set_: tuple[str, ...], seed: int | None) -> None:
         """Run a scenario on the simulator and on the kernel testbed and print them side by side.
 
@@ -57,7 +52,7 @@ def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: P
     @click.option("--json", "json_", is_flag=True, help="Print only the JSON summary to stdout.")
     @_out_option()
     @set_option()
-    @_seed_option()
+    @seed_option()
     def testbed_run(file: Path, json_: bool, out: Path | None, set_: tuple[str, ...], seed: int | None) -> None:
         """Run a scenario on the kernel and print the simulator's result tables.
 
@@ -97,17 +92,13 @@ def register(app: click.Group, *, scenario_argument: ParamFactory, set_option: P
     testbed.add_command(testbed_cleanup)
 
 
-def _out_option() -> Callable[[_F], _F]:
+def _out_option() -> Callable[[Command], Command]:
     return click.option(
         "--out",
         "-o",
         type=click.Path(file_okay=False, path_type=Path),
         help="Write Parquet tables, summary.json and plots into this directory.",
     )
-
-
-def _seed_option() -> Callable[[_F], _F]:
-    return click.option("--seed", type=int, help="Use this seed instead of the scenario's.")
 
 
 @click.command("cleanup")

@@ -1,0 +1,69 @@
+"""Parameters several ``ccarena`` commands share, as click decorators, and the progress default.
+
+A module of their own, below ``cli.py`` and its command modules, so that each of them imports
+what it uses (``python -m ccarena.cli`` would otherwise load ``cli.py`` twice, as ``__main__``
+and as ``ccarena.cli``). Each factory returns a fresh decorator: click attaches a parameter to
+the one command it decorates.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+Command = TypeVar("Command", bound=Callable[..., Any])
+
+
+def scenario_argument() -> Callable[[Command], Command]:
+    """The ``FILE`` argument of the commands that read a scenario (passes a :class:`Path`)."""
+    return click.argument(
+        "file",
+        type=click.Path(exists=True, file_okay=True, dir_okay=False, readable=True, path_type=Path),
+        metavar="FILE",
+        help="Scenario file (TOML).",
+    )
+
+
+def set_option() -> Callable[[Command], Command]:
+    """``--set/-s KEY=VALUE``, repeatable (passes ``set_``, a tuple of strings)."""
+    return click.option(
+        "--set",
+        "-s",
+        "set_",
+        multiple=True,
+        metavar="KEY=VALUE",
+        help="Override a scenario value, e.g. --set flows[0].cc=newreno (repeatable; the value is "
+        "read as TOML if it parses, else as a string).",
+    )
+
+
+def seed_option() -> Callable[[Command], Command]:
+    """``--seed N`` (passes ``seed``, None when not given)."""
+    return click.option("--seed", type=int, help="Use this seed instead of the scenario's.")
+
+
+def jobs_option() -> Callable[[Command], Command]:
+    """``--jobs/-j N``, at least 1 (passes ``jobs``, None for one per core)."""
+    return click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
+
+
+def progress_option() -> Callable[[Command], Command]:
+    """``--progress/--no-progress`` (passes ``progress``: None when neither is given, for
+    :func:`progress_default`)."""
+    return click.option(
+        "--progress/--no-progress",
+        default=None,
+        help="Show progress on stderr (default: when stdout and stderr are terminals).",
+    )
+
+
+def progress_default(flag: bool | None) -> bool:
+    """Progress bars by default only for a person at a terminal: stdout redirected (a pipe, a
+    file, CI) means a program reads the output."""
+    if flag is not None:
+        return flag
+    return sys.stdout.isatty() and sys.stderr.isatty()
