@@ -4,7 +4,7 @@ imports it does not pay twice.
 
 It also limits OpenBLAS, which NumPy loads, to one thread unless ``OPENBLAS_NUM_THREADS`` says
 otherwise: a simulation runs on one core and ``--jobs`` puts one per core, so BLAS threads only
-compete with them, and starting them costs each ``ccarena`` process about 50 ms of CPU
+compete with them, and starting them costs each ``ccarena`` process about 0.1 s of CPU
 (BENCHMARKS.md, B3).
 """
 
