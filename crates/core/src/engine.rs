@@ -19,8 +19,8 @@ use crate::net::icmp;
 use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::net::feeder::SoleFeeders;
-use crate::net::link::{Arrival, Link};
-use crate::net::packet::{FlowId, LinkId, NodeId, Packet, PacketSlab, PktId};
+use crate::net::link::{Arrival, Flight, Link};
+use crate::net::packet::{FlowId, HopView, LinkId, NodeId, Packet, PacketSlab, PktId};
 use crate::wire::Header;
 use crate::net::routing::Routes;
 use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
@@ -89,6 +89,22 @@ impl Endpoint {
     fn transmit_into(&mut self, now: SimTime, slab: &mut PacketSlab) -> Option<PktId> {
         with_transport!(self, t => t.poll_transmit(now).map(|p| slab.insert(p)))
     }
+
+    /// Starts loading what a packet's delivery reads of the endpoint: the hot lines of TCP's
+    /// endpoints (their layout tests), the first two lines of the others.
+    #[inline(always)]
+    fn prefetch_hot(&self) {
+        use crate::net::prefetch::prefetch_prefix;
+        const FIRST_LINES: usize = 128;
+        match self {
+            Endpoint::TcpSender(t) => prefetch_prefix(&**t, TcpSender::HOT_BYTES),
+            Endpoint::TcpReceiver(t) => prefetch_prefix(&**t, TcpReceiver::HOT_BYTES),
+            Endpoint::UdpSender(t) => prefetch_prefix(&**t, FIRST_LINES),
+            Endpoint::UdpReceiver(t) => prefetch_prefix(&**t, FIRST_LINES),
+            Endpoint::DccpSender(t) => prefetch_prefix(&**t, FIRST_LINES),
+            Endpoint::DccpReceiver(t) => prefetch_prefix(&**t, FIRST_LINES),
+        }
+    }
 }
 
 impl Transport for Endpoint {
@@ -134,6 +150,11 @@ impl FlowId {
     #[inline]
     pub fn receiver(self) -> EpId {
         EpId(2 * self.0 + 1)
+    }
+    /// The endpoint a packet of this flow is delivered to ([`Header::delivered_to_receiver`]).
+    #[inline]
+    fn endpoint(self, to_receiver: bool) -> EpId {
+        if to_receiver { self.receiver() } else { self.sender() }
     }
 }
 
@@ -345,27 +366,55 @@ impl World {
             self.take_inbound(l, self.now + SimDuration::from_nanos(1));
         }
         let link = &mut self.links[l.0 as usize];
-        let (id, next) = link.pop_arrival(self.now);
+        let (this, next) = link.pop_arrival(self.now);
+        let id = this.id;
         if let Some(tap) = self.pcap.as_deref_mut() {
             tap.capture(l, self.now, self.slab.get(id));
         }
         let node = link.to;
-        if let Some((at, next_id)) = next {
+        if let Some(next) = next {
+            let after = if link.into_leaf { link.second_in_pipe() } else { None };
             let into_leaf = link.into_leaf;
-            self.queue.schedule(at, Event::Arrive(l));
+            self.queue.schedule(next.at, Event::Arrive(l));
             // It is this link's next arrival: start loading it while other events run, all of
             // it where it will be delivered, what forwarding reads where it goes on (a whole
             // packet is two lines, and loads the memory system no less for being a hint).
             if into_leaf {
-                self.slab.prefetch(next_id);
+                self.slab.prefetch(next.id);
+                self.prefetch_receivers(this, next, after);
             } else {
-                self.slab.prefetch_hop(next_id);
+                self.slab.prefetch_hop(next.id);
             }
         } else if let Some(at) = link.next_inbound() {
             self.arm(l, at);
         }
         self.packets_forwarded += 1;
         self.at_node(node, id);
+    }
+
+    /// Starts loading, ahead of their deliveries at a host, the state of the endpoints that the
+    /// next packets on its access link go to (each packet's `tag` in the pipe): the endpoint of
+    /// the next one, through its slot (loaded at the previous arrival), and the slot and counters
+    /// of the one after. A host that many flows share (a background aggregate's) takes each
+    /// packet on state that has left the cache since that flow's last packet; a host of one
+    /// flow keeps it in the cache, so a packet for the endpoint before it needs nothing loaded.
+    #[inline]
+    fn prefetch_receivers(&self, this: Flight, next: Flight, after: Option<Flight>) {
+        use crate::net::prefetch::{prefetch, prefetch_prefix};
+        if next.tag != this.tag {
+            if let Some(slot) = self.endpoints.get(next.tag as usize) {
+                slot.transport.prefetch_hot();
+            }
+        }
+        if let Some(after) = after.filter(|a| a.tag != next.tag) {
+            if let Some(slot) = self.endpoints.get(after.tag as usize) {
+                prefetch(slot);
+            }
+            // The lines a delivery updates (`FlowCounters`' layout).
+            if let Some(c) = self.counters.get(after.tag as usize / 2) {
+                prefetch_prefix(c, FlowCounters::DELIVERY_BYTES);
+            }
+        }
     }
 
     /// The event of a link fed by one link alone whose pipe is empty: admit the packets that
@@ -456,7 +505,7 @@ impl World {
         let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         let mut onward = None;
         match adm.arrival {
-            Arrival::Admitted { at } => onward = self.launch(l, id, far, hop.dst, at),
+            Arrival::Admitted { at } => onward = self.launch(l, id, far, hop, at),
             Arrival::Dropped(_) => {
                 let c = &mut self.counters[hop.flow.0 as usize];
                 match self.slab.get(id).header {
@@ -481,7 +530,8 @@ impl World {
     /// inbound queue (no event for its arrival at `far`), or on to that link at once: then the
     /// link and the instant it reaches its input are returned.
     #[inline]
-    fn launch(&mut self, l: LinkId, id: PktId, far: NodeId, dst: NodeId, at: SimTime) -> Option<(LinkId, SimTime)> {
+    fn launch(&mut self, l: LinkId, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
+        let dst = hop.dst;
         if self.links[l.0 as usize].feeds && far != dst {
             if let Some(next) = self.routes.next_hop(far, dst).filter(|&n| self.sole_feeders.of(n) == Some(l)) {
                 if at < self.next_read {
@@ -500,7 +550,7 @@ impl World {
                 return None;
             }
         }
-        if self.links[l.0 as usize].launch(at, id) {
+        if self.links[l.0 as usize].launch(at, id, hop.flow.endpoint(hop.to_receiver).0) {
             self.queue.schedule(at, Event::Arrive(l));
         }
         None
@@ -521,7 +571,8 @@ impl World {
         // Read in place, not copied out: what is read of a data segment or of an ACK without SACK
         // blocks lies in the first cache line of its slot (`net::packet`).
         let pkt = self.slab.get(id);
-        let ep = if pkt.header.is_data() {
+        let ep = pkt.flow.endpoint(pkt.header.delivered_to_receiver());
+        if pkt.header.is_data() {
             let c = &mut self.counters[pkt.flow.0 as usize];
             c.delivered_pkts += 1;
             c.delivered_bytes += pkt.size as u64;
@@ -533,18 +584,11 @@ impl World {
                 c.delay.record(delay);
                 c.jitter.record(delay);
             }
-            pkt.flow.receiver()
-        } else if let Header::IcmpSourceQuench { of_data, .. } = pkt.header {
+        } else if let Header::IcmpSourceQuench { .. } = pkt.header {
             let c = &mut self.counters[pkt.flow.0 as usize];
             c.sq_received_pkts += 1;
             c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
-            // The quoted packet's source: the sender for data, the receiver for an ACK.
-            if of_data { pkt.flow.sender() } else { pkt.flow.receiver() }
-        } else if pkt.header.to_receiver() {
-            pkt.flow.receiver() // DCCP's client-side control packets (Request, Ack, Close)
-        } else {
-            pkt.flow.sender()
-        };
+        }
         self.endpoints[ep.0 as usize].transport.handle_packet(self.now, pkt);
         self.slab.remove(id);
         self.service(ep);

@@ -31,6 +31,17 @@ use super::ring::Ring;
 /// 16-byte entries.
 const PIPE_PREFETCH_AHEAD: usize = 8;
 
+/// A packet in a link's pipe: when it reaches the far end, and a word the engine keeps with
+/// it, which the link does not read (the endpoint it is delivered to if the far end is a
+/// host: the engine loads that endpoint's state before the packet arrives). The word fills
+/// what would be padding: an entry is 16 bytes either way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Flight {
+    pub at: SimTime,
+    pub id: PktId,
+    pub tag: u32,
+}
+
 /// Why a packet was dropped.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DropCause {
@@ -103,14 +114,15 @@ struct Tally {
 pub struct Link {
     /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
     /// order, with its arrival instant there (non-decreasing).
-    pipe: Ring<(SimTime, PktId)>,
+    pipe: Ring<Flight>,
     /// When the last admitted packet reaches the far end: a packet never overtakes the one
     /// before it, whichever pipe carries it.
     last_arrival: SimTime,
     /// Some link takes this link's packets as its sole feeder.
     pub feeds: bool,
     /// The far end has one link out, as a host behind its access link has: what arrives there
-    /// is delivered there, so the engine loads a whole packet ahead, not only its [`HopView`].
+    /// is delivered there, so the engine loads a whole packet ahead, not only its [`HopView`],
+    /// and the state of the endpoint it goes to (its [`Flight::tag`]).
     /// Only a hint for loading: it changes no result.
     pub into_leaf: bool,
     /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
@@ -258,12 +270,13 @@ impl Link {
         Admission { arrival: Arrival::Admitted { at }, marked, quench }
     }
 
-    /// Puts an admitted packet in the pipe, to reach the far end at `at`. True if it is the only
-    /// packet there: the engine must then schedule its arrival (otherwise one is pending).
+    /// Puts an admitted packet in the pipe, to reach the far end at `at`, with the engine's
+    /// `tag` ([`Flight`]). True if it is the only packet there: the engine must then schedule
+    /// its arrival (otherwise one is pending).
     #[inline]
-    pub fn launch(&mut self, at: SimTime, id: PktId) -> bool {
+    pub fn launch(&mut self, at: SimTime, id: PktId, tag: u32) -> bool {
         let alone = self.pipe.is_empty();
-        self.pipe.push_back((at, id));
+        self.pipe.push_back(Flight { at, id, tag });
         self.pipe.prefetch_past_back(PIPE_PREFETCH_AHEAD);
         alone
     }
@@ -348,17 +361,23 @@ impl Link {
     }
 
     /// Removes the packet reaching the far end at `now`; returns it and the next packet in the
-    /// pipe with its arrival instant.
+    /// pipe.
     #[inline]
-    pub fn pop_arrival(&mut self, now: SimTime) -> (PktId, Option<(SimTime, PktId)>) {
-        let (at, id) = self.pipe.pop_front().expect("arrival event on an empty pipe");
-        debug_assert_eq!(at, now);
+    pub fn pop_arrival(&mut self, now: SimTime) -> (Flight, Option<Flight>) {
+        let this = self.pipe.pop_front().expect("arrival event on an empty pipe");
+        debug_assert_eq!(this.at, now);
         // The pipe is read in order, one entry per hop, with other links' work in between: load
         // the entries a few hops ahead now, so that reading the next one does not wait on memory.
         if let Some(ahead) = self.pipe.get(PIPE_PREFETCH_AHEAD) {
             super::prefetch::prefetch(ahead);
         }
-        (id, self.pipe.front().copied())
+        (this, self.pipe.front().copied())
+    }
+
+    /// The packet that follows the pipe's next one.
+    #[inline]
+    pub fn second_in_pipe(&self) -> Option<Flight> {
+        self.pipe.get(1).copied()
     }
 
     /// Counters as of `now`: the transmissions that ended by then, and the occupancy integrals
@@ -415,7 +434,7 @@ impl Link {
     /// Packets held by the link: buffered, in service, propagating (and those on their way to
     /// it over its feeder, which that link holds in fact).
     pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
-        self.pipe.iter().chain(self.inbound.iter()).map(|&(_, id)| id)
+        self.pipe.iter().map(|f| f.id).chain(self.inbound.iter().map(|&(_, id)| id))
     }
 
     /// The router at the link's input sends ICMP Source Quench about its packets.
@@ -444,12 +463,12 @@ mod tests {
         }
     }
 
-    /// Admits a packet and launches it; `Admitted { at }` carries the arrival instant when it is
+    /// Admits a packet and launches it, tagged with its id; `Admitted { at }` carries the arrival instant when it is
     /// the only packet in the pipe, `SimTime::MAX` when an arrival is already pending.
     fn arrive(l: &mut Link, now: SimTime, id: PktId, p: &mut Packet) -> Admission {
         let mut a = l.arrive(now, HopView::of(p), p);
         if let Arrival::Admitted { at } = a.arrival {
-            if !l.launch(at, id) {
+            if !l.launch(at, id, id.0) {
                 a.arrival = Arrival::Admitted { at: SimTime::MAX };
             }
         }
@@ -457,6 +476,11 @@ mod tests {
     }
 
     const PENDING: Arrival = Arrival::Admitted { at: SimTime::MAX };
+
+    /// Packet `id` reaching the far end at `ms`, with the tag [`arrive`] gave it (its id).
+    fn flight(ms: u64, id: u32) -> Flight {
+        Flight { at: SimTime::from_millis(ms), id: PktId(id), tag: id }
+    }
 
     fn link(limit: u64) -> Link {
         let disc = QueueDisc::DropTail(DropTail::new(QueueLimit::Packets(limit)));
@@ -476,8 +500,8 @@ mod tests {
         assert_eq!(l.counters(SimTime::from_nanos(999_999)).tx_pkts, 0);
         assert_eq!(l.queue_len(SimTime::from_millis(1)), 0, "the second packet starts as the first ends");
         assert_eq!(l.counters(SimTime::from_millis(1)).tx_pkts, 1);
-        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
-        assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (PktId(1), None));
+        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (flight(6, 0), Some(flight(7, 1))));
+        assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (flight(7, 1), None));
         assert_eq!(l.counters(SimTime::from_millis(7)).tx_bytes, 2500);
     }
 
@@ -489,7 +513,7 @@ mod tests {
         assert_eq!(at_1ms.arrival, PENDING);
         // It found the link idle: it did not wait, so a 1-packet buffer still has room.
         assert_eq!(l.queue_len(SimTime::from_millis(1)), 0);
-        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (PktId(0), Some((SimTime::from_millis(7), PktId(1)))));
+        assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (flight(6, 0), Some(flight(7, 1))));
     }
 
     #[test]

@@ -63,11 +63,20 @@ pub struct HopView {
     pub size: u32,
     /// ECN-capable transport (RFC 3168): a queue may mark it instead of dropping it.
     pub ect: bool,
+    /// Delivered to the flow's receiver, not its sender ([`Header::delivered_to_receiver`]):
+    /// the engine loads that endpoint's state ahead of the delivery.
+    pub to_receiver: bool,
 }
 
 impl HopView {
     pub fn of(p: &Packet) -> HopView {
-        HopView { flow: p.flow, dst: p.dst, size: p.size, ect: matches!(p.header, Header::TcpData { ect: true, .. }) }
+        HopView {
+            flow: p.flow,
+            dst: p.dst,
+            size: p.size,
+            ect: matches!(p.header, Header::TcpData { ect: true, .. }),
+            to_receiver: p.header.delivered_to_receiver(),
+        }
     }
 }
 

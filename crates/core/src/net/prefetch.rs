@@ -6,26 +6,32 @@
 /// x86-64 cache line, bytes.
 const LINE: usize = 64;
 
-/// Starts loading every cache line that holds part of `value` (a packet spans two or three):
-/// one hint per 64 bytes from its first byte, and one for its last byte. The size is a constant,
-/// so the hints unroll into straight-line code (no division by the line size, no loop).
+/// Starts loading every cache line that holds part of `value` (a packet spans two or three).
 #[inline]
 pub fn prefetch<T>(value: &T) {
+    prefetch_prefix(value, std::mem::size_of::<T>());
+}
+
+/// Starts loading the cache lines that hold the first `bytes` bytes of `value` (at most all of
+/// it): one hint per 64 bytes from its first byte, and one for the last byte. With a constant
+/// length the hints unroll into straight-line code (no division by the line size, no loop).
+#[inline]
+pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         let first = (value as *const T).cast::<i8>();
-        let size = std::mem::size_of::<T>();
+        let end = bytes.min(std::mem::size_of::<T>());
         let mut offset = 0;
-        while offset < size {
+        while offset < end {
             // SAFETY: a prefetch never faults, whatever the address; wrapping arithmetic keeps
             // the pointer computation itself defined.
             unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(offset)) };
             offset += LINE;
         }
         // SAFETY: as above.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(size.saturating_sub(1))) };
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(end.saturating_sub(1))) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = value;
+    let _ = (value, bytes);
 }

@@ -27,9 +27,8 @@ pub struct Histogram {
     counts: Vec<u64>,
 }
 
-/// Bytes from a histogram's start to the end of its moments (the layout test of
-/// `record::FlowCounters`).
-#[cfg(test)]
+/// Bytes from a histogram's start to the end of its moments (what a delivery updates of
+/// `record::FlowCounters`, and its layout test).
 pub(super) const MOMENTS_END: usize = std::mem::offset_of!(Histogram, moments_only) + 1;
 
 fn index(v: u64) -> usize {

@@ -116,6 +116,11 @@ enum Reply {
 }
 
 impl TcpReceiver {
+    /// Bytes from the start that a segment reads (the hot part, see the layout test).
+    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(TcpReceiver, rtt);
+}
+
+impl TcpReceiver {
     pub fn new(addr: Addr, cfg: &TcpConfig) -> Self {
         let window_bytes = cfg.rcv_buf / 2;
         let mss = cfg.mss.max(1) as u64;

@@ -145,6 +145,11 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
+    /// Bytes from the start that an ACK reads (the hot part, see the layout test).
+    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
+}
+
+impl TcpSender {
     pub fn new(addr: Addr, cfg: impl Into<Arc<TcpConfig>>, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);

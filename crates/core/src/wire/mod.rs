@@ -86,6 +86,16 @@ impl Header {
             Header::Dccp(h) => h.from_client,
         }
     }
+    /// Which of its flow's endpoints the packet is delivered to: the receiver for data and the
+    /// other packets from the sender's side (DCCP's client-side Request, Ack, Close), the sender
+    /// for replies; a Source Quench goes to the source of the packet it quotes (the sender for
+    /// data, the receiver for an ACK).
+    pub fn delivered_to_receiver(&self) -> bool {
+        match self {
+            Header::IcmpSourceQuench { of_data, .. } => !of_data,
+            h => h.is_data() || h.to_receiver(),
+        }
+    }
     /// Application payload bytes.
     pub fn payload(&self) -> u32 {
         match *self {
@@ -102,3 +112,28 @@ impl Header {
     }
 }
 
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wire::tcp::{SackBlocks, TcpAck};
+
+    #[test]
+    fn packets_go_to_the_endpoint_that_handles_them() {
+        let data = Header::TcpData { seq: 1, len: 1460, retransmit: false, ect: false, cwr: false, ts: None };
+        let ack = Header::TcpAck(TcpAck { ack: 1, tsecr: None, wnd: 10, ece: false, dsack: false, sack: SackBlocks::default() });
+        let quench = |of_data| Header::IcmpSourceQuench { code: QuenchCode::Dropped, seq: 1, of_data, quoted_sent_at: SimTime::ZERO };
+        let to_receiver = [
+            ("data", data, true),
+            ("UDP", Header::Udp { seq: 0, len: 1000 }, true),
+            ("SYN", Header::TcpSyn { reply: false, ts: None, tsecr: None }, true),
+            ("ACK", ack, false),
+            ("SYN-ACK", Header::TcpSyn { reply: true, ts: None, tsecr: None }, false),
+            ("quench about data", quench(true), false),
+            ("quench about an ACK", quench(false), true),
+        ];
+        for (what, header, expected) in to_receiver {
+            assert_eq!(header.delivered_to_receiver(), expected, "{what}");
+        }
+    }
+}
