@@ -373,8 +373,8 @@ impl World {
         }
         let node = link.to;
         if let Some(next) = next {
-            let after = if link.into_leaf { link.second_in_pipe() } else { None };
             let into_leaf = link.into_leaf;
+            let after = if into_leaf { link.second_in_pipe() } else { None };
             self.queue.schedule(next.at, Event::Arrive(l));
             // It is this link's next arrival: start loading it while other events run, all of
             // it where it will be delivered, what forwarding reads where it goes on (a whole
@@ -584,7 +584,7 @@ impl World {
                 c.delay.record(delay);
                 c.jitter.record(delay);
             }
-        } else if let Header::IcmpSourceQuench { .. } = pkt.header {
+        } else if matches!(pkt.header, Header::IcmpSourceQuench { .. }) {
             let c = &mut self.counters[pkt.flow.0 as usize];
             c.sq_received_pkts += 1;
             c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
