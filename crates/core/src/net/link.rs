@@ -463,8 +463,9 @@ mod tests {
         }
     }
 
-    /// Admits a packet and launches it, tagged with its id; `Admitted { at }` carries the arrival instant when it is
-    /// the only packet in the pipe, `SimTime::MAX` when an arrival is already pending.
+    /// Admits a packet and launches it, tagged with its id; `Admitted { at }` carries the
+    /// arrival instant when it is the only packet in the pipe, `SimTime::MAX` when an arrival is
+    /// already pending.
     fn arrive(l: &mut Link, now: SimTime, id: PktId, p: &mut Packet) -> Admission {
         let mut a = l.arrive(now, HopView::of(p), p);
         if let Arrival::Admitted { at } = a.arrival {

@@ -611,7 +611,7 @@ mod tests {
     fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
         use std::mem::{offset_of, size_of};
         let cold = [offset_of!(TcpSender, prr), offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm), offset_of!(TcpSender, timeouts)];
-        let hot_end = offset_of!(TcpSender, handshake) + size_of::<Option<Handshake>>();
+        let hot_end = TcpSender::HOT_BYTES;
         assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
         assert!(cold.iter().all(|&c| c >= hot_end), "a cold field {cold:?} before the hot part's end {hot_end}");
         assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
