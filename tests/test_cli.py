@@ -67,12 +67,16 @@ def test_invalid_scenarios_exit_2_with_one_line_naming_the_field(
         (["run", "{tiny}", "--seed", "abc"], "seed"),
         (["nosuchcommand"], "nosuchcommand"),
         (["bench", "--case", "nosuchcase"], "nosuchcase"),
+        # refused before anything runs: stdout stays empty (below)
+        (["reproduce", "dccp-voip", "--scale", "smoke", "--executor", "bogus"], "bogus"),
+        (["sweep", "{tiny}", "--executor", "bogus"], "bogus"),
     ],
 )
 def test_bad_command_lines_exit_2_with_one_line(tiny_file: Path, args: list[str], needle: str) -> None:
     result = runner.invoke(app, [a.replace("{tiny}", str(tiny_file)) for a in args])
     assert result.exit_code == 2
     assert needle in _one_error_line(result.stderr)
+    assert result.stdout == ""
 
 
 def test_run_json_prints_only_the_contract(tiny_file: Path) -> None:

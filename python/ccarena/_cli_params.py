@@ -51,6 +51,42 @@ def jobs_option() -> Callable[[Command], Command]:
     return click.option("--jobs", "-j", type=click.IntRange(min=1), help="Parallel runs (default: the number of cores).")
 
 
+def out_dir_option(help: str, default: Path | None = None) -> Callable[[Command], Command]:
+    """``--out/-o DIR``, a directory to write into (passes ``out``, a :class:`Path`, or None
+    without a default)."""
+    return click.option(
+        "--out",
+        "-o",
+        type=click.Path(file_okay=False, path_type=Path),
+        default=default,
+        show_default=default is not None,
+        help=help,
+    )
+
+
+#: Where runs execute (``ccarena.experiment.executors``).
+EXECUTORS = ("local", "dask")
+
+
+def executor_options() -> Callable[[Command], Command]:
+    """``--executor local|dask`` and ``--scheduler ADDRESS`` (pass ``executor`` and ``scheduler``)."""
+    executor = click.option(
+        "--executor",
+        type=click.Choice(EXECUTORS),
+        default="local",
+        show_default=True,
+        help="Where runs execute: local processes or a Dask cluster (docs/experiments.md).",
+    )
+    scheduler = click.option(
+        "--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default: a local cluster)."
+    )
+
+    def both(f: Command) -> Command:
+        return executor(scheduler(f))
+
+    return both
+
+
 def progress_option() -> Callable[[Command], Command]:
     """``--progress/--no-progress`` (passes ``progress``: None when neither is given, for
     :func:`progress_default`)."""

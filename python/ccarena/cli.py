@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ccarena import _format
-from ccarena._cli_params import progress_default, progress_option, scenario_argument, seed_option, set_option
+from ccarena._cli_params import out_dir_option, progress_default, progress_option, scenario_argument, seed_option, set_option
 from ccarena import cli_experiment as _experiment_commands
 from ccarena import cli_reproduce as _reproduce_commands
 from ccarena import cli_testbed as _testbed_commands
@@ -133,12 +133,9 @@ app = _Group(
 @app.command()
 @scenario_argument()
 @click.option("--json", "json_", is_flag=True, help="Print only the JSON summary (the output contract) to stdout.")
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(file_okay=False, path_type=Path),
-    help="Write Parquet tables (flows, flow_series, links, link_series), summary.json and "
-    "PNG plots (goodput, cwnd, queue) into this directory.",
+@out_dir_option(
+    "Write Parquet tables (flows, flow_series, links, link_series), summary.json and "
+    "PNG plots (goodput, cwnd, queue) into this directory."
 )
 @set_option()
 @seed_option()
@@ -283,14 +280,7 @@ def algorithms(verbose: bool) -> None:
 
 
 @app.command()
-@click.option(
-    "--out",
-    "-o",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=Path("out/demo"),
-    show_default=True,
-    help="Directory for index.html, plots and data.",
-)
+@out_dir_option("Directory for index.html, plots and data.", default=Path("out/demo"))
 @progress_option()
 def demo(out: Path, progress: bool | None) -> None:
     """Run the bundled demo scenarios and write an HTML report.

@@ -13,12 +13,11 @@ from pathlib import Path
 import click
 
 from ccarena import _format
-from ccarena._cli_params import Command, jobs_option, progress_default, progress_option
+from ccarena._cli_params import Command, executor_options, jobs_option, out_dir_option, progress_default, progress_option
 
 #: Metrics ``sweep`` prints by default, with their formatting.
 SWEEP_COLUMNS = ("goodput_bps", "utilisation", "jain", "dropped_pkts")
 
-EXECUTORS = ("local", "dask")
 FORMATS = ("table", "csv", "parquet")
 TABLES = ("runs", "links", "metrics", "summary", "failures")
 
@@ -45,18 +44,9 @@ def register(app: click.Group) -> None:
         metavar="EXPERIMENT",
         help="Experiment file (TOML with an [experiment] table).",
     )
-    @click.option(
-        "--out", "-o", type=click.Path(file_okay=False, path_type=Path), help="Result store directory (default: out/NAME)."
-    )
+    @out_dir_option("Result store directory (default: out/NAME).")
     @jobs_option()
-    @click.option(
-        "--executor",
-        type=click.Choice(EXECUTORS),
-        default="local",
-        show_default=True,
-        help="Where runs execute: local processes or a Dask cluster.",
-    )
-    @click.option("--scheduler", help="Dask scheduler address, e.g. tcp://10.0.0.1:8786 (default: a local cluster).")
+    @executor_options()
     @click.option("--replications", "-r", type=click.IntRange(min=1), help="Replications per grid point (overrides the file).")
     @click.option("--force", is_flag=True, help="Recompute runs already in the store.")
     @click.option("--series", is_flag=True, help="Also store each run's time series.")
@@ -163,12 +153,7 @@ def register(app: click.Group) -> None:
     @app.command()
     @_store_argument()
     @_experiment_option()
-    @click.option(
-        "--out",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Directory for index.html and plots (default: STORE/report).",
-    )
+    @out_dir_option("Directory for index.html and plots (default: STORE/report).")
     def report(store: Path, experiment: str | None, out: Path | None) -> None:
         """Write an HTML page with a store's means ± 95% CI and plots.
 

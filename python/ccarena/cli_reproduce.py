@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ccarena import _format
-from ccarena._cli_params import jobs_option, progress_default, progress_option
+from ccarena._cli_params import executor_options, jobs_option, out_dir_option, progress_default, progress_option
 
 if TYPE_CHECKING:
     from ccarena.papers.model import Scale
@@ -29,17 +29,11 @@ def register(app: click.Group) -> None:
         show_default=True,
         help="smoke: about a minute; quick: under 30 minutes on 2 cores; full: the paper's own scale.",
     )
-    @click.option(
-        "--out",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("out/reproduce"),
-        show_default=True,
-        help="Directory for the pages (one sub-directory per paper) and the result stores.",
+    @out_dir_option(
+        "Directory for the pages (one sub-directory per paper) and the result stores.", default=Path("out/reproduce")
     )
     @jobs_option()
-    @click.option("--executor", default="local", show_default=True, help="local or dask (see docs/experiments.md).")
-    @click.option("--scheduler", help="Dask scheduler address (default: a local cluster).")
+    @executor_options()
     @click.option("--dry-run", is_flag=True, help="Print the number of runs and an estimate of their CPU time; run nothing.")
     @progress_option()
     def reproduce(

@@ -3,12 +3,11 @@ line (see docs/testbed.md). Heavy modules are imported inside the commands."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import click
 
-from ccarena._cli_params import Command, scenario_argument, seed_option, set_option
+from ccarena._cli_params import out_dir_option, scenario_argument, seed_option, set_option
 
 
 def register(app: click.Group) -> None:
@@ -19,14 +18,7 @@ def register(app: click.Group) -> None:
     @click.option(
         "--replications", "-n", type=click.IntRange(min=1), default=3, show_default=True, help="Runs per backend (seed, seed+1, ...)."
     )
-    @click.option(
-        "--out",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
-        default=Path("out/compare"),
-        show_default=True,
-        help="Directory for the plots.",
-    )
+    @out_dir_option("Directory for the plots.", default=Path("out/compare"))
     @set_option()
     @seed_option()
     def compare(file: Path, replications: int, out: Path, set_: tuple[str, ...], seed: int | None) -> None:
@@ -50,7 +42,7 @@ def register(app: click.Group) -> None:
     @testbed.command("run")
     @scenario_argument()
     @click.option("--json", "json_", is_flag=True, help="Print only the JSON summary to stdout.")
-    @_out_option()
+    @out_dir_option("Write Parquet tables, summary.json and plots into this directory.")
     @set_option()
     @seed_option()
     def testbed_run(file: Path, json_: bool, out: Path | None, set_: tuple[str, ...], seed: int | None) -> None:
@@ -90,15 +82,6 @@ def register(app: click.Group) -> None:
                        "summary.json goodput.png cwnd.png queue.png")
 
     testbed.add_command(testbed_cleanup)
-
-
-def _out_option() -> Callable[[Command], Command]:
-    return click.option(
-        "--out",
-        "-o",
-        type=click.Path(file_okay=False, path_type=Path),
-        help="Write Parquet tables, summary.json and plots into this directory.",
-    )
 
 
 @click.command("cleanup")
