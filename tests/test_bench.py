@@ -51,8 +51,9 @@ def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
     assert ccarena.run(str(tiny_file), overrides=["warmup=0s"]).engine["warmup_wall_s"] == 0.0
 
 
-def test_paired_script_takes_the_median_ratio_of_runs_side_by_side(tmp_path: Path) -> None:
-    """tools/paired.sh (BENCHMARKS.md, session 29) reads both output forms and reports B/A."""
+def test_paired_script_takes_the_median_ratio_and_counts_wins(tmp_path: Path) -> None:
+    """tools/paired.sh (BENCHMARKS.md, sessions 29 and 36) reads both output forms, reports B/A,
+    and counts B's wins with the sign test's p-value, side by side and one after the other."""
     import os
     import subprocess
 
@@ -69,6 +70,12 @@ def test_paired_script_takes_the_median_ratio_of_runs_side_by_side(tmp_path: Pat
     done = subprocess.run(["bash", str(script), "3", str(bench_like), str(json_like)], capture_output=True, text=True, check=True)
     lines = done.stdout.splitlines()
     assert len(lines) == 4 and all("B/A 0.7500" in line for line in lines[:3])
-    assert lines[-1] == "median B/A 0.7500 over 3 rounds (0.7500 to 0.7500)"
-    bad = subprocess.run(["bash", str(script), "3"], capture_output=True, text=True)
-    assert bad.returncode == 2 and bad.stderr.startswith("usage: tools/paired.sh")
+    # Three wins of three: p = 2 / 2^3 under the sign test.
+    assert lines[-1] == "median B/A 0.7500 over 3 rounds (0.7500 to 0.7500); B faster in 3 of 3 (sign test p = 0.25)"
+    # Ten wins of ten one after the other: p = 2 / 2^10; A against itself: no wins, p = 1.
+    seq = subprocess.run(["bash", str(script), "--sequential", "10", str(bench_like), str(json_like)], capture_output=True, text=True, check=True)
+    assert seq.stdout.splitlines()[-1].endswith("B faster in 10 of 10 (sign test p = 0.00195)")
+    same = subprocess.run(["bash", str(script), "2", str(bench_like), str(bench_like)], capture_output=True, text=True, check=True)
+    assert same.stdout.splitlines()[-1].endswith("B faster in 0 of 2 (sign test p = 1)")
+    bad = subprocess.run(["bash", str(script), "--sequential", "3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("usage: tools/paired.sh [--sequential]")
