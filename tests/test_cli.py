@@ -113,14 +113,21 @@ def test_run_prints_a_readable_table(tiny_file: Path) -> None:
 
 
 #: What the command imports only where a command needs it (BENCHMARKS.md, B3): pandas, pyarrow
-#: and matplotlib for files and plots, NumPy for results; never typer or pydantic.
+#: and matplotlib for files and plots, NumPy for results (none for a command that runs nothing);
+#: never typer or pydantic.
 _HEAVY = ("numpy", "pandas", "pyarrow", "matplotlib", "scipy", "typer", "pydantic")
 
 
 @pytest.mark.parametrize(
     ("args", "allowed"),
-    [(["run", "FILE", "--json"], {"numpy"}), (["run", "FILE"], {"numpy"}), (["--help"], set()), (["validate", "FILE"], {"numpy"})],
-    ids=["run-json", "run-table", "help", "validate"],
+    [
+        (["run", "FILE", "--json"], {"numpy"}),
+        (["run", "FILE"], {"numpy"}),
+        (["--help"], set()),
+        (["validate", "FILE"], set()),
+        (["topology", "FILE"], set()),
+    ],
+    ids=["run-json", "run-table", "help", "validate", "topology"],
 )
 def test_commands_import_only_what_they_need(tiny_file: Path, args: list[str], allowed: set[str]) -> None:
     argv = [str(tiny_file) if a == "FILE" else a for a in args]

@@ -17,8 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from ccarena import _columns, _core, _format
-from ccarena._columns import BACKGROUND_SUMMARY_KEYS, FLOW_SUMMARY_KEYS, LINK_SUMMARY_KEYS
+from ccarena import _core, _format
 from ccarena import scenario as _scenario
 from ccarena.errors import ArgumentError, OutputError, ScenarioError
 from ccarena.scenario import ScenarioSource
@@ -239,6 +238,10 @@ class RunResult:
         self.meta: dict[str, Any] = dict(raw["meta"])
         self.engine: dict[str, Any] = dict(raw["engine"])
         # Plain columns (the summary needs nothing else); DataFrames are built on first use.
+        # The columns' module (NumPy) loads with the first result, so that `validate` and
+        # `topology` start without it.
+        from ccarena import _columns
+
         self._flow_cols = _columns.flow_columns(raw["flows"], float(self.meta["duration_s"]))
         self._link_cols = _columns.link_columns(raw["links"])
         self._series = {"flow_series": raw["flow_series"], "link_series": raw["link_series"]}
@@ -279,18 +282,26 @@ class RunResult:
         ``[[background]]``."""
         import pandas as pd
 
+        from ccarena._columns import BACKGROUND_SUMMARY_KEYS
+
         return pd.DataFrame(self._background_records(), columns=list(BACKGROUND_SUMMARY_KEYS))
 
     def _main_flow_records(self) -> list[dict[str, Any]]:
         """``main_flows`` as dicts, for the text tables (``_format``): no pandas needed."""
+        from ccarena import _columns
+
         return _columns.records(self._flow_cols, _columns.main_rows(self._flow_cols))
 
     def _link_records(self) -> list[dict[str, Any]]:
         """``links`` as dicts, for the text tables."""
+        from ccarena import _columns
+
         return _columns.records(self._link_cols, range(len(self._link_cols.get("name", ()))))
 
     def _background_records(self) -> list[dict[str, Any]]:
         """``background()`` as dicts, for the text tables."""
+        from ccarena import _columns
+
         return _columns.background_rows(self._flow_cols, self.meta)
 
     def jain(self, over: JainOver = "flow") -> float:
@@ -299,6 +310,8 @@ class RunResult:
         at the very end, goodput NaN)."""
         if over not in ("flow", "group"):
             raise ArgumentError(f"jain: over must be 'flow' or 'group', not {over!r}")
+        from ccarena import _columns
+
         return _columns.jain(self._flow_cols, over)
 
 
@@ -308,6 +321,8 @@ class RunResult:
         like the flows' counters."""
         if jain_over not in ("flow", "group"):
             raise ArgumentError(f"jain: over must be 'flow' or 'group', not {jain_over!r}")
+        from ccarena import _columns
+
         return _columns.summary(self._flow_cols, self._link_cols, self.meta, self.engine, jain_over)
 
     def to_json(self, jain_over: JainOver = "flow", indent: int | None = 2) -> str:

@@ -15,17 +15,12 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import matplotlib
+from ccarena import _format
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-
-from ccarena import _format  # noqa: E402
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["duplex_links", "layout", "draw", "text_summary"]
 
@@ -118,6 +113,13 @@ def _label(link: dict[str, Any]) -> str:
 def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
     """Draws the network of ``desc`` (from :func:`ccarena.api.topology`); with ``path`` also
     writes a PNG there and closes the figure."""
+    # matplotlib (Agg: no display) loads here, for drawings only: the text listing needs none.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
     roles = {str(n["name"]): str(n["role"]) for n in desc["nodes"]}
     pos = layout(desc)
     links = duplex_links(desc)
