@@ -158,6 +158,15 @@ impl FlowId {
     }
 }
 
+impl EpId {
+    /// The flow this endpoint serves (the inverse of [`FlowId::sender`] and
+    /// [`FlowId::receiver`]).
+    #[inline]
+    fn flow(self) -> FlowId {
+        FlowId(self.0 / 2)
+    }
+}
+
 /// An endpoint's timer slot: the deadline armed in the queue, and its generation (24 bytes).
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
@@ -411,7 +420,7 @@ impl World {
                 prefetch(slot);
             }
             // The lines a delivery updates (`FlowCounters`' layout).
-            if let Some(c) = self.counters.get(after.tag as usize / 2) {
+            if let Some(c) = self.counters.get(EpId(after.tag).flow().0 as usize) {
                 prefetch_prefix(c, FlowCounters::DELIVERY_BYTES);
             }
         }
@@ -748,6 +757,15 @@ impl World {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_endpoint_maps_back_to_its_flow() {
+        for f in [0, 1, 7, u32::MAX / 2] {
+            let flow = FlowId(f);
+            assert_eq!((flow.sender().flow(), flow.receiver().flow()), (flow, flow));
+            assert_eq!((flow.endpoint(false), flow.endpoint(true)), (flow.sender(), flow.receiver()));
+        }
+    }
 
     #[test]
     fn a_flows_two_endpoint_slots_fit_in_80_bytes() {
