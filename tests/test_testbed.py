@@ -51,7 +51,7 @@ sample_interval = "500ms"
 kind = "dumbbell"
 bottleneck_rate = "10Mbps"
 bottleneck_delay = "10ms"
-queue = { kind = "droptail", limit = "34pkt" }
+queue = { kind = "droptail", limit = "68pkt" }
 [[flows]]
 protocol = "tcp"
 cc = "cubic"
@@ -87,22 +87,45 @@ def _mine(pid: int | None = None) -> list[str]:
     return [ns for ns in namespaces() if ns.startswith(f"{PREFIX}{pid or os.getpid()}-")]
 
 
+#: A host stop longer than this (the delay line's worst lateness) can cost a flow throughput even
+#: through ONE_CUBIC's two-BDP buffer (81 ms of sending; about 45 ms right after a loss).
+HOST_STALL_S = 0.010
+
+
 def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
+    """One CUBIC flow keeps a 10 Mbit/s bottleneck busy through a buffer of two BDPs (68 packets
+    for 33): after a loss its window (0.7 × 101 packets) still exceeds the BDP, so even the extra
+    losses a host stall's burst brings leave the link busy. Pausing the delay line for 20-40 ms
+    three times a run cost a one-BDP buffer about 1 % of goodput and this one nothing.
+
+    A virtual machine's host can stop it for much longer (one CI run in many: 7 % short, four
+    recoveries for the usual two or three). Such a run measures the host, not the testbed, and the
+    delay line shows it: a run that falls short after its line was over ``HOST_STALL_S`` late is
+    run again, up to three runs, and the test is skipped, with the lateness, if every run did."""
     from ccarena import testbed
 
-    result = testbed.run(ONE_CUBIC)
     # The linux stack has timestamps: 1448 B of payload per 1500 B on the wire, the TCP maximum.
     tcp_max = 10e6 * 1448 / 1500
-    flow = result.flows.iloc[0]
-    line = result.meta["testbed"]["delayline"]
-    # A shortfall is rare (2 runs in 26 on a noisy virtual machine): say what the flow and the
-    # delay line went through, so that the failure explains itself.
-    story = {
-        "goodput_bps": flow["goodput_bps"],
+    stalls = []
+    for _ in range(3):
+        result = testbed.run(ONE_CUBIC)
+        flow = result.flows.iloc[0]
+        line = result.meta["testbed"]["delayline"]
+        worst_late_s = max(d["lateness_max_s"] for d in line.values())
+        short = abs(flow["goodput_bps"] - tcp_max) / tcp_max >= 0.02
+        if not (short and worst_late_s > HOST_STALL_S):
+            break
+        stalls.append(f"{flow['goodput_bps'] / 1e6:.3f} Mbit/s after a {worst_late_s * 1e3:.0f} ms stall")
+    else:
+        pytest.skip("the host stopped the delay line in every run: " + "; ".join(stalls))
+    # On failure, say what the flow and the delay line went through; a string, which pytest prints
+    # whole (it cuts a dict's repr short).
+    story = json.dumps({
+        "goodput_bps": float(flow["goodput_bps"]),
         **{k: int(flow[k]) for k in ("timeouts", "fast_recoveries", "retransmitted_pkts")},
-        "tcp_counters": result.meta["testbed"]["tcp_counters"],
         "delayline": line,
-    }
+        "tcp_counters": result.meta["testbed"]["tcp_counters"],
+    })
     assert abs(flow["goodput_bps"] - tcp_max) / tcp_max < 0.02, story
     assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1448) < 1
     assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
