@@ -3,12 +3,21 @@
 from __future__ import annotations
 
 import math
+import signal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A suite started in the background by a script (`cmd &`) inherits SIGINT ignored, and so
+    # would every command it starts, which then never sees the Ctrl-C the interruption tests send.
+    # A handler, unlike "ignored", is not inherited across exec: the commands get the default.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # A small dumbbell that the core simulates in well under a second.
 TINY_SCENARIO = """
