@@ -124,6 +124,16 @@ def test_smoke_scale_writes_a_page_with_every_table_and_a_verdict_for_every_clai
         assert "On the Linux kernel" in page and ("<th>kernel</th>" in page or "Skipped:" in page)
 
 
+def test_the_cli_offers_every_scale_a_paper_knows() -> None:
+    # The command line lists the scales itself, so that `--help` need not load pandas.
+    from typing import get_args
+
+    from ccarena.cli_reproduce import SCALES
+    from ccarena.papers.model import Scale
+
+    assert SCALES == get_args(Scale)
+
+
 @pytest.mark.parametrize("scale", ["smoke", "quick", "full"])
 def test_every_run_of_every_scale_is_a_valid_scenario(scale: str) -> None:
     # Smoke runs only a corner of each grid: the points of the larger scales (a group switched

@@ -13,6 +13,8 @@ from ccarena._cli_params import executor_options, jobs_option, out_dir_option, p
 if TYPE_CHECKING:
     from ccarena.papers.model import Scale
 
+#: `papers.model.Scale`'s values, listed here so that the command line loads no pandas
+#: (tests/test_papers.py keeps the two equal).
 SCALES = ("smoke", "quick", "full")
 
 

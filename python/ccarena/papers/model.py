@@ -15,8 +15,9 @@ import pandas as pd
 from ccarena import metrics
 from ccarena.experiment import Experiment, ExperimentResult
 
+#: How much of a paper's evaluation to run (`ccarena reproduce --scale`, whose choices
+#: `cli_reproduce.SCALES` lists without importing this module: it loads pandas).
 Scale = Literal["smoke", "quick", "full"]
-SCALES: tuple[Scale, ...] = ("smoke", "quick", "full")
 
 #: One experiment's results by experiment name, as a paper's checks and tables receive them.
 Results = Mapping[str, ExperimentResult]
