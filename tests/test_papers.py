@@ -200,9 +200,17 @@ def test_cli_list_dry_run_and_errors(tmp_path: Path) -> None:
     dry = cli("sqm-response", "--scale", "smoke", "--dry-run")
     assert dry.returncode == 0, dry.stderr
     assert "sqm-response/ftp: 2 runs" in dry.stdout and "CPU-hours" in dry.stdout
+    total = dry.stdout.strip().splitlines()[-1]
+    assert re.fullmatch(r"total: 4 runs, about 0\.00 CPU-hours \(\d\.\d\d s of CPU\) at scale smoke: about \d\.\d\d s on \d+ cores", total), total
     bad = cli("nope", "-o", str(tmp_path))
     assert bad.returncode == 2 and "no paper 'nope'" in bad.stderr
     assert cli("sqm-response", "--scale", "huge").returncode == 2
+
+
+def test_cpu_times_read_in_seconds_minutes_or_hours() -> None:
+    from ccarena._format import span
+
+    assert [span(x) for x in (0.042, 75, 930, 61_596)] == ["0.04 s", "75 s", "15.5 min", "17.1 h"]
 
 
 def test_dry_run_adds_up_each_points_calibration_times_its_runs(monkeypatch: pytest.MonkeyPatch) -> None:

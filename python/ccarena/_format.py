@@ -39,6 +39,18 @@ def secs(seconds: Any) -> str:
     return f"{float(seconds):.2f} s"
 
 
+def span(seconds: float) -> str:
+    """A length of time in the unit a reader takes in at a glance: ``0.04`` → ``"0.04 s"``,
+    ``75`` → ``"75 s"``, ``930`` → ``"15.5 min"``, ``61596`` → ``"17.1 h"``."""
+    if seconds < 10:
+        return f"{seconds:.2f} s"
+    if seconds < 100:
+        return f"{seconds:.0f} s"
+    if seconds < 100 * 60:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def ratio(x: Any, digits: int = 4) -> str:
     if is_missing(x):
         return "-"

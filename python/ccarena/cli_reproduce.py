@@ -76,12 +76,12 @@ def register(app: click.Group) -> None:
             for p in chosen:
                 for exp_name, n, cpu, growing in estimate(p, scale, jobs=jobs, progress=progress_default(progress)):
                     note = f" (at least: {growing} grid points still ramping up when calibrated)" if growing else ""
-                    click.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.secs(cpu)} of CPU{note}")
+                    click.echo(f"{p.name}/{exp_name}: {n} runs, about {_format.span(cpu)} of CPU{note}")
                     total_runs, total_cpu, total_growing = total_runs + n, total_cpu + cpu, total_growing + growing
             cores = jobs or default_jobs()
             click.echo(
-                f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours ({total_cpu / 60:.0f} CPU-minutes) at scale "
-                f"{scale}: about {total_cpu / 60 / cores:.0f} minutes on {cores} cores"
+                f"total: {total_runs} runs, about {total_cpu / 3600:.2f} CPU-hours ({_format.span(total_cpu)} of CPU) at "
+                f"scale {scale}: about {_format.span(total_cpu / cores)} on {cores} cores"
                 + (" (a lower bound: see the experiments marked 'at least')" if total_growing else "")
             )
             return
