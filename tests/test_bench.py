@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,9 @@ def test_bench_runs_a_scenario_in_a_child_process(tiny_file: Path) -> None:
     assert s.events == report.samples[1].events  # deterministic
     assert 1 < report.peak_rss_mib < 4096
     text = format_report(report)
+    assert text.splitlines()[0] == "case tiny (tiny): 2 flows, 3 s simulated, 2 runs"
+    one = dataclasses.replace(report, flows=1, samples=report.samples[:1])
+    assert format_report(one).splitlines()[0] == "case tiny (tiny): 1 flow, 3 s simulated, 1 run"
     row = text.splitlines()[-1]
     assert row.startswith("| ") and row.endswith(" |") and "| tiny |" in row
     assert row.count("|") == text.splitlines()[-3].count("|")  # matches the header
