@@ -98,10 +98,11 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     losses a host stall's burst brings leave the link busy. Pausing the delay line for 20-40 ms
     three times a run cost a one-BDP buffer about 1 % of goodput and this one nothing.
 
-    A virtual machine's host can stop it for much longer (one CI run in many: 7 % short, four
-    recoveries for the usual two or three). Such a run measures the host, not the testbed, and the
-    delay line shows it: a run that falls short after its line was over ``HOST_STALL_S`` late is
-    run again, up to three runs, and the test is skipped, with the lateness, if every run did."""
+    A virtual machine's host can stop it for much longer (one CI run in many, through the one-BDP
+    buffer: 7 % short, four recoveries for the usual three). Such a run measures the host, not the
+    testbed, and the delay line shows it: a run that falls short after its line was over
+    ``HOST_STALL_S`` late is run again, up to three runs, and the test is skipped, with the
+    lateness, if every run did."""
     from ccarena import testbed
 
     # The linux stack has timestamps: 1448 B of payload per 1500 B on the wire, the TCP maximum.
