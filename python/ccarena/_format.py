@@ -39,6 +39,11 @@ def secs(seconds: Any) -> str:
     return f"{float(seconds):.2f} s"
 
 
+def counted(n: int, noun: str) -> str:
+    """``1, "flow"`` → ``"1 flow"``; ``2, "flow"`` → ``"2 flows"`` (nouns with a plain plural)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def span(seconds: float) -> str:
     """A length of time in the unit a reader takes in at a glance: ``0.04`` → ``"0.04 s"``,
     ``75`` → ``"75 s"``, ``930`` → ``"15.5 min"``, ``61596`` → ``"17.1 h"``."""

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ccarena._format import counted
 from ccarena._hugepages import environ_with_huge_pages
 from ccarena.errors import ScenarioError
 from ccarena.scenario import ScenarioSource
@@ -184,8 +185,7 @@ def format_report(r: BenchReport) -> str:
     walls = ", ".join(f"{s.sim_wall_s:.2f}" for s in r.samples)
     s0 = r.samples[0]
     lines = [
-        f"case {r.case} ({r.name}): {r.flows} flow{'s' if r.flows != 1 else ''}, {r.duration_s:g} s simulated, "
-        f"{len(r.samples)} run{'s' if len(r.samples) != 1 else ''}",
+        f"case {r.case} ({r.name}): {counted(r.flows, 'flow')}, {r.duration_s:g} s simulated, {counted(len(r.samples), 'run')}",
         f"  engine wall time      {r.median_sim_wall_s:.3f} s (median; runs: {walls})",
         f"  process wall time     {statistics.median(s.process_wall_s for s in r.samples):.3f} s (incl. Python start-up)",
         f"  events                {s0.events:,} ({r.events_per_s / 1e6:.2f} M events/s)",

@@ -229,7 +229,7 @@ def validate(file: Path, set_: tuple[str, ...]) -> None:
     name = normalised.get("name") or doc.get("name") or file.stem
     n = sum(int(group.get("count", 1)) for group in doc.get("flows", []))
     duration = doc.get("duration", normalised.get("duration", "?"))
-    click.echo(f"ok: {name} ({n} flow{'s' if n != 1 else ''}, {duration})")
+    click.echo(f"ok: {name} ({_format.counted(n, 'flow')}, {duration})")
 
 
 @app.command()

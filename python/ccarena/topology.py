@@ -149,7 +149,7 @@ def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
             ax.text(x, y, name, fontsize=7, ha="center", va="center", color="white", zorder=4, fontweight="bold")
     n_main = sum(1 for f in desc.get("flows", []) if f.get("role") != "background")
     n_bg = len(desc.get("flows", [])) - n_main
-    flows = f"{n_main} flow{'s' if n_main != 1 else ''}" + (f" + {n_bg} background sources" if n_bg else "")
+    flows = _format.counted(n_main, "flow") + (f" + {n_bg} background sources" if n_bg else "")
     ax.set_title(f"{desc.get('name', '')} — {desc.get('kind', '')}: {len(roles)} nodes, {len(links)} links, {flows}", fontsize=10)
     legend = [
         Line2D([], [], ls="", marker="s", ms=9, color="#2b6cb0", label="router / node"),
