@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -55,31 +58,58 @@ def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
     assert ccarena.run(str(tiny_file), overrides=["warmup=0s"]).engine["warmup_wall_s"] == 0.0
 
 
-def test_paired_script_takes_the_median_ratio_and_counts_wins(tmp_path: Path) -> None:
-    """tools/paired.sh (BENCHMARKS.md, sessions 29 and 36) reads both output forms, reports B/A,
-    and counts B's wins with the sign test's p-value, side by side and one after the other."""
-    import os
-    import subprocess
+def _paired(*args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(__file__).resolve().parent.parent / "tools" / "paired.py"
+    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
 
+
+@pytest.fixture
+def two_cores() -> None:
     if len(os.sched_getaffinity(0)) < 2:
-        pytest.skip("tools/paired.sh pins its two runs to cores 0 and 1")
+        pytest.skip("tools/paired.py pins its runs to cores 0 and 1")
 
-    script = Path(__file__).resolve().parent.parent / "tools" / "paired.sh"
+
+@pytest.mark.usefixtures("two_cores")
+def test_paired_script_takes_the_median_ratio_and_counts_wins(tmp_path: Path) -> None:
+    """tools/paired.py (BENCHMARKS.md, "How to run") reads both output forms, reports B/A, and
+    counts B's wins with the sign test's p-value, side by side and one after the other."""
     bench_like = tmp_path / "a.sh"
     bench_like.write_text("#!/bin/sh\necho 'case: x'\necho 'wall: 2.00 s for 8 s simulated'\n")
     json_like = tmp_path / "b.sh"
     json_like.write_text('#!/bin/sh\necho \'{"engine": {"wall_s": 1.5, "events": 3}}\'\n')
     for f in (bench_like, json_like):
         f.chmod(0o755)
-    done = subprocess.run(["bash", str(script), "3", str(bench_like), str(json_like)], capture_output=True, text=True, check=True)
+    done = _paired("3", str(bench_like), str(json_like))
     lines = done.stdout.splitlines()
-    assert len(lines) == 4 and all("B/A 0.7500" in line for line in lines[:3])
-    # Three wins of three: p = 2 / 2^3 under the sign test.
-    assert lines[-1] == "median B/A 0.7500 over 3 rounds (0.7500 to 0.7500); B faster in 3 of 3 (sign test p = 0.25)"
+    assert done.returncode == 0 and len(lines) == 5 and all("B/A 0.7500" in line for line in lines[:3])
+    # Three wins of three: p = 2 / 2^3 under the sign test; every ratio alike: a zero-width interval.
+    assert lines[3] == "median B/A 0.7500 over 3 rounds (0.7500 to 0.7500); B faster in 3 of 3 (sign test p = 0.25)"
+    assert lines[4] == "geometric mean B/A 0.7500 (95 % interval 0.7500 to 0.7500)"
     # Ten wins of ten one after the other: p = 2 / 2^10; A against itself: no wins, p = 1.
-    seq = subprocess.run(["bash", str(script), "--sequential", "10", str(bench_like), str(json_like)], capture_output=True, text=True, check=True)
-    assert seq.stdout.splitlines()[-1].endswith("B faster in 10 of 10 (sign test p = 0.00195)")
-    same = subprocess.run(["bash", str(script), "2", str(bench_like), str(bench_like)], capture_output=True, text=True, check=True)
-    assert same.stdout.splitlines()[-1].endswith("B faster in 0 of 2 (sign test p = 1)")
-    bad = subprocess.run(["bash", str(script), "--sequential", "3"], capture_output=True, text=True)
-    assert bad.returncode == 2 and bad.stderr.startswith("usage: tools/paired.sh [--sequential]")
+    seq = _paired("--sequential", "10", str(bench_like), str(json_like))
+    assert seq.stdout.splitlines()[-2].endswith("B faster in 10 of 10 (sign test p = 0.00195)")
+    same = _paired("2", str(bench_like), str(bench_like))
+    assert same.stdout.splitlines()[-2].endswith("B faster in 0 of 2 (sign test p = 1)")
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_interleaved_rounds_time_each_command_by_its_cpu_with_its_children() -> None:
+    """Taking turns on one core, each command is timed by the CPU time it and its children used:
+    B burns half of A's, through a shell, so B/A is about a half whatever the host does meanwhile."""
+    burn = "import time; t = time.process_time()\nwhile time.process_time() - t < {}: pass"
+    a = f"{sys.executable} -c '{burn.format(0.4)}'"
+    b = f"sh -c \"{sys.executable} -c '{burn.format(0.2)}'\""
+    done = _paired("--interleaved", "--slice", "0.02", "2", a, b)
+    assert done.returncode == 0, done.stderr
+    ratios = [float(line.split("B/A ")[1]) for line in done.stdout.splitlines()[:2]]
+    assert all(0.4 < r < 0.65 for r in ratios), done.stdout
+
+
+def test_paired_script_rejects_bad_arguments_and_failed_commands(tmp_path: Path) -> None:
+    bad = _paired("--sequential", "3")
+    assert bad.returncode == 2 and "usage: tools/paired.py" in bad.stderr
+    zero = _paired("0", "true", "true")
+    assert zero.returncode == 2 and "rounds must be at least 1" in zero.stderr
+    if len(os.sched_getaffinity(0)) >= 2:
+        failed = _paired("--interleaved", "1", "true", "false")
+        assert failed.returncode == 1 and failed.stderr.strip() == "paired: 'false' exited with 1"
