@@ -27,9 +27,11 @@ use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
 use super::ring::Ring;
 
-/// How far ahead of the next arrival the pipe is loaded into the cache: two 64-byte lines of
-/// 16-byte entries.
-const PIPE_PREFETCH_AHEAD: usize = 8;
+/// How far ahead the link's two rings (pipe and buffer) are loaded into the cache, at the front
+/// where they are read and past the back where they are written: two 64-byte lines of 16-byte
+/// entries. A long ring's lines were last touched a lap ago (a full 2,500-packet buffer is
+/// 40 KB, 30 ms at 1 Gbit/s), so they have left the cache when they come round again.
+const RING_PREFETCH_AHEAD: usize = 8;
 
 /// A packet in a link's pipe: when it reaches the far end, and a word the engine keeps with
 /// it, which the link does not read (the endpoint it is delivered to if the far end is a
@@ -210,6 +212,9 @@ impl Link {
             if start > now {
                 break;
             }
+            if let Some(ahead) = self.buffer.get(RING_PREFETCH_AHEAD) {
+                super::prefetch::prefetch(ahead);
+            }
             self.buffer.pop_front();
             self.buffer_bytes -= size as u64;
             self.in_service_size = size;
@@ -255,6 +260,7 @@ impl Link {
         } else {
             let start = self.busy_until;
             self.buffer.push_back((start, hop.size));
+            self.buffer.prefetch_past_back(RING_PREFETCH_AHEAD);
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
             let wait = start.saturating_since(now).as_nanos() as u128;
@@ -277,7 +283,7 @@ impl Link {
     pub fn launch(&mut self, at: SimTime, id: PktId, tag: u32) -> bool {
         let alone = self.pipe.is_empty();
         self.pipe.push_back(Flight { at, id, tag });
-        self.pipe.prefetch_past_back(PIPE_PREFETCH_AHEAD);
+        self.pipe.prefetch_past_back(RING_PREFETCH_AHEAD);
         alone
     }
 
@@ -368,7 +374,7 @@ impl Link {
         debug_assert_eq!(this.at, now);
         // The pipe is read in order, one entry per hop, with other links' work in between: load
         // the entries a few hops ahead now, so that reading the next one does not wait on memory.
-        if let Some(ahead) = self.pipe.get(PIPE_PREFETCH_AHEAD) {
+        if let Some(ahead) = self.pipe.get(RING_PREFETCH_AHEAD) {
             super::prefetch::prefetch(ahead);
         }
         (this, self.pipe.front().copied())
