@@ -35,3 +35,22 @@ pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (value, bytes);
 }
+
+/// Starts loading the slot `ahead` places past the back of `queue`, where a push will write a
+/// few pushes from now: a long queue's storage is a ring, and its back was last written a lap
+/// ago. When the storage wraps between the back and that slot the hint lands past the buffer's
+/// end instead: a wasted hint, never a fault.
+#[inline]
+pub fn prefetch_past_back<T>(queue: &std::collections::VecDeque<T>, ahead: usize) {
+    let (front, back) = queue.as_slices();
+    let end = if back.is_empty() { front.as_ptr_range().end } else { back.as_ptr_range().end };
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        // SAFETY: a prefetch never faults, whatever the address; wrapping arithmetic keeps the
+        // pointer computation itself defined.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(end.wrapping_add(ahead).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = end;
+}

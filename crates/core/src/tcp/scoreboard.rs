@@ -186,6 +186,8 @@ impl Scoreboard {
     /// Segment `high_tx()` was sent for the first time.
     pub fn on_sent_new(&mut self, now: SimTime) {
         self.segs.push_back(Seg { sent_at: now, order: self.tx_count, flags: 0 });
+        // The entries a window's next segments take were last written a round trip ago.
+        crate::net::prefetch::prefetch_past_back(&self.segs, SEGS_PREFETCH_AHEAD);
         self.tx_count += 1;
     }
 
