@@ -74,6 +74,8 @@ impl Rack {
     /// A copy of `seq` left at `now`, the scoreboard's `order`-th transmission.
     pub(super) fn on_sent(&mut self, seq: u64, order: u64, now: SimTime) {
         self.sent.push_back((seq, order, now));
+        // As the scoreboard's: the back's next entries were written a round trip ago.
+        crate::net::prefetch::prefetch_past_back(&self.sent, SENT_PREFETCH_AHEAD);
     }
 
     /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
