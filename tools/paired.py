@@ -79,7 +79,8 @@ def sequential(a: str, b: str, round_no: int) -> tuple[float, float]:
 
 def interleaved(a: str, b: str, round_no: int, slice_s: float, core: int = 1) -> tuple[float, float]:
     """Runs A and B on `core` in turns of `slice_s` seconds; their CPU times (with children's)."""
-    order = (a, b) if round_no % 2 else (b, a)
+    a_first = round_no % 2 == 1
+    order = (a, b) if a_first else (b, a)
     procs: list[subprocess.Popen[bytes]] = []
     try:
         for cmd in order:
@@ -114,8 +115,7 @@ def interleaved(a: str, b: str, round_no: int, slice_s: float, core: int = 1) ->
                     os.killpg(p.pid, signal.SIGKILL)
                     os.killpg(p.pid, signal.SIGCONT)
                 p.wait()
-    first, second = cpu[0], cpu[1]
-    return (first, second) if order[0] == a else (second, first)
+    return (cpu[0], cpu[1]) if a_first else (cpu[1], cpu[0])
 
 
 def check(cmd: str, code: int | None) -> None:
