@@ -105,7 +105,7 @@ def test_interleaved_rounds_time_each_command_by_its_cpu_with_its_children() -> 
     assert all(0.4 < r < 0.65 for r in ratios), done.stdout
 
 
-def test_paired_script_rejects_bad_arguments_and_failed_commands(tmp_path: Path) -> None:
+def test_paired_script_rejects_bad_arguments_and_failed_commands() -> None:
     bad = _paired("--sequential", "3")
     assert bad.returncode == 2 and "usage: tools/paired.py" in bad.stderr
     zero = _paired("0", "true", "true")
@@ -113,3 +113,6 @@ def test_paired_script_rejects_bad_arguments_and_failed_commands(tmp_path: Path)
     if len(os.sched_getaffinity(0)) >= 2:
         failed = _paired("--interleaved", "1", "true", "false")
         assert failed.returncode == 1 and failed.stderr.strip() == "paired: 'false' exited with 1"
+        # A command that reports no time of its own: one line, no traceback.
+        silent = _paired("1", "true", "true")
+        assert silent.returncode == 1 and silent.stderr.strip().startswith("paired: 'true' printed neither a 'wall: X s' line")

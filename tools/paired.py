@@ -39,12 +39,15 @@ from collections.abc import Callable, Sequence
 from scipy import stats
 
 
-def reported_wall(output: str) -> float:
+def reported_wall(cmd: str, output: str) -> float:
     """The time a command's output reports: `wall: X s`, or a run's JSON `engine.wall_s`."""
     m = re.search(r"^wall: ([0-9.]+)", output, re.MULTILINE)
     if m:
         return float(m.group(1))
-    return float(json.loads(output)["engine"]["wall_s"])
+    try:
+        return float(json.loads(output)["engine"]["wall_s"])
+    except (ValueError, KeyError, TypeError):
+        sys.exit(f"paired: {cmd!r} printed neither a 'wall: X s' line nor a run's JSON with engine.wall_s (use --interleaved to time any command)")
 
 
 def pinned(core: int) -> Callable[[], None]:
@@ -60,7 +63,7 @@ def side_by_side(a: str, b: str, round_no: int) -> tuple[float, float]:
     out_a, out_b = pa.communicate()[0], pb.communicate()[0]
     check(a, pa.returncode)
     check(b, pb.returncode)
-    return reported_wall(out_a), reported_wall(out_b)
+    return reported_wall(a, out_a), reported_wall(b, out_b)
 
 
 def sequential(a: str, b: str, round_no: int) -> tuple[float, float]:
@@ -68,7 +71,7 @@ def sequential(a: str, b: str, round_no: int) -> tuple[float, float]:
         p = run_pinned(cmd, 0)
         out = p.communicate()[0]
         check(cmd, p.returncode)
-        return reported_wall(out)
+        return reported_wall(cmd, out)
 
     if round_no % 2:
         t_a = one(a)

@@ -17,23 +17,14 @@ pub fn prefetch<T>(value: &T) {
 /// length the hints unroll into straight-line code (no division by the line size, no loop).
 #[inline]
 pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        let first = (value as *const T).cast::<i8>();
-        let end = bytes.min(std::mem::size_of::<T>());
-        let mut offset = 0;
-        while offset < end {
-            // SAFETY: a prefetch never faults, whatever the address; wrapping arithmetic keeps
-            // the pointer computation itself defined.
-            unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(offset)) };
-            offset += LINE;
-        }
-        // SAFETY: as above.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(first.wrapping_add(end.saturating_sub(1))) };
+    let first = (value as *const T).cast::<u8>();
+    let end = bytes.min(std::mem::size_of::<T>());
+    let mut offset = 0;
+    while offset < end {
+        prefetch_address(first.wrapping_add(offset));
+        offset += LINE;
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (value, bytes);
+    prefetch_address(first.wrapping_add(end.saturating_sub(1)));
 }
 
 /// Starts loading the slot `ahead` places past the back of `queue`, where a push will write a
@@ -44,13 +35,19 @@ pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
 pub fn prefetch_past_back<T>(queue: &std::collections::VecDeque<T>, ahead: usize) {
     let (front, back) = queue.as_slices();
     let end = if back.is_empty() { front.as_ptr_range().end } else { back.as_ptr_range().end };
+    prefetch_address(end.wrapping_add(ahead).cast::<u8>());
+}
+
+/// The one hint instruction (a no-op off x86-64). Any address will do: a prefetch never faults,
+/// and the callers compute addresses with wrapping arithmetic, which keeps that defined.
+#[inline(always)]
+fn prefetch_address(address: *const u8) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        // SAFETY: a prefetch never faults, whatever the address; wrapping arithmetic keeps the
-        // pointer computation itself defined.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(end.wrapping_add(ahead).cast::<i8>()) };
+        // SAFETY: a prefetch never faults, whatever the address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(address.cast::<i8>()) };
     }
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = end;
+    let _ = address;
 }
