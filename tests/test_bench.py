@@ -6,7 +6,9 @@ import dataclasses
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -116,3 +118,39 @@ def test_paired_script_rejects_bad_arguments_and_failed_commands() -> None:
         # A command that reports no time of its own: one line, no traceback.
         silent = _paired("1", "true", "true")
         assert silent.returncode == 1 and silent.stderr.strip().startswith("paired: 'true' printed neither a 'wall: X s' line")
+
+
+def _pgo_train() -> Any:
+    """`tools/pgo_train.py`, the profile-guided build's training run, as a module."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parent.parent / "tools" / "pgo_train.py"
+    spec = importlib.util.spec_from_file_location("pgo_train", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _values(scenarios: list[dict[str, Any]], of: Callable[[dict[str, Any]], Iterable[Any]]) -> set[Any]:
+    return {x for s in scenarios for x in of(s)}
+
+
+def test_pgo_training_samples_the_whole_campaign_with_valid_short_runs() -> None:
+    import ccarena
+    from ccarena.papers import paper
+
+    train = _pgo_train()
+    sample = train.campaign_sample()
+    runs = [spec.scenario for exp in paper("highspeed-tcp").experiments("full").values() for spec in exp.runs()]
+    assert len(sample) == 21  # every 29th of the 604 distinct runs
+    # Both topologies, every algorithm and every background load of the campaign are trained on.
+    for of in (
+        lambda s: [s["topology"]["kind"]],
+        lambda s: [flow["cc"] for flow in s["flows"]],
+        lambda s: [bg["load"] for bg in s["background"]],
+    ):
+        assert _values(sample, of) == _values(runs, of)
+    for s in sample:
+        assert (s["duration"], s["warmup"]) == (f"{train.CAMPAIGN_S}s", "1s")
+        ccarena.validate(s)
