@@ -8,7 +8,6 @@ Only speed depends on it, never a result."""
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 
 import ccarena
 from ccarena.papers import paper
+from ccarena.papers.reproduce import each_run
 
 #: Simulated seconds of each training run: past the start-up into the steady state, a few
 #: seconds of wall time in all.
@@ -32,14 +32,7 @@ CAMPAIGN_S = 4
 
 def campaign_sample() -> list[dict[str, Any]]:
     """Every `CAMPAIGN_STRIDE`-th distinct run of seed 003's full campaign, shortened."""
-    seen: set[str] = set()
-    runs: list[dict[str, Any]] = []
-    for exp in paper("highspeed-tcp").experiments("full").values():
-        for spec in exp.runs():
-            key = json.dumps(spec.scenario, sort_keys=True, default=str)
-            if key not in seen:
-                seen.add(key)
-                runs.append(spec.scenario)
+    runs = [spec.scenario for _, spec, new in each_run(paper("highspeed-tcp").experiments("full")) if new]
     return [{**s, "duration": f"{CAMPAIGN_S}s", "warmup": "1s"} for s in runs[::CAMPAIGN_STRIDE]]
 
 

@@ -8,13 +8,18 @@ import html
 import json
 import math
 import re
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccarena import _core
 from ccarena.errors import ExperimentError
 from ccarena.papers.model import Paper, Results, Scale, Verdict, fmt
 from ccarena.report.html import CSS
+
+if TYPE_CHECKING:
+    from ccarena.experiment import Experiment
+    from ccarena.experiment.definition import RunSpec
 
 _EXTRA_CSS = """
 .ok { color: #0a7d32; font-weight: 700; } .no { color: #b3261e; font-weight: 700; }
@@ -46,6 +51,17 @@ def run_paper(
     return write_page(paper, scale, dict(zip(experiments, done)), out_dir)
 
 
+def each_run(experiments: Mapping[str, Experiment]) -> Iterator[tuple[str, RunSpec, bool]]:
+    """Every run of every experiment, in order, with its experiment's name and whether it is the
+    first with its scenario: a run two experiments share is run, and counted, once."""
+    seen: set[str] = set()
+    for name, exp in experiments.items():
+        for spec in exp.runs():
+            key = json.dumps(spec.scenario, sort_keys=True, default=str)
+            yield name, spec, key not in seen
+            seen.add(key)
+
+
 def dry_run(
     paper: Paper, scale: Scale, *, jobs: int | None = None, progress: bool = False
 ) -> list[tuple[str, int, float, int]]:
@@ -62,24 +78,20 @@ def dry_run(
     from ccarena.experiment.worker import RunOutcome
 
     experiments = paper.experiments(scale)
+    first: dict[tuple[str, int], RunSpec] = {}  # (experiment, point) -> its first run
+    new_runs: dict[tuple[str, int], int] = {}  # (experiment, point) -> its runs not counted before
+    for name, spec, new in each_run(experiments):
+        first.setdefault((name, spec.point), spec)
+        if new:
+            new_runs[name, spec.point] = new_runs.get((name, spec.point), 0) + 1
     calibrations: dict[str, tuple[dict[str, Any]]] = {}
     plans: dict[str, tuple[str, int]] = {}  # calibration key -> experiment, runs
-    seen: set[str] = set()
     counted = dict.fromkeys(experiments, 0)
-    for name, exp in experiments.items():
-        first: dict[int, Any] = {}
-        new_runs: dict[int, int] = {}
-        for spec in exp.runs():
-            first.setdefault(spec.point, spec)
-            key = json.dumps(spec.scenario, sort_keys=True, default=str)
-            if key not in seen:
-                seen.add(key)
-                new_runs[spec.point] = new_runs.get(spec.point, 0) + 1
-        for point, n in new_runs.items():
-            key = f"{name}/{point}"
-            calibrations[key] = (first[point].scenario,)
-            plans[key] = (name, n)
-            counted[name] += n
+    for (name, point), n in new_runs.items():
+        key = f"{name}/{point}"
+        calibrations[key] = (first[name, point].scenario,)
+        plans[key] = (name, n)
+        counted[name] += n
     cpu = dict.fromkeys(experiments, 0.0)
     growing = dict.fromkeys(experiments, 0)
     bars = [("calibration", len(calibrations), 0, 0)]
