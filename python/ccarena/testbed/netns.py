@@ -135,6 +135,10 @@ class Dumbbell:
         name = self.ns(role)
         sh(["ip", "netns", "add", name])
         self.created.append(name)
+        # IPv4 only: with IPv6 on, a new interface sends neighbour-discovery and MLD packets in its
+        # first seconds, which can take a place in a small bottleneck FIFO in the middle of a run.
+        for scope in ("all", "default"):
+            sh(["sysctl", "-qw", f"net.ipv6.conf.{scope}.disable_ipv6=1"], netns=name)
         sh(["ip", "link", "set", "lo", "up"], netns=name)
         return name
 
