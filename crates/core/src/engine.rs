@@ -45,7 +45,7 @@ pub enum Event {
     /// now. Valid only if `generation` is still the link's (an earlier event superseded it).
     Fed { link: LinkId, generation: u32 },
     /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
-    Timer { ep: EpId, gen: u64 },
+    Timer { ep: EpId, gen: u32 },
     /// Record one sample of every time series.
     Sample,
     /// Snapshot counters at the end of warm-up.
@@ -171,7 +171,10 @@ impl EpId {
 #[derive(Clone, Copy, Debug)]
 struct TimerSlot {
     armed: Deadline,
-    gen: u64,
+    /// Counts re-arms, wrapping (32 bits keep `Event` at 12 bytes and a queued event at 32): at
+    /// most one re-arm per event of the endpoint's own, so a stale event would have to wait for
+    /// its deadline (seconds away at most) through 2^32 of them to be mistaken for a live one.
+    gen: u32,
     /// The endpoint is silent from this instant on (the flow's `stop`).
     silent_from: Deadline,
 }
@@ -603,7 +606,7 @@ impl World {
         self.service(ep);
     }
 
-    fn on_timer(&mut self, ep: EpId, gen: u64) {
+    fn on_timer(&mut self, ep: EpId, gen: u32) {
         let slot = &mut self.endpoints[ep.0 as usize];
         if slot.timer.gen != gen {
             return; // superseded by an earlier deadline
@@ -631,7 +634,7 @@ impl World {
             // A later deadline needs no new event: the armed one fires early and re-arms.
             if slot.timer.armed.is_after(d) {
                 let at = d.max(now);
-                slot.timer.gen += 1;
+                slot.timer.gen = slot.timer.gen.wrapping_add(1);
                 slot.timer.armed.set(at);
                 self.queue.schedule(at, Event::Timer { ep, gen: slot.timer.gen });
             }
