@@ -137,8 +137,10 @@ class Dumbbell:
         self.created.append(name)
         # IPv4 only: with IPv6 on, a new interface sends neighbour-discovery and MLD packets in its
         # first seconds, which can take a place in a small bottleneck FIFO in the middle of a run.
-        for scope in ("all", "default"):
-            sh(["sysctl", "-qw", f"net.ipv6.conf.{scope}.disable_ipv6=1"], netns=name)
+        # (A kernel booted without IPv6 has no such settings, and nothing to turn off.)
+        if os.path.exists("/proc/sys/net/ipv6"):
+            for scope in ("all", "default"):
+                sh(["sysctl", "-qw", f"net.ipv6.conf.{scope}.disable_ipv6=1"], netns=name)
         sh(["ip", "link", "set", "lo", "up"], netns=name)
         return name
 
