@@ -90,6 +90,9 @@ def _mine(pid: int | None = None) -> list[str]:
 #: A host stop longer than this (the delay line's worst lateness) can cost a flow throughput even
 #: through ONE_CUBIC's two-BDP buffer (81 ms of sending; about 45 ms right after a loss).
 HOST_STALL_S = 0.010
+#: Many shorter stops cost it too. On a quiet host the line's 99th percentile of lateness is
+#: 0.10-0.14 ms; runs 3-6 % short in a noisy hour had 0.96-2.7 ms (worst 6.8-8.9 ms).
+HOST_NOISE_P99_S = 0.0005
 
 
 def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
@@ -99,9 +102,10 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     three times a run cost a one-BDP buffer about 1 % of goodput and this one nothing.
 
     A virtual machine's host can stop it for much longer (one CI run in many, through the one-BDP
-    buffer: 7 % short, four recoveries for the usual three). Such a run measures the host, not the
-    testbed, and the delay line shows it: a run that falls short after its line was over
-    ``HOST_STALL_S`` late is run again, up to three runs, and the test is skipped, with the
+    buffer: 7 % short, four recoveries for the usual three), or stop it often for a few ms. Such a
+    run measures the host, not the testbed, and the delay line shows it: a run that falls short
+    after its line was over ``HOST_STALL_S`` late once, or over ``HOST_NOISE_P99_S`` late for a
+    hundredth of its frames, is run again, up to three runs, and the test is skipped, with the
     lateness, if every run did."""
     from ccarena import testbed
 
@@ -113,10 +117,14 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
         flow = result.flows.iloc[0]
         line = result.meta["testbed"]["delayline"]
         worst_late_s = max(d["lateness_max_s"] for d in line.values())
+        worst_p99_s = max(d["lateness_p99_s"] for d in line.values())
         error = abs(flow["goodput_bps"] - tcp_max) / tcp_max
-        if error < 0.02 or worst_late_s <= HOST_STALL_S:
+        if error < 0.02 or (worst_late_s <= HOST_STALL_S and worst_p99_s <= HOST_NOISE_P99_S):
             break
-        stalls.append(f"{flow['goodput_bps'] / 1e6:.3f} Mbit/s after a {worst_late_s * 1e3:.0f} ms stall")
+        stalls.append(
+            f"{flow['goodput_bps'] / 1e6:.3f} Mbit/s with the line up to {worst_late_s * 1e3:.1f} ms late"
+            f" ({worst_p99_s * 1e3:.2f} ms at the 99th percentile)"
+        )
     else:
         pytest.skip("the host stopped the delay line in every run: " + "; ".join(stalls))
     # On failure, say what the flow and the delay line went through; a string, which pytest prints
