@@ -83,8 +83,8 @@ def test_progress_every_report_of_the_engine(tiny_text: str) -> None:
     scenario["topology"]["bottleneck_rate"] = "1Gbps"
     calls: list[float] = []
     res = _core.run(json.dumps(scenario), progress=lambda frac, s: calls.append(s), series=False, progress_every_s=0.0)
-    # One report per 2^18 events, and the final one.
-    assert len(calls) == res["engine"]["events"] // (1 << 18) + 1
+    # One report per 2^18 steps (events and packet hops), and the final one.
+    assert len(calls) == (res["engine"]["events"] + res["engine"]["packets_forwarded"]) // (1 << 18) + 1
     assert calls == sorted(calls) and calls[-1] == 3.0
     with pytest.raises(ArgumentError, match="progress_every_s: -1"):
         _core.run(json.dumps(scenario), progress_every_s=-1.0)

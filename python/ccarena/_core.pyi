@@ -29,7 +29,8 @@ def run(
 ) -> dict[str, Any]:
     """Run a scenario given as JSON text. ``progress``, if given, is called with the fraction of
     simulated time done (0..1) and the simulated seconds done, at most once per
-    ``progress_every_s`` of wall time (0: at every report of the engine, one per 262,144 events).
+    ``progress_every_s`` of wall time (0: at every report of the engine, one per 262,144 steps of
+    work: events taken from its queue and packet hops).
     ``series=False`` returns ``flow_series`` and ``link_series`` with their columns but no rows
     (for callers that need only the per-flow and per-link summaries: no Python objects are built
     for the samples). ``pcap_dir`` writes one pcap file per captured link direction there

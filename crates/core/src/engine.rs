@@ -6,19 +6,23 @@
 //! `net::link`), each endpoint at most one live timer. Timers are never removed: each carries the generation it was
 //! armed with, and a popped timer whose generation is stale is ignored.
 //!
-//! A packet hop is one event, the packet's arrival at the far end, except onto a link fed by
-//! one link alone (`net::feeder`; a receiving host's access link behind its router): when the
-//! feeder admits a packet bound for it, the engine admits it there at once, with the instant it
-//! will reach the router, and the arrival at the router is no event at all. That link's state
-//! is then ahead of the clock, which only counter reads could see, so a packet due there at or
-//! after the next read waits in the link's inbound queue until the read has been taken.
-//! Results are those of an event per hop, bit for bit, but for the order of simultaneous
-//! arrivals at the same queue, which the removed events used to decide by their `seq`.
+//! A packet's arrival at a host is an event; its arrival at a router is none. A link that no
+//! endpoint sends on, as a router's links out are, is fed by the links into its router
+//! (`net::feeder`): when a feeder admits a packet bound for it, the engine hands the packet to
+//! the link's inbound queues with the instant it will reach the router, and the link admits
+//! what it was handed in the order of those instants once no feeder can still bring an earlier
+//! packet: at once when it has one feeder, else at an event (`Event::Fed`) that admits
+//! everything up to its feeders' shortest propagation delay past the clock. A fed link's state is then ahead of the clock, which only
+//! counter reads could see, so a packet due at or after the next read waits until the read has
+//! been taken. Results are those of an event per hop, bit for bit, but for the order of
+//! simultaneous arrivals at the same queue: they enter in the order their feeders admitted
+//! them, where the removed events' `seq` used to decide.
 
 use crate::net::icmp;
 use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
-use crate::net::feeder::SoleFeeders;
+use crate::net::feeder::Feeders;
+use crate::net::inbound::Incoming;
 use crate::net::link::{Arrival, Flight, Link};
 use crate::net::packet::{FlowId, HopView, LinkId, NodeId, Packet, PacketSlab, PktId};
 use crate::wire::Header;
@@ -32,6 +36,9 @@ use crate::udp::{UdpReceiver, UdpSender};
 mod queue;
 pub use queue::EventQueue;
 
+/// Steps of work ([`World::steps`]) between two reports of a run's progress.
+pub const PROGRESS_EVERY: u64 = 1 << 18;
+
 /// Index of an endpoint in the world.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EpId(pub u32);
@@ -41,8 +48,8 @@ pub struct EpId(pub u32);
 pub enum Event {
     /// The packet at the head of a link's pipe reaches the far node.
     Arrive(LinkId),
-    /// A link with a sole feeder and an empty pipe: admit the packets that reached its input by
-    /// now. Valid only if `generation` is still the link's (an earlier event superseded it).
+    /// A fed link admits the packets it was handed that no feeder can precede any more. Valid
+    /// only if `generation` is still the link's (an earlier event superseded it).
     Fed { link: LinkId, generation: u32 },
     /// An endpoint's timer, valid only if `gen` is still the endpoint's current generation.
     Timer { ep: EpId, gen: u32 },
@@ -203,11 +210,6 @@ pub struct World {
     pub(crate) links: Vec<Link>,
     node_count: usize,
     routes: Routes,
-    /// Links fed by one link alone take that link's packets when it admits them: their arrival
-    /// at the node between needs no event (`net::feeder`).
-    sole_feeders: SoleFeeders,
-    /// Those links, whose inbound queues are emptied up to `now` before any counter is read.
-    fed_links: Vec<LinkId>,
     endpoints: Vec<EndpointSlot>,
     pub(crate) flows: Vec<FlowSetup>,
     pub(crate) counters: Vec<FlowCounters>,
@@ -217,6 +219,8 @@ pub struct World {
     next_sample: SimTime,
     /// See [`World::set_next_read`].
     next_read: SimTime,
+    /// Packets handed to fed links so far, wrapping: the order of simultaneous arrivals.
+    handed_over: u32,
     /// Counters at the end of warm-up (zeros if there is none).
     pub(crate) at_warmup: Vec<FlowSnapshot>,
     pub(crate) links_at_warmup: Vec<crate::net::link::LinkCounters>,
@@ -239,8 +243,8 @@ pub struct WorldParts {
     pub node_count: usize,
     pub links: Vec<Link>,
     pub routes: Routes,
-    /// The links each link alone feeds, from the flows' routes ([`SoleFeeders::add_path`]).
-    pub sole_feeders: SoleFeeders,
+    /// The links that feed each link, from the flows' routes ([`Feeders::add_path`]).
+    pub feeders: Feeders,
     /// Each flow's sender then its receiver, in flow order ([`FlowId::sender`]).
     pub endpoints: Vec<Endpoint>,
     pub flows: Vec<FlowSetup>,
@@ -265,9 +269,8 @@ impl World {
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
         // A Source Quench leaves a router, not an endpoint: no flow's route says which links it
-        // feeds, so no link is taken to have a sole feeder where any queue sends them.
-        let sole_feeders = if parts.links.iter().any(Link::quenches) { SoleFeeders::none(n_links) } else { parts.sole_feeders };
-        let fed_links: Vec<LinkId> = (0..n_links as u32).map(LinkId).filter(|&l| sole_feeders.of(l).is_some()).collect();
+        // enters, so no link is fed where any queue sends them.
+        let feeders = if parts.links.iter().any(Link::quenches) { Feeders::none(n_links) } else { parts.feeders };
         let mut links = parts.links;
         let mut out_degree = vec![0u32; parts.node_count];
         for link in &links {
@@ -276,8 +279,20 @@ impl World {
         for link in &mut links {
             link.into_leaf = out_degree[link.to.0 as usize] == 1;
         }
-        for &l in &fed_links {
-            links[sole_feeders.of(l).expect("fed").0 as usize].feeds = true;
+        let mut shares: Vec<Vec<(LinkId, u32)>> = vec![Vec::new(); n_links];
+        for fed in (0..n_links as u32).map(LinkId) {
+            let Some(from) = feeders.of(fed) else { continue };
+            let shortest = from.iter().map(|f| links[f.0 as usize].delay).min().expect("a fed link has a feeder");
+            links[fed.0 as usize].set_fed(from.len(), shortest);
+            for (slot, f) in from.iter().enumerate() {
+                links[f.0 as usize].feeds = true;
+                if from.len() > 1 {
+                    shares[f.0 as usize].push((fed, slot as u32));
+                }
+            }
+        }
+        for (link, shares) in links.iter_mut().zip(shares) {
+            link.shares = shares.into_boxed_slice();
         }
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
         // whose flows end, never pays for the rows it does not record).
@@ -289,8 +304,6 @@ impl World {
             links,
             node_count: parts.node_count,
             routes: parts.routes,
-            sole_feeders,
-            fed_links,
             endpoints: parts
                 .endpoints
                 .into_iter()
@@ -310,6 +323,7 @@ impl World {
             pcap: None,
             next_sample: SimTime::ZERO,
             next_read: SimTime::ZERO,
+            handed_over: 0,
             at_warmup: vec![FlowSnapshot::default(); n_flows],
             links_at_warmup: vec![Default::default(); n_links],
             last_flow_snapshot: vec![FlowSnapshot::default(); n_flows],
@@ -343,10 +357,18 @@ impl World {
         self.node_count
     }
 
-    /// Runs to the end. `progress` is called every few hundred thousand events with the
-    /// fraction of simulated time done; returning `false` stops the run.
+    /// The work done so far, in steps: events taken from the queue and packet hops (a hop
+    /// without an event of its own costs about as much as one with), a measure that a run's
+    /// reports of progress follow and that depends on nothing but the scenario.
+    pub fn steps(&self) -> u64 {
+        self.events + self.packets_forwarded
+    }
+
+    /// Runs to the end. `progress` is called with the fraction of simulated time done each time
+    /// the work done crosses a multiple of [`PROGRESS_EVERY`] steps; returning `false` stops the
+    /// run.
     pub fn run(&mut self, progress: &mut dyn FnMut(f64) -> bool) -> RunOutcome {
-        const PROGRESS_EVERY: u64 = 1 << 18;
+        let mut next_report = PROGRESS_EVERY;
         while let Some((t, ev)) = self.queue.pop_until(self.end) {
             self.now = t;
             self.events += 1;
@@ -365,18 +387,18 @@ impl World {
                 }
                 Event::WarmupEnd => self.snapshot_warmup(),
             }
-            if self.events.is_multiple_of(PROGRESS_EVERY) && !progress(self.now.as_nanos() as f64 / self.end.as_nanos().max(1) as f64) {
-                return RunOutcome::Interrupted;
+            let steps = self.steps();
+            if steps >= next_report {
+                next_report = (steps / PROGRESS_EVERY + 1) * PROGRESS_EVERY;
+                if !progress(self.now.as_nanos() as f64 / self.end.as_nanos().max(1) as f64) {
+                    return RunOutcome::Interrupted;
+                }
             }
         }
         RunOutcome::Completed
     }
 
     fn on_arrive(&mut self, l: LinkId) {
-        if !self.links[l.0 as usize].inbound_is_empty() {
-            // A fed link: what reached its input by now goes in first (behind the pipe's front).
-            self.take_inbound(l, self.now + SimDuration::from_nanos(1));
-        }
         let link = &mut self.links[l.0 as usize];
         let (this, next) = link.pop_arrival(self.now);
         let id = this.id;
@@ -397,11 +419,18 @@ impl World {
             } else {
                 self.slab.prefetch_hop(next.id);
             }
-        } else if let Some(at) = link.next_inbound() {
-            self.arm(l, at);
         }
         self.packets_forwarded += 1;
         self.at_node(node, id);
+    }
+
+    /// A packet reaches the far end of `l` at `at`: captured there if asked (each link's
+    /// packets in order of time, some of them ahead of the clock).
+    #[inline]
+    fn capture(&mut self, l: LinkId, at: SimTime, id: PktId) {
+        if let Some(tap) = self.pcap.as_deref_mut() {
+            tap.capture(l, at, self.slab.get(id));
+        }
     }
 
     /// Starts loading, ahead of their deliveries at a host, the state of the endpoints that the
@@ -429,86 +458,91 @@ impl World {
         }
     }
 
-    /// The event of a link fed by one link alone whose pipe is empty: admit the packets that
-    /// have reached its input by now (their arrivals at the far end are `Event::Arrive`s).
+    /// A fed link's event: admit the packets it was handed that no feeder can precede any more
+    /// (those reaching its input up to its lookahead past the clock), but none due at or after
+    /// the next counter read; then wait for the next one.
     fn on_fed_link(&mut self, l: LinkId, generation: u32) {
-        if !self.links[l.0 as usize].take_event(generation) {
+        let link = &mut self.links[l.0 as usize];
+        if !link.take_event(generation) {
             return; // superseded by an earlier event
         }
-        self.take_inbound(l, self.now + SimDuration::from_nanos(1));
-        let link = &self.links[l.0 as usize];
-        if let (true, Some(at)) = (link.pipe_is_empty(), link.next_inbound()) {
+        let until = match link.lookahead() {
+            Some(ahead) => (self.now + ahead + SimDuration::from_nanos(1)).min(self.next_read),
+            None => self.next_read,
+        };
+        self.take_inbound(l, until);
+        if let Some(at) = self.links[l.0 as usize].next_inbound() {
             self.arm(l, at);
         }
     }
 
-    /// Admits, at the instants they reached its input, the packets in `l`'s inbound queue that
-    /// reached it before `until`. Each one ends a hop over the feeder.
+    /// Admits, at the instants they reach its input, the packets in `l`'s inbound queues that
+    /// reach it before `until`. Each one ends a hop over a feeder.
     fn take_inbound(&mut self, l: LinkId, until: SimTime) {
-        while let Some((at, id)) = self.links[l.0 as usize].take_inbound(until) {
+        while let Some(p) = self.links[l.0 as usize].take_inbound(until) {
             self.packets_forwarded += 1;
-            self.admit(l, id, at);
+            self.admit(l, p.id, p.at, p.hop);
         }
     }
 
-    /// A link with a sole feeder needs an event by `at`.
+    /// A fed link needs an event by `at`.
     fn arm(&mut self, l: LinkId, at: SimTime) {
         if let Some(generation) = self.links[l.0 as usize].arm(at) {
             self.queue.schedule(at, Event::Fed { link: l, generation });
         }
     }
 
-    /// Brings every inbound queue up to now, so that counters read now are as if each packet
-    /// had been admitted at its own instant. A packet reaching a link's input exactly now is left
-    /// for after the read, where its event would have come: the event of a read (a sample,
-    /// the end of warm-up) was scheduled before that packet's.
-    fn take_all_inbound(&mut self) {
-        for i in 0..self.fed_links.len() {
-            self.take_inbound(self.fed_links[i], self.now);
-        }
+    /// Counters are about to be read: every packet that reached a fed link's input before now
+    /// has been admitted there (its link's event came at or before its instant), and none due
+    /// later (held back by `next_read`), so each link's state is that of now.
+    fn debug_assert_inbound_caught_up(&self) {
+        debug_assert!(
+            self.links.iter().all(|l| l.next_inbound().is_none_or(|at| at >= self.now)),
+            "a fed link has a packet due before the read at {:?} not yet admitted",
+            self.now
+        );
     }
 
-    /// The next instant counters are read (a sample, the end of warm-up). A packet that a link
-    /// with a sole feeder would admit before then is admitted at once, with its own arrival
-    /// instant: no read can come in between to see the link ahead of time.
+    /// The next instant counters are read (a sample, the end of warm-up). A packet that a fed
+    /// link would admit before then is admitted with its own arrival instant, ahead of the
+    /// clock: no read can come in between to see the link ahead of time.
     fn set_next_read(&mut self) {
         self.next_read = if self.now < self.warmup { self.warmup.min(self.next_sample) } else { self.next_sample };
     }
 
     /// A packet is at `node`: deliver it if addressed here, else forward it.
     fn at_node(&mut self, node: NodeId, id: PktId) {
-        let dst = self.slab.hop(id).dst;
-        if dst == node {
+        let hop = self.slab.hop(id);
+        if hop.dst == node {
             self.deliver(id);
         } else {
-            match self.routes.next_hop(node, dst) {
-                Some(l) => self.enter_link(l, id),
-                None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, dst.0),
+            match self.routes.next_hop(node, hop.dst) {
+                Some(l) => self.enter_link(l, id, hop),
+                None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, hop.dst.0),
             }
         }
     }
 
-    fn enter_link(&mut self, l: LinkId, id: PktId) {
-        debug_assert!(self.sole_feeders.of(l).is_none(), "a packet entered link {} other than through its sole feeder", l.0);
-        self.admit(l, id, self.now);
+    fn enter_link(&mut self, l: LinkId, id: PktId, hop: HopView) {
+        debug_assert!(!self.links[l.0 as usize].is_fed(), "a packet entered link {} other than through its feeders", l.0);
+        self.admit(l, id, self.now, hop);
     }
 
     /// The packet reaches `l`'s input at `at`: the link's queue takes it or drops it. Admitted
     /// onto a link that alone feeds the next one on its way, it goes on to that one at once.
-    fn admit(&mut self, l: LinkId, id: PktId, at: SimTime) {
+    fn admit(&mut self, l: LinkId, id: PktId, at: SimTime, hop: HopView) {
         let mut onward = Some((l, at));
         while let Some((l, at)) = onward {
-            onward = self.admit_one(l, id, at);
+            onward = self.admit_one(l, id, at, hop);
         }
     }
 
     /// [`World::admit`] on one link: where the packet goes on to at once, if anywhere.
     #[inline]
-    fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime) -> Option<(LinkId, SimTime)> {
+    fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime, hop: HopView) -> Option<(LinkId, SimTime)> {
         let link = &mut self.links[l.0 as usize];
         let router = link.from;
         let far = link.to;
-        let hop = self.slab.hop(id);
         let adm = link.arrive(at, hop, self.slab.get_mut(id));
         if adm.marked {
             self.counters[hop.flow.0 as usize].ce_marked_pkts += 1;
@@ -537,28 +571,36 @@ impl World {
         onward
     }
 
-    /// Sends an admitted packet on its way to `far`, where it arrives at `at`: in `l`'s pipe, or,
-    /// when `far` forwards it onto a link that `l` alone feeds, straight into that link's
-    /// inbound queue (no event for its arrival at `far`), or on to that link at once: then the
-    /// link and the instant it reaches its input are returned.
+    /// Sends an admitted packet on its way to `far`, where it arrives at `at`: to the next link's
+    /// inbound queues when `far` forwards it onto a fed link (no event for its arrival at
+    /// `far`), or on to that link at once when `l` is its only feeder: then the link and the
+    /// instant the packet reaches its input are returned; else into `l`'s pipe.
     #[inline]
     fn launch(&mut self, l: LinkId, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
         let dst = hop.dst;
-        if self.links[l.0 as usize].feeds && far != dst {
-            if let Some(next) = self.routes.next_hop(far, dst).filter(|&n| self.sole_feeders.of(n) == Some(l)) {
-                if at < self.next_read {
-                    // Admitted now, as of `at`, after those still waiting (all earlier): no read
-                    // comes before `at`, and nothing but `l` feeds `next`.
-                    if !self.links[next.0 as usize].inbound_is_empty() {
-                        self.take_inbound(next, self.next_read);
+        if far != dst && self.links[l.0 as usize].feeds {
+            // A packet goes on from `far` along its flow's route, on which `l` precedes `next`:
+            // if `next` is fed, `l` is one of its feeders.
+            let next = self.routes.next_hop(far, dst).expect("routed when the scenario was built");
+            if self.links[next.0 as usize].is_fed() {
+                self.capture(l, at, id);
+                let fed = &self.links[next.0 as usize];
+                let slot = match fed.lookahead() {
+                    None if at < self.next_read => {
+                        // Admitted now, as of `at`, after those still waiting (all earlier): no
+                        // read comes before `at`, and nothing but `l` feeds `next`.
+                        if !fed.inbound_is_empty() {
+                            self.take_inbound(next, self.next_read);
+                        }
+                        self.packets_forwarded += 1;
+                        return Some((next, at));
                     }
-                    self.packets_forwarded += 1;
-                    return Some((next, at));
-                }
-                if self.links[next.0 as usize].push_inbound(at, id) {
-                    // Past the next read: admitted after it, by `next`'s events or the read.
-                    self.arm(next, at);
-                }
+                    None => 0,
+                    Some(_) => self.links[l.0 as usize].share_of(next),
+                };
+                self.handed_over = self.handed_over.wrapping_add(1);
+                self.links[next.0 as usize].hand_over(slot, Incoming { at, seq: self.handed_over, id, hop });
+                self.arm(next, at);
                 return None;
             }
         }
@@ -663,7 +705,7 @@ impl World {
     }
 
     fn snapshot_warmup(&mut self) {
-        self.take_all_inbound();
+        self.debug_assert_inbound_caught_up();
         self.set_next_read();
         self.warmup_reached = Some(std::time::Instant::now());
         for f in 0..self.flows.len() {
@@ -676,7 +718,7 @@ impl World {
     }
 
     fn take_sample(&mut self) {
-        self.take_all_inbound();
+        self.debug_assert_inbound_caught_up();
         let t = self.now.as_secs_f64();
         let dt = self.now.saturating_since(self.prev_sample).as_nanos().max(1) as f64;
         for f in 0..self.flows.len() {

@@ -17,7 +17,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 const CASES: u64 = 4000;
 /// Accepted scenarios get a run of at most this much simulated time...
 const RUN_FOR: SimDuration = SimDuration::from_millis(200);
-/// ...and at most this many progress reports (2^18 events each).
+/// ...and at most this many progress reports (2^18 steps each: events and packet hops).
 const RUN_REPORTS: u32 = 4;
 
 fn examples() -> Vec<(String, Value)> {

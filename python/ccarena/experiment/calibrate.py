@@ -1,12 +1,12 @@
 """The CPU time of one run, estimated from its start: what `reproduce --dry-run` adds up.
 
 A run is simulated from its beginning, the CPU time of its thread logged against simulated time
-at every progress report of the engine (one per 262,144 events). From a first check on (12
-simulated seconds, or a twentieth of the run if longer) the events per simulated second of the
-last third of the way so far are compared with those of the middle third: once they have
-stopped growing (within ``GROWTH``), the run is stopped and the rest of it is priced at the last
-third's CPU time per simulated second. Events, unlike times, are exact: a noisy machine neither
-stops a calibration early nor keeps it going.
+at every progress report of the engine (one per 262,144 steps of work: events taken from its
+queue and packet hops). From a first check on (12 simulated seconds, or a twentieth of the run
+if longer) the steps per simulated second of the last third of the way so far are compared with
+those of the middle third: once they have stopped growing (within ``GROWTH``), the run is
+stopped and the rest of it is priced at the last third's CPU time per simulated second. Steps,
+unlike times, are exact: a noisy machine neither stops a calibration early nor keeps it going.
 
 A run's start is cheaper than its steady state (flows opening their windows, background sources
 starting), and at 10 Gbit/s seed 003's flows take tens of seconds to fill the pipe: its first
@@ -39,7 +39,7 @@ from ccarena.experiment.worker import RunOutcome
 #: stopped at 16 s it was priced 6 % low, at 32 s 2 %.
 MIN_S = 12.0
 MIN_FRACTION = 0.05
-#: The last third may have at most this many times the middle third's events per second.
+#: The last third may have at most this many times the middle third's steps per second.
 GROWTH = 1.02
 #: A calibration stops at this fraction of the run's duration at the latest.
 MAX_FRACTION = 0.2
@@ -50,7 +50,7 @@ class _Enough(Exception):
 
 
 class _Log:
-    """CPU time against simulated time at each progress report (a fixed number of events
+    """CPU time against simulated time at each progress report (a fixed number of steps
     apart), and the rule that ends the calibration."""
 
     def __init__(self, duration_s: float, clock: Callable[[], float] = time.thread_time) -> None:
@@ -79,7 +79,7 @@ class _Log:
         self.cpu.append(self.clock() - self.start)
         if sim_s < self.first_check or len(self.sim) < 4:
             return
-        # Reports are a fixed number of events apart: report `i` is the events so far.
+        # Reports are a fixed number of steps apart: report `i` is the work done so far.
         middle, last = self.per_second(range(len(self.sim)))
         if last <= GROWTH * middle or sim_s >= self.limit:
             self.growing = last > GROWTH * middle

@@ -1,54 +1,71 @@
-//! Links fed by one link alone: every packet that enters them has just crossed that link.
+//! Fed links: links whose every packet has just crossed another link, one of their *feeders*.
 //!
-//! A host's access link behind a router is the common case: on a dumbbell or a parking lot,
-//! all of a receiving host's traffic reaches its router over the bottleneck. Such a link's
-//! arrivals come in the feeder's order, so the engine can hand a packet to it the moment the
-//! feeder admits it, with the instant it will reach the router, and skip the event of its
-//! arrival there (`engine`, `World::launch`): a third of the events of a dumbbell run.
+//! A link out of a router is fed: nothing but the links into that router brings it packets.
+//! The engine hands a packet to the next link when the feeder admits it, with the instant it
+//! will reach the router, and the arrival there is no event at all (`engine`, `World::launch`).
+//! The fed link admits what it was handed in the order of those instants, as soon as no feeder
+//! can still bring one earlier: at once when it has a single feeder (a host's access link
+//! behind its router), and otherwise up to the shortest of its feeders' propagation delays
+//! past the clock, since a packet a feeder admits from now on reaches the far end no sooner.
+//! On a dumbbell or a parking lot only the deliveries at hosts remain events.
 //!
 //! Found from the routes the flows use: each flow's path and its way back (a flow's packets
-//! follow nothing else). The first link of a path is fed by the endpoint that sends, never by a
-//! link, so it has no sole feeder.
+//! follow nothing else). The first link of a path is fed by the endpoint that sends, whose
+//! packets enter it at events of their own, so a link any path starts on is not fed.
 
 use crate::net::packet::LinkId;
 
-const UNSEEN: u32 = u32::MAX;
-/// More than one feeder, or an endpoint among them.
-const MANY: u32 = u32::MAX - 1;
+/// What feeds a link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Source {
+    /// No path uses the link.
+    Unused,
+    /// These links, in the order the paths first entered the link from them.
+    Links(Vec<LinkId>),
+    /// An endpoint at its input sends on it (or every arrival must be an event).
+    Endpoint,
+}
 
-/// For each link, the one link every packet entering it comes from, if there is one.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct SoleFeeders(Vec<u32>);
+/// For each link, the links that feed it, if only links do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Feeders(Vec<Source>);
 
-impl SoleFeeders {
+impl Feeders {
     pub fn new(n_links: usize) -> Self {
-        SoleFeeders(vec![UNSEEN; n_links])
+        Feeders(vec![Source::Unused; n_links])
     }
 
-    /// No link has a sole feeder: every arrival at a node is an event (e.g. when packet
-    /// captures watch each link's far end).
+    /// No link is fed: every arrival at a node is an event (e.g. when packet captures watch each
+    /// link's far end).
     pub fn none(n_links: usize) -> Self {
-        SoleFeeders(vec![MANY; n_links])
+        Feeders(vec![Source::Endpoint; n_links])
     }
 
     /// Records the links a packet crosses, in order, from the endpoint that sends it.
     pub fn add_path(&mut self, path: &[LinkId]) {
-        let mut from = MANY; // the first link is fed by an endpoint
-        for l in path {
-            let f = &mut self.0[l.0 as usize];
-            if *f == UNSEEN {
-                *f = from;
-            } else if *f != from {
-                *f = MANY;
+        let mut from = None; // the first link is fed by an endpoint
+        for &l in path {
+            let source = &mut self.0[l.0 as usize];
+            match (from, &mut *source) {
+                (_, Source::Endpoint) => {}
+                (None, _) => *source = Source::Endpoint,
+                (Some(f), Source::Unused) => *source = Source::Links(vec![f]),
+                (Some(f), Source::Links(feeders)) => {
+                    if !feeders.contains(&f) {
+                        feeders.push(f);
+                    }
+                }
             }
-            from = l.0;
+            from = Some(l);
         }
     }
 
-    /// The link that alone feeds `l`.
-    #[inline]
-    pub fn of(&self, l: LinkId) -> Option<LinkId> {
-        self.0.get(l.0 as usize).filter(|&&f| f < MANY).map(|&f| LinkId(f))
+    /// The links that feed `l`, if `l` is fed (at least one).
+    pub fn of(&self, l: LinkId) -> Option<&[LinkId]> {
+        match self.0.get(l.0 as usize) {
+            Some(Source::Links(feeders)) => Some(feeders),
+            _ => None,
+        }
     }
 }
 
@@ -57,18 +74,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_link_has_a_sole_feeder_only_if_every_path_enters_it_from_that_link() {
-        let mut f = SoleFeeders::new(5);
-        // 0 → 1 → 2 and 3 → 1 → 2: link 2 is fed by 1 alone; 1 by two links; 0 and 3 by endpoints.
+    fn a_link_is_fed_by_the_links_paths_enter_it_from_unless_a_path_starts_on_it() {
+        let mut f = Feeders::new(5);
+        // 0 → 1 → 2 and 3 → 1 → 2: link 2 is fed by 1 alone, 1 by 0 and 3; 0 and 3 by endpoints.
         f.add_path(&[LinkId(0), LinkId(1), LinkId(2)]);
         f.add_path(&[LinkId(3), LinkId(1), LinkId(2)]);
-        assert_eq!(f.of(LinkId(2)), Some(LinkId(1)));
-        assert_eq!(f.of(LinkId(1)), None);
+        f.add_path(&[LinkId(0), LinkId(1)]);
+        assert_eq!(f.of(LinkId(2)), Some(&[LinkId(1)][..]));
+        assert_eq!(f.of(LinkId(1)), Some(&[LinkId(0), LinkId(3)][..]), "each feeder once, in order");
         assert_eq!(f.of(LinkId(0)), None);
         assert_eq!(f.of(LinkId(4)), None, "a link no path uses");
-        // A path that starts on link 2 (an endpoint at its input) takes its sole feeder away.
+        // A path that starts on link 2 (an endpoint at its input) takes its feeders away, for good.
         f.add_path(&[LinkId(2)]);
+        f.add_path(&[LinkId(1), LinkId(2)]);
         assert_eq!(f.of(LinkId(2)), None);
-        assert_eq!(SoleFeeders::none(3).of(LinkId(1)), None);
+        assert_eq!(Feeders::none(3).of(LinkId(1)), None);
     }
 }

@@ -15,9 +15,10 @@
 //! (∫ queue dt = Σ waits) are added then and corrected, when counters are read, for the waits
 //! still under way; the packets sent by an instant are those admitted less those still waiting
 //! or in service. The engine keeps at most one pending event per link, so the event queue stays
-//! O(links + timers) however many packets are in flight. A link with a sole feeder may also be
-//! given packets before they reach its input (see `engine`): `arrive` then takes the instant
-//! they do, and packets held back for a counter read wait in its inbound queue.
+//! O(links + timers) however many packets are in flight. A fed link (`net::feeder`) is given
+//! its packets before they reach its input, when its feeders admit them: they wait in its
+//! inbound queues (`net::inbound`) until the engine admits them, `arrive` taking the instant
+//! each reaches the input.
 
 use crate::wire::QuenchCode;
 use super::loss::LossModel;
@@ -26,6 +27,8 @@ use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
 use super::ring::Ring;
+use super::inbound::{Inbound, Incoming};
+use crate::net::packet::LinkId;
 
 /// How far ahead the link's two rings (pipe and buffer) are loaded into the cache, at the front
 /// where they are read and past the back where they are written: two 64-byte lines of 16-byte
@@ -120,8 +123,13 @@ pub struct Link {
     /// When the last admitted packet reaches the far end: a packet never overtakes the one
     /// before it, whichever pipe carries it.
     last_arrival: SimTime,
-    /// Some link takes this link's packets as its sole feeder.
+    /// This link feeds fed links: a packet bound for one of them is handed to it when this link
+    /// admits it (see `engine`).
     pub feeds: bool,
+    /// The fed links with several feeders that this link feeds, each with this link's place
+    /// among their feeders (a link with a single feeder has it in place 0). A router's link in
+    /// may feed hundreds of hosts' links out, but few links with several feeders.
+    pub shares: Box<[(LinkId, u32)]>,
     /// The far end has one link out, as a host behind its access link has: what arrives there
     /// is delivered there, so the engine loads a whole packet ahead, not only its [`HopView`],
     /// and the state of the endpoint it goes to (its [`Flight::tag`]).
@@ -143,12 +151,16 @@ pub struct Link {
     idle_reported: bool,
     pub from: NodeId,
     pub to: NodeId,
-    /// Packets on their way to this link over its sole feeder, each with the instant it reaches
-    /// this link's input, not yet admitted (see `engine`: a link fed by one link alone admits
-    /// them in order when it next has to, instead of at an event of their own).
-    inbound: Ring<(SimTime, PktId)>,
-    /// For a link with a sole feeder: the instant of its pending event, and that event's
-    /// generation (an event of an older generation was superseded by an earlier one).
+    /// Packets on their way to this link over its feeders, each with the instant it reaches
+    /// this link's input, not yet admitted (see `engine`: a fed link admits them in order when
+    /// no feeder can bring an earlier one, instead of at an event of their own).
+    inbound: Inbound,
+    /// How far past the clock a fed link may admit what it was handed: its feeders' shortest
+    /// propagation delay (a packet they admit from now on reaches this link no sooner), or no
+    /// limit with a single feeder (whose packets come in order).
+    lookahead: Option<SimDuration>,
+    /// For a fed link: the instant of its pending event, and that event's generation (an event
+    /// of an older generation was superseded by an earlier one).
     armed: Option<SimTime>,
     generation: u32,
     /// Largest buffer occupancy since the last `take_max_queue`, packets.
@@ -167,11 +179,13 @@ impl Link {
     pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
         Link {
             pipe: Ring::default(),
-            inbound: Ring::default(),
+            inbound: Inbound::default(),
+            lookahead: None,
             last_arrival: SimTime::ZERO,
             armed: None,
             generation: 0,
             feeds: false,
+            shares: Box::default(),
             into_leaf: false,
             buffer: Ring::default(),
             buffer_bytes: 0,
@@ -287,23 +301,49 @@ impl Link {
         alone
     }
 
-    /// A packet reaches this link's input at `at` over the sole link that feeds it, to be
-    /// admitted later, in order, by [`Link::take_inbound`]. True if the pipe is empty (no
-    /// arrival at the far end will bring the engine back to this link before `at`).
-    #[inline]
-    pub fn push_inbound(&mut self, at: SimTime, id: PktId) -> bool {
-        self.inbound.push_back((at, id));
-        self.pipe.is_empty()
+    /// Makes this link fed by `feeders` links whose shortest propagation delay is `shortest`.
+    pub fn set_fed(&mut self, feeders: usize, shortest: SimDuration) {
+        self.inbound = Inbound::new(feeders);
+        self.lookahead = (feeders > 1).then_some(shortest);
     }
 
-    /// Nothing waits to be admitted from the feeder.
+    /// Only its feeders bring this link packets.
+    #[inline]
+    pub fn is_fed(&self) -> bool {
+        self.inbound.feeders() > 0
+    }
+
+    /// How far past the clock this fed link may admit its inbound packets (`None`: no limit).
+    #[inline]
+    pub fn lookahead(&self) -> Option<SimDuration> {
+        self.lookahead
+    }
+
+    /// The place this link has among the feeders of `next`, a fed link with several feeders
+    /// that this link feeds.
+    #[inline]
+    pub fn share_of(&self, next: LinkId) -> u32 {
+        match self.shares.iter().find(|&&(l, _)| l == next) {
+            Some(&(_, slot)) => slot,
+            None => unreachable!("link {} is fed by this link, which does not feed it", next.0),
+        }
+    }
+
+    /// The feeder in place `feeder` hands over a packet, to be admitted later, in order, by
+    /// [`Link::take_inbound`].
+    #[inline]
+    pub fn hand_over(&mut self, feeder: u32, p: Incoming) {
+        self.inbound.push(feeder, p);
+    }
+
+    /// Nothing waits to be admitted from the feeders.
     #[inline]
     pub fn inbound_is_empty(&self) -> bool {
         self.inbound.is_empty()
     }
 
-    /// A link with a sole feeder needs an event by `at`. Returns the generation of a new event
-    /// to schedule at `at`, or `None` if one already pending comes no later.
+    /// A fed link needs an event by `at`. Returns the generation of a new event to schedule at
+    /// `at`, or `None` if one already pending comes no later.
     #[inline]
     pub fn arm(&mut self, at: SimTime) -> Option<u32> {
         if self.armed.is_some_and(|a| a <= at) {
@@ -325,27 +365,16 @@ impl Link {
         current
     }
 
-    /// The next packet of the inbound queue if it reached the link's input before `until`.
+    /// The next inbound packet if it reaches the link's input before `until`.
     #[inline]
-    pub fn take_inbound(&mut self, until: SimTime) -> Option<(SimTime, PktId)> {
-        match self.inbound.front() {
-            Some(&(at, _)) if at < until => self.inbound.pop_front(),
-            _ => None,
-        }
+    pub fn take_inbound(&mut self, until: SimTime) -> Option<Incoming> {
+        self.inbound.pop_before(until)
     }
 
-    /// When the next inbound packet reaches the input. With the pipe empty the engine needs an
-    /// event then; otherwise the pipe's next arrival at the far end admits it, late but at its
-    /// own instant: nothing it does can reach the far end before the pipe's front.
+    /// When the next inbound packet reaches the input.
     #[inline]
     pub fn next_inbound(&self) -> Option<SimTime> {
-        self.inbound.front().map(|&(t, _)| t)
-    }
-
-    /// No packet is on its way to the far end.
-    #[inline]
-    pub fn pipe_is_empty(&self) -> bool {
-        self.pipe.is_empty()
+        self.inbound.next_at()
     }
 
     #[inline]
@@ -438,9 +467,9 @@ impl Link {
     }
 
     /// Packets held by the link: buffered, in service, propagating (and those on their way to
-    /// it over its feeder, which that link holds in fact).
+    /// it over its feeders, which those links hold in fact).
     pub fn held_packets(&self) -> impl Iterator<Item = PktId> + '_ {
-        self.pipe.iter().map(|f| f.id).chain(self.inbound.iter().map(|&(_, id)| id))
+        self.pipe.iter().map(|f| f.id).chain(self.inbound.iter().map(|p| p.id))
     }
 
     /// The router at the link's input sends ICMP Source Quench about its packets.

@@ -4,7 +4,7 @@
 //! Per-flow random draws (start time, RTT within a `uniform` spread) come from the flow's own
 //! stream, so adding a flow never changes another flow's draws.
 
-use crate::net::feeder::SoleFeeders;
+use crate::net::feeder::Feeders;
 use super::background;
 use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError, Topology};
 use crate::app::ftp::FtpApp;
@@ -244,7 +244,7 @@ impl Scenario {
         instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, stop: None, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
         let mut endpoints = Vec::new();
         let mut flows = Vec::new();
-        let mut sole_feeders = SoleFeeders::new(net.links.len());
+        let mut feeders = Feeders::new(net.links.len());
         // Each flow's path delay, for its `FlowMeta` (built after the loop, see there).
         let mut rtt_bases = Vec::with_capacity(instances.len());
         let mut shared_tcp_config: Option<Arc<TcpConfig>> = None;
@@ -258,8 +258,8 @@ impl Scenario {
                     format!("no route between {} and {} in both directions", net.names[src.0 as usize], net.names[dst.0 as usize]),
                 ));
             };
-            sole_feeders.add_path(&path);
-            sole_feeders.add_path(&back);
+            feeders.add_path(&path);
+            feeders.add_path(&back);
             let rtt_base = path.iter().chain(&back).map(|l| net.edges[l.0 as usize].delay).fold(SimDuration::ZERO, |a, b| a + b);
             let flow = FlowId(i as u32);
             let fwd = Addr { flow, local: src, remote: dst };
@@ -356,7 +356,7 @@ impl Scenario {
             node_count: net.names.len(),
             links: net.links,
             routes,
-            sole_feeders,
+            feeders,
             endpoints,
             flows,
             end: SimTime::ZERO + self.duration.0,

@@ -34,6 +34,10 @@ pub struct PcapOptions {
 struct Capture {
     writer: PcapWriter<BufWriter<File>>,
     path: PathBuf,
+    /// The IP identification of the file's last packet: the file's packets are numbered in
+    /// their order in it, whatever the order in which the engine reaches the links (a link's
+    /// packets may be captured ahead of the clock, each with its own instant).
+    ip_id: u16,
 }
 
 /// The open captures of a run, indexed by link.
@@ -44,7 +48,6 @@ pub struct PcapTap {
     seen: Vec<bool>,
     snaplen: Option<u32>,
     buf: Vec<u8>,
-    ip_id: u16,
     error: Option<String>,
 }
 
@@ -87,7 +90,7 @@ impl PcapTap {
             let path = opts.dir.join(file_name(&links[i]));
             captures[i] = Some(Self::create(&path, opts.snaplen)?);
         }
-        Ok(PcapTap { seen: vec![false; flows.len()], captures, flows, snaplen: opts.snaplen, buf: Vec::with_capacity(128), ip_id: 0, error: None })
+        Ok(PcapTap { seen: vec![false; flows.len()], captures, flows, snaplen: opts.snaplen, buf: Vec::with_capacity(128), error: None })
     }
 
     fn create(path: &Path, snaplen: Option<u32>) -> Result<Capture, String> {
@@ -100,7 +103,7 @@ impl PcapTap {
             ..PcapHeader::default()
         };
         let writer = PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| format!("pcap: {}: {e}", path.display()))?;
-        Ok(Capture { writer, path: path.to_path_buf() })
+        Ok(Capture { writer, path: path.to_path_buf(), ip_id: 0 })
     }
 
     /// True if packets arriving over `link` are captured.
@@ -108,7 +111,7 @@ impl PcapTap {
         self.captures[link.0 as usize].is_some()
     }
 
-    /// A packet arrived at the far end of `link` at `now`.
+    /// A packet arrives at the far end of `link` at `now` (for each link, in order of time).
     pub fn capture(&mut self, link: LinkId, now: SimTime, pkt: &Packet) {
         let Some(cap) = self.captures[link.0 as usize].as_mut() else { return };
         let f = pkt.flow.0 as usize;
@@ -117,8 +120,8 @@ impl PcapTap {
             self.seen[f] = true;
             flow.seg = pkt.header.payload();
         }
-        self.ip_id = self.ip_id.wrapping_add(1);
-        let total = headers::encode(pkt, flow, self.ip_id, &mut self.buf);
+        cap.ip_id = cap.ip_id.wrapping_add(1);
+        let total = headers::encode(pkt, flow, cap.ip_id, &mut self.buf);
         let stored = match self.snaplen {
             None => self.buf.len(),
             Some(n) => (n as usize).min(total),
