@@ -89,8 +89,7 @@ impl Inbound {
         q.push_back(p);
         self.len += 1;
         if q.len() == 1 {
-            self.heap.push(Front { at: p.at, seq: p.seq, feeder });
-            self.sift_up(self.heap.len() - 1);
+            self.sift_up(Front { at: p.at, seq: p.seq, feeder });
         }
     }
 
@@ -112,19 +111,16 @@ impl Inbound {
         if let Some(ahead) = q.get(PREFETCH_AHEAD) {
             super::prefetch::prefetch(ahead);
         }
-        match q.front() {
-            Some(next) => self.heap[0] = Front { at: next.at, seq: next.seq, feeder: top.feeder },
+        self.len -= 1;
+        match q.front().map(|next| Front { at: next.at, seq: next.seq, feeder: top.feeder }) {
+            Some(front) => self.sift_down(front),
             None => {
                 let last = self.heap.pop().expect("not empty");
-                if self.heap.is_empty() {
-                    self.len -= 1;
-                    return Some(p);
+                if !self.heap.is_empty() {
+                    self.sift_down(last);
                 }
-                self.heap[0] = last;
             }
         }
-        self.sift_down(0);
-        self.len -= 1;
         Some(p)
     }
 
@@ -133,9 +129,12 @@ impl Inbound {
         self.queues.iter().flat_map(|q| q.iter())
     }
 
+    /// Adds `f` at the heap's end and moves it up to where it belongs (held in registers, as in
+    /// [`Inbound::sift_down`]).
     #[inline]
-    fn sift_up(&mut self, mut i: usize) {
-        let f = self.heap[i];
+    fn sift_up(&mut self, f: Front) {
+        let mut i = self.heap.len();
+        self.heap.push(f);
         while i > 0 {
             let parent = (i - 1) / 2;
             if !f.before(&self.heap[parent]) {
@@ -147,10 +146,13 @@ impl Inbound {
         self.heap[i] = f;
     }
 
+    /// Puts `f` in the root's place and moves it down to where it belongs. It is passed in
+    /// registers, not stored at the root first: reading back at once what two narrower stores
+    /// had just written waited for them to reach the cache (a failed store-to-load forward).
     #[inline]
-    fn sift_down(&mut self, mut i: usize) {
+    fn sift_down(&mut self, f: Front) {
         let n = self.heap.len();
-        let f = self.heap[i];
+        let mut i = 0;
         loop {
             let left = 2 * i + 1;
             if left >= n {
