@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
+import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Iterable
@@ -15,6 +18,8 @@ from click.testing import CliRunner
 
 from ccarena.bench import cpu_model, format_report, run_bench
 from ccarena.cli import app
+
+TOOLS = Path(__file__).resolve().parent.parent / "tools"
 
 
 def test_bench_runs_a_scenario_in_a_child_process(tiny_file: Path) -> None:
@@ -61,8 +66,7 @@ def test_engine_reports_the_wall_time_of_the_warm_up(tiny_file: Path) -> None:
 
 
 def _paired(*args: str) -> subprocess.CompletedProcess[str]:
-    script = Path(__file__).resolve().parent.parent / "tools" / "paired.py"
-    return subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True)
+    return subprocess.run([sys.executable, str(TOOLS / "paired.py"), *args], capture_output=True, text=True)
 
 
 @pytest.fixture
@@ -120,12 +124,9 @@ def test_paired_script_rejects_bad_arguments_and_failed_commands() -> None:
         assert silent.returncode == 1 and silent.stderr.strip().startswith("paired: 'true' printed neither a 'wall: X s' line")
 
 
-def _pgo_train() -> Any:
-    """`tools/pgo_train.py`, the profile-guided build's training run, as a module."""
-    import importlib.util
-
-    path = Path(__file__).resolve().parent.parent / "tools" / "pgo_train.py"
-    spec = importlib.util.spec_from_file_location("pgo_train", path)
+def _tool(name: str) -> Any:
+    """`tools/<name>.py` as a module (`pgo_train`: the profile-guided build's training run)."""
+    spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -140,7 +141,7 @@ def test_pgo_training_samples_the_whole_campaign_with_valid_short_runs() -> None
     import ccarena
     from ccarena.papers import paper
 
-    train = _pgo_train()
+    train = _tool("pgo_train")
     sample = train.campaign_sample()
     runs = [spec.scenario for exp in paper("highspeed-tcp").experiments("full").values() for spec in exp.runs()]
     assert len(sample) == 21  # every 29th of the 604 distinct runs
@@ -154,3 +155,36 @@ def test_pgo_training_samples_the_whole_campaign_with_valid_short_runs() -> None
     for s in sample:
         assert (s["duration"], s["warmup"]) == (f"{train.CAMPAIGN_S}s", "1s")
         ccarena.validate(s)
+
+
+def test_campaign_sample_times_runs_the_training_does_not_and_prints_what_paired_reads() -> None:
+    """tools/campaign_sample.py (BENCHMARKS.md, "How to run"): a sample of the campaign beside the
+    training's, timed after each run's warm-up, summed on the line tools/paired.py reads."""
+    train = _tool("pgo_train")
+    trained = {json.dumps({**s, "duration": 0, "warmup": 0}, sort_keys=True, default=str) for s in train.campaign_sample()}
+    timed = train.campaign_sample(14)
+    assert len(timed) == 21 and not trained & {json.dumps({**s, "duration": 0, "warmup": 0}, sort_keys=True, default=str) for s in timed}
+    script = TOOLS / "campaign_sample.py"
+    done = subprocess.run([sys.executable, str(script), "--seconds", "1.5", "--warmup", "1", "--runs", "2"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("\nrun ") + done.stderr.startswith("run ") == 2, done.stderr
+    assert _tool("paired").reported_wall("campaign_sample", done.stdout) > 0
+    bad = subprocess.run([sys.executable, str(script), "--seconds", "2", "--warmup", "3"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--warmup 3: expected at least 0 and less than --seconds (2)" in bad.stderr
+
+
+@pytest.mark.usefixtures("two_cores")
+def test_campaign_sample_compares_two_builds_run_by_run(tmp_path: Path) -> None:
+    import ccarena
+
+    package = Path(ccarena.__file__).resolve().parent.parent
+    script = TOOLS / "campaign_sample.py"
+    args = [sys.executable, str(script), "--seconds", "1.5", "--warmup", "1", "--runs", "2", "--rounds", "2"]
+    done = subprocess.run([*args, "--compare", str(package), str(package)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    rounds = re.findall(r"^round (\d): A ([0-9.]+) s  B ([0-9.]+) s  B/A ([0-9.]+)$", done.stdout, re.MULTILINE)
+    assert [r[0] for r in rounds] == ["1", "2"] and all(float(a) > 0 and float(b) > 0 for _, a, b, _ in rounds)
+    assert done.stdout.splitlines()[-1].startswith("all rounds: A ")
+    assert done.stderr.count(" run ") == 4, done.stderr
+    bad = subprocess.run([*args, "--compare", str(package), str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and f"--compare {tmp_path}: not a copy of python/" in bad.stderr

@@ -30,10 +30,11 @@ CAMPAIGN_STRIDE = 29
 CAMPAIGN_S = 4
 
 
-def campaign_sample() -> list[dict[str, Any]]:
-    """Every `CAMPAIGN_STRIDE`-th distinct run of seed 003's full campaign, shortened."""
+def campaign_sample(first: int = 0, seconds: float = CAMPAIGN_S, warmup: float = 1) -> list[dict[str, Any]]:
+    """Every `CAMPAIGN_STRIDE`-th distinct run of seed 003's full campaign from the `first`,
+    shortened to `seconds` with `warmup`."""
     runs = [spec.scenario for _, spec, new in each_run(paper("highspeed-tcp").experiments("full")) if new]
-    return [{**s, "duration": f"{CAMPAIGN_S}s", "warmup": "1s"} for s in runs[::CAMPAIGN_STRIDE]]
+    return [{**s, "duration": f"{seconds:g}s", "warmup": f"{warmup:g}s"} for s in runs[first::CAMPAIGN_STRIDE]]
 
 
 def main() -> int:

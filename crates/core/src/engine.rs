@@ -93,7 +93,7 @@ impl Endpoint {
     /// and copied out with loads wider than the stores that had just written it, which the
     /// processor cannot forward from its store buffer (`perf`: a fifth of `service`'s samples).
     #[inline(always)]
-    fn transmit_into(&mut self, now: SimTime, slab: &mut PacketSlab) -> Option<PktId> {
+    fn transmit_into(&mut self, now: SimTime, slab: &mut PacketSlab) -> Option<(PktId, HopView)> {
         with_transport!(self, t => t.poll_transmit(now).map(|p| slab.insert(p)))
     }
 
@@ -516,16 +516,20 @@ impl World {
         if hop.dst == node {
             self.deliver(id);
         } else {
-            match self.routes.next_hop(node, hop.dst) {
-                Some(l) => self.enter_link(l, id, hop),
-                None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, hop.dst.0),
-            }
+            self.forward(node, id, hop);
         }
     }
 
-    fn enter_link(&mut self, l: LinkId, id: PktId, hop: HopView) {
-        debug_assert!(!self.links[l.0 as usize].is_fed(), "a packet entered link {} other than through its feeders", l.0);
-        self.admit(l, id, self.now, hop);
+    /// A packet leaves `node`, not its destination, on the link its route takes from there.
+    fn forward(&mut self, node: NodeId, id: PktId, hop: HopView) {
+        debug_assert_ne!(hop.dst, node, "a packet forwarded from its destination");
+        match self.routes.next_hop(node, hop.dst) {
+            Some(l) => {
+                debug_assert!(!self.links[l.0 as usize].is_fed(), "a packet entered link {} other than through its feeders", l.0);
+                self.admit(l, id, self.now, hop);
+            }
+            None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, hop.dst.0),
+        }
     }
 
     /// The packet reaches `l`'s input at `at`: the link's queue takes it or drops it. Admitted
@@ -616,9 +620,9 @@ impl World {
         let c = &mut self.counters[sq.flow.0 as usize];
         c.sq_sent_pkts += 1;
         c.sq_sent_bytes += sq.size as u64;
-        let id = self.slab.insert(sq);
+        let (id, hop) = self.slab.insert(sq);
         self.peak_packets = self.peak_packets.max(self.slab.live() as u64);
-        self.at_node(at, id);
+        self.forward(at, id, hop);
     }
 
     fn deliver(&mut self, id: PktId) {
@@ -668,8 +672,8 @@ impl World {
         if silent_from.is_due(now) {
             return;
         }
-        while let Some(id) = self.endpoints[ep.0 as usize].transport.transmit_into(now, &mut self.slab) {
-            self.emit(id);
+        while let Some((id, hop)) = self.endpoints[ep.0 as usize].transport.transmit_into(now, &mut self.slab) {
+            self.emit(id, hop);
         }
         let slot = &mut self.endpoints[ep.0 as usize];
         if let Some(d) = slot.transport.poll_timeout().filter(|&d| silent_from.is_after(d)) {
@@ -684,7 +688,7 @@ impl World {
     }
 
     /// A transport emitted a packet, now stored: count it and put it on its first link.
-    fn emit(&mut self, id: PktId) {
+    fn emit(&mut self, id: PktId, hop: HopView) {
         let pkt = self.slab.get(id);
         if pkt.header.is_data() {
             let c = &mut self.counters[pkt.flow.0 as usize];
@@ -697,7 +701,7 @@ impl World {
         }
         let src = pkt.src;
         self.peak_packets = self.peak_packets.max(self.slab.live() as u64);
-        self.at_node(src, id);
+        self.forward(src, id, hop);
     }
 
     fn goodput_bytes(&self, f: usize) -> u64 {

@@ -43,8 +43,9 @@ impl Front {
     }
 }
 
-/// How far ahead of an admitted packet a feeder's FIFO is loaded into the cache (entries of
-/// 32 bytes: two lines), as a link's pipe is: its entries were written a propagation delay ago.
+/// How far ahead a feeder's FIFO is loaded into the cache (entries of 32 bytes: two lines), as a
+/// link's pipe is: at the front, where the next packets to admit were written a propagation
+/// delay ago, and past the back, where the next hand-overs write over entries a lap old.
 const PREFETCH_AHEAD: usize = 4;
 
 /// The merged inbound queues of one link, one per feeder (`feeder` is the feeder's place in
@@ -87,6 +88,7 @@ impl Inbound {
         let q = &mut self.queues[feeder as usize];
         debug_assert!(q.len().checked_sub(1).and_then(|i| q.get(i)).is_none_or(|last| last.at <= p.at), "feeder {feeder} handed over a packet out of order");
         q.push_back(p);
+        q.prefetch_past_back(PREFETCH_AHEAD);
         self.len += 1;
         if q.len() == 1 {
             self.sift_up(Front { at: p.at, seq: p.seq, feeder });

@@ -94,7 +94,10 @@ impl PacketSlab {
     pub fn with_capacity(n: usize) -> Self {
         PacketSlab { slots: Vec::with_capacity(n), hops: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
     }
-    pub fn insert(&mut self, p: Packet) -> PktId {
+    /// Stores a packet; returns its id and its [`HopView`], which the caller forwards it with
+    /// (read back from the slab at once, the view's narrow stores would not yet have reached
+    /// the cache for the wide load: a failed store-to-load forward on every packet sent).
+    pub fn insert(&mut self, p: Packet) -> (PktId, HopView) {
         self.live += 1;
         let hop = HopView::of(&p);
         if let Some(i) = self.free.pop() {
@@ -106,11 +109,11 @@ impl PacketSlab {
                 super::prefetch::prefetch(&self.slots[next as usize]);
                 super::prefetch::prefetch(&self.hops[next as usize]);
             }
-            PktId(i)
+            (PktId(i), hop)
         } else {
             self.slots.push(Slot(p));
             self.hops.push(hop);
-            PktId((self.slots.len() - 1) as u32)
+            (PktId((self.slots.len() - 1) as u32), hop)
         }
     }
     pub fn get(&self, id: PktId) -> &Packet {
@@ -195,11 +198,12 @@ mod tests {
             header: Header::Udp { seq: 0, len: 1472 },
         };
         let mut slab = PacketSlab::default();
-        let a = slab.insert(p);
-        let b = slab.insert(p);
+        let (a, hop) = slab.insert(p);
+        assert_eq!(hop, slab.hop(a));
+        let (b, _) = slab.insert(p);
         assert_eq!(slab.live(), 2);
         slab.remove(a);
-        let c = slab.insert(p);
+        let (c, _) = slab.insert(p);
         assert_eq!(c, a);
         assert_ne!(b, c);
         assert_eq!(slab.live(), 2);
