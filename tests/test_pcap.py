@@ -109,6 +109,14 @@ def test_headers_and_checksums_are_well_formed(capture: tuple[ccarena.RunResult,
             assert checksum_ok(pseudo + raw[20:] + (b"\0" if len(raw) % 2 else b"")), f"{name}: transport checksum"
 
 
+def test_ip_identification_counts_each_files_own_packets(capture: tuple[ccarena.RunResult, Path]) -> None:
+    _, out = capture
+    for name in ("bottleneck.pcap", "bottleneck_rev.pcap"):
+        ids = [ip.id for _, ip in read(out / name)]
+        assert len(ids) > 100
+        assert ids == [(i + 1) & 0xFFFF for i in range(len(ids))], f"{name}: IP ids in capture order"
+
+
 def test_handshake_timestamps_and_sack_appear_on_the_wire(capture: tuple[ccarena.RunResult, Path]) -> None:
     _, out = capture
     fwd = [ip.data for _, ip in read(out / "bottleneck.pcap") if isinstance(ip.data, dpkt.tcp.TCP)]
