@@ -171,6 +171,8 @@ def test_campaign_sample_times_runs_the_training_does_not_and_prints_what_paired
     assert _tool("paired").reported_wall("campaign_sample", done.stdout) > 0
     bad = subprocess.run([sys.executable, str(script), "--seconds", "2", "--warmup", "3"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--warmup 3: expected at least 0 and less than --seconds (2)" in bad.stderr
+    none = subprocess.run([sys.executable, str(script), "--runs", "0"], capture_output=True, text=True)
+    assert none.returncode == 2 and "--runs 0: expected at least 1" in none.stderr
 
 
 @pytest.mark.usefixtures("two_cores")

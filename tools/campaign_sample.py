@@ -1,8 +1,8 @@
 """Times the engine on a sample of seed 003's full campaign: every 29th of its distinct runs,
 from the 15th (so not the runs the profile-guided build trains on, `tools/pgo_train.py`), each
 shortened to 10 simulated seconds, and prints the engine's wall time after a 4 s warm-up,
-summed over the sample: the part of a run that its 600 s repeat, without the start-up that a
-600 s run pays once. The sample keeps the campaign's proportions (21 runs: 13 on the dumbbell,
+summed over the sample: the steady part, which a 600 s run repeats, without the start-up it
+pays once. The sample keeps the campaign's proportions (21 runs: 13 on the dumbbell,
 8 on the parking lot, loads 0.2 to 0.8, 155 Mbit/s to 5 Gbit/s), so the sum moves as the
 campaign's cost does (BENCHMARKS.md, session 42).
 
@@ -59,10 +59,11 @@ def compare(a: Path, b: Path, args: argparse.Namespace, runs: int) -> None:
     for r in range(args.rounds):
         round_sums = [0.0, 0.0]
         for i in range(runs):
-            b_first = (i + r) % 2 == 1
-            t_b = run_one_in(b, args, i) if b_first else None
-            t_a = run_one_in(a, args, i)
-            if t_b is None:
+            if (i + r) % 2 == 1:  # the order alternates, run by run and round by round
+                t_b = run_one_in(b, args, i)
+                t_a = run_one_in(a, args, i)
+            else:
+                t_a = run_one_in(a, args, i)
                 t_b = run_one_in(b, args, i)
             round_sums[0] += t_a
             round_sums[1] += t_b
@@ -81,6 +82,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--compare", nargs=2, type=Path, metavar=("A", "B"), help="weigh build B against build A")
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --compare (default 1)")
     args = parser.parse_args(argv)
+    for name in ("runs", "rounds"):
+        if (value := getattr(args, name)) is not None and value < 1:
+            parser.error(f"--{name} {value}: expected at least 1")
     if not 0 <= args.warmup < args.seconds:
         parser.error(f"--warmup {args.warmup:g}: expected at least 0 and less than --seconds ({args.seconds:g})")
     sample = campaign_sample(FIRST, args.seconds, args.warmup)[: args.runs]

@@ -35,8 +35,8 @@ impl Feeders {
         Feeders(vec![Source::Unused; n_links])
     }
 
-    /// No link is fed: every arrival at a node is an event (e.g. when packet captures watch each
-    /// link's far end).
+    /// No link is fed: every arrival at a node is an event (where routers send Source Quench,
+    /// whose packets enter links no flow's route names; and in tests, to compare with).
     pub fn none(n_links: usize) -> Self {
         Feeders(vec![Source::Endpoint; n_links])
     }
