@@ -50,24 +50,21 @@ const PREFETCH_AHEAD: usize = 4;
 
 /// The merged inbound queues of one link, one per feeder (`feeder` is the feeder's place in
 /// the link's list, [`crate::net::feeder::Feeders`]).
+/// The count comes first (`repr(C)`): whether anything waits is read at every admission onto a
+/// fed link, from the line of the link that holds its admission counters (`net::link`).
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct Inbound {
+    len: usize,
     queues: Vec<Ring<Incoming>>,
     /// The fronts of the non-empty queues, a binary min-heap by [`Front::before`].
     heap: Vec<Front>,
-    len: usize,
 }
 
 impl Inbound {
     /// Empty queues for `feeders` feeders.
     pub fn new(feeders: usize) -> Self {
-        Inbound { queues: vec![Ring::default(); feeders], heap: Vec::with_capacity(feeders), len: 0 }
-    }
-
-    /// How many feeders hand packets over (none: the link is not fed).
-    #[inline]
-    pub fn feeders(&self) -> usize {
-        self.queues.len()
+        Inbound { len: 0, queues: vec![Ring::default(); feeders], heap: Vec::with_capacity(feeders) }
     }
 
     #[inline]

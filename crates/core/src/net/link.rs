@@ -97,80 +97,92 @@ pub struct LinkCounters {
     pub quench_pkts: u64,
 }
 
-/// What a link has done since it was built, as kept between reads (see [`Link::counters`]).
+/// What a link has done since it was built that few of its hops change (see [`Link::counters`]);
+/// what every admission adds to lies in the link's first lines ([`Link`]).
 #[derive(Clone, Copy, Debug, Default)]
-struct Tally {
-    admitted_pkts: u64,
-    admitted_bytes: u64,
-    /// Σ of the admitted packets' whole waits in the buffer, nanoseconds (and byte·nanoseconds):
-    /// ∫ occupancy dt up to the instant the last of them starts.
-    waited_pkt_ns: u128,
-    waited_byte_ns: u128,
+struct RareTally {
     dropped_pkts: u64,
     early_dropped_pkts: u64,
     marked_pkts: u64,
     quench_pkts: u64,
 }
 
-// Fields in declaration order (`repr(C)`): those every hop reads or writes first, together in the
-// link's first cache lines, then the queue discipline, then what only reads of the counters and
-// the scenario's description touch.
+// Fields in declaration order (`repr(C)`), by what reads them. An admission onto an idle link
+// reads and writes its first 256 bytes only, four cache lines' worth
+// (`an_admission_touches_the_first_four_lines`): a seed-003 parking lot has a thousand links,
+// most of them hosts' access links that each see one packet in hundreds, so each line a hop
+// touches there is a likely miss. Then what a packet
+// that waits adds, what fed links with several feeders use, and what only reads of the counters
+// and the scenario's description touch.
 #[repr(C)]
 pub struct Link {
+    // First line: the pipe and the serialiser.
     /// Every admitted packet not yet at the far end (waiting, in service or propagating), in
     /// order, with its arrival instant there (non-decreasing).
     pipe: Ring<Flight>,
     /// When the last admitted packet reaches the far end: a packet never overtakes the one
     /// before it, whichever pipe carries it.
     last_arrival: SimTime,
+    /// When the serialiser finishes the last admitted packet.
+    busy_until: SimTime,
+    pub delay: SimDuration,
+    // Second line: the buffer.
+    /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
+    /// (fixed at admission: when the one before it is done), and its size.
+    buffer: Ring<(SimTime, u32)>,
+    buffer_bytes: u64,
+    /// The serialisation time of the last size seen: a link carries few distinct sizes (full
+    /// segments one way, ACKs the other), and the exact division is the costliest step of a hop.
+    last_tx: (u32, SimDuration),
+    // Third line: admission.
+    disc: QueueDisc,
+    loss: Option<Box<LossModel>>,
+    /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
+    /// packet (order kept).
+    delay_jitter: Option<Box<(SimDuration, Rng)>>,
+    /// How far past the clock a fed link may admit what it was handed: its feeders' shortest
+    /// propagation delay (a packet they admit from now on reaches this link no sooner), or
+    /// [`SimDuration::MAX`] for no limit, with a single feeder (whose packets come in order).
+    lookahead: SimDuration,
+    /// Size of the packet that started serialisation last (in service until `busy_until`).
+    in_service_size: u32,
+    /// The queue discipline has been told the serialiser ran dry at `busy_until`.
+    idle_reported: bool,
+    /// Only its feeders bring this link packets (see `engine`).
+    fed: bool,
     /// This link feeds fed links: a packet bound for one of them is handed to it when this link
     /// admits it (see `engine`).
     pub feeds: bool,
-    /// The fed links with several feeders that this link feeds, each with this link's place
-    /// among their feeders (a link with a single feeder has it in place 0). A router's link in
-    /// may feed hundreds of hosts' links out, but few links with several feeders.
-    pub shares: Box<[(LinkId, u32)]>,
     /// The far end has one link out, as a host behind its access link has: what arrives there
     /// is delivered there, so the engine loads a whole packet ahead, not only its [`HopView`],
     /// and the state of the endpoint it goes to (its [`Flight::tag`]).
     /// Only a hint for loading: it changes no result.
     pub into_leaf: bool,
-    /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
-    /// (fixed at admission: when the one before it is done), and its size.
-    buffer: Ring<(SimTime, u32)>,
-    buffer_bytes: u64,
-    /// When the serialiser finishes the last admitted packet.
-    busy_until: SimTime,
-    pub delay: SimDuration,
-    /// The serialisation time of the last size seen: a link carries few distinct sizes (full
-    /// segments one way, ACKs the other), and the exact division is the costliest step of a hop.
-    last_tx: (u32, SimDuration),
-    /// Size of the packet that started serialisation last (in service until `busy_until`).
-    in_service_size: u32,
-    /// The queue discipline has been told the serialiser ran dry at `busy_until`.
-    idle_reported: bool,
-    pub from: NodeId,
-    pub to: NodeId,
+    /// Largest buffer occupancy since the last `take_max_queue`, packets.
+    max_queue: u64,
+    // Fourth line: counts of every admission, and whether packets wait to be admitted.
+    admitted_pkts: u64,
+    admitted_bytes: u64,
     /// Packets on their way to this link over its feeders, each with the instant it reaches
     /// this link's input, not yet admitted (see `engine`: a fed link admits them in order when
-    /// no feeder can bring an earlier one, instead of at an event of their own).
+    /// no feeder can bring an earlier one, instead of at an event of their own). Its count
+    /// comes first, in the fourth line.
     inbound: Inbound,
-    /// How far past the clock a fed link may admit what it was handed: its feeders' shortest
-    /// propagation delay (a packet they admit from now on reaches this link no sooner), or no
-    /// limit with a single feeder (whose packets come in order).
-    lookahead: Option<SimDuration>,
+    /// Σ of the admitted packets' whole waits in the buffer, nanoseconds (and byte·nanoseconds):
+    /// ∫ occupancy dt up to the instant the last of them starts.
+    waited_pkt_ns: u128,
+    waited_byte_ns: u128,
     /// For a fed link: the instant of its pending event, and that event's generation (an event
     /// of an older generation was superseded by an earlier one).
     armed: Option<SimTime>,
     generation: u32,
-    /// Largest buffer occupancy since the last `take_max_queue`, packets.
-    max_queue: u64,
-    tally: Tally,
-    disc: QueueDisc,
-    loss: Option<LossModel>,
-    /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
-    /// packet (order kept).
-    delay_jitter: Option<(SimDuration, Rng)>,
+    tally: RareTally,
+    /// The fed links with several feeders that this link feeds, each with this link's place
+    /// among their feeders (a link with a single feeder has it in place 0). A router's link in
+    /// may feed hundreds of hosts' links out, but few links with several feeders.
+    pub shares: Box<[(LinkId, u32)]>,
+    pub from: NodeId,
+    pub to: NodeId,
     pub rate: Rate,
     pub name: String,
 }
@@ -179,28 +191,33 @@ impl Link {
     pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
         Link {
             pipe: Ring::default(),
-            inbound: Inbound::default(),
-            lookahead: None,
             last_arrival: SimTime::ZERO,
-            armed: None,
-            generation: 0,
-            feeds: false,
-            shares: Box::default(),
-            into_leaf: false,
-            buffer: Ring::default(),
-            buffer_bytes: 0,
             busy_until: SimTime::ZERO,
             delay,
+            buffer: Ring::default(),
+            buffer_bytes: 0,
             last_tx: (0, SimDuration::ZERO),
+            disc,
+            loss: loss.map(Box::new),
+            delay_jitter: None,
+            lookahead: SimDuration::MAX,
             in_service_size: 0,
             idle_reported: true,
+            fed: false,
+            feeds: false,
+            into_leaf: false,
+            max_queue: 0,
+            admitted_pkts: 0,
+            admitted_bytes: 0,
+            inbound: Inbound::default(),
+            waited_pkt_ns: 0,
+            waited_byte_ns: 0,
+            armed: None,
+            generation: 0,
+            tally: RareTally::default(),
+            shares: Box::default(),
             from,
             to,
-            max_queue: 0,
-            tally: Tally::default(),
-            disc,
-            loss,
-            delay_jitter: None,
             rate,
             name,
         }
@@ -209,7 +226,7 @@ impl Link {
     /// Adds up to `max` of random delay to each packet's propagation, from `rng`; a packet never
     /// overtakes the one before it (the link stays FIFO).
     pub fn with_delay_jitter(mut self, max: SimDuration, rng: Rng) -> Self {
-        self.delay_jitter = (max > SimDuration::ZERO).then_some((max, rng));
+        self.delay_jitter = (max > SimDuration::ZERO).then(|| Box::new((max, rng)));
         self
     }
 
@@ -263,9 +280,11 @@ impl Link {
             pkt.ce = true;
             self.tally.marked_pkts += 1;
         }
-        self.tally.quench_pkts += quench.is_some() as u64;
-        self.tally.admitted_pkts += 1;
-        self.tally.admitted_bytes += hop.size as u64;
+        if quench.is_some() {
+            self.tally.quench_pkts += 1;
+        }
+        self.admitted_pkts += 1;
+        self.admitted_bytes += hop.size as u64;
         let start = if link_idle {
             debug_assert!(self.buffer.is_empty());
             self.in_service_size = hop.size;
@@ -278,13 +297,13 @@ impl Link {
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
             let wait = start.saturating_since(now).as_nanos() as u128;
-            self.tally.waited_pkt_ns += wait;
-            self.tally.waited_byte_ns += wait * hop.size as u128;
+            self.waited_pkt_ns += wait;
+            self.waited_byte_ns += wait * hop.size as u128;
             start
         };
         let done = start + self.tx_time(hop.size);
         self.busy_until = done;
-        let extra = self.delay_jitter.as_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
+        let extra = self.delay_jitter.as_deref_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
         let at = (done + self.delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         Admission { arrival: Arrival::Admitted { at }, marked, quench }
@@ -304,19 +323,20 @@ impl Link {
     /// Makes this link fed by `feeders` links whose shortest propagation delay is `shortest`.
     pub fn set_fed(&mut self, feeders: usize, shortest: SimDuration) {
         self.inbound = Inbound::new(feeders);
-        self.lookahead = (feeders > 1).then_some(shortest);
+        self.fed = feeders > 0;
+        self.lookahead = if feeders > 1 { shortest } else { SimDuration::MAX };
     }
 
     /// Only its feeders bring this link packets.
     #[inline]
     pub fn is_fed(&self) -> bool {
-        self.inbound.feeders() > 0
+        self.fed
     }
 
     /// How far past the clock this fed link may admit its inbound packets (`None`: no limit).
     #[inline]
     pub fn lookahead(&self) -> Option<SimDuration> {
-        self.lookahead
+        (self.lookahead != SimDuration::MAX).then_some(self.lookahead)
     }
 
     /// The place this link has among the feeders of `next`, a fed link with several feeders
@@ -429,11 +449,11 @@ impl Link {
             ahead_byte_ns += ahead * size as u128;
         }
         LinkCounters {
-            tx_pkts: t.admitted_pkts - self.buffer.len() as u64 - busy as u64,
-            tx_bytes: t.admitted_bytes - self.buffer_bytes - if busy { self.in_service_size as u64 } else { 0 },
+            tx_pkts: self.admitted_pkts - self.buffer.len() as u64 - busy as u64,
+            tx_bytes: self.admitted_bytes - self.buffer_bytes - if busy { self.in_service_size as u64 } else { 0 },
             dropped_pkts: t.dropped_pkts,
-            queue_pkt_ns: t.waited_pkt_ns - ahead_pkt_ns,
-            queue_byte_ns: t.waited_byte_ns - ahead_byte_ns,
+            queue_pkt_ns: self.waited_pkt_ns - ahead_pkt_ns,
+            queue_byte_ns: self.waited_byte_ns - ahead_byte_ns,
             early_dropped_pkts: t.early_dropped_pkts,
             marked_pkts: t.marked_pkts,
             quench_pkts: t.quench_pkts,
@@ -485,6 +505,37 @@ mod tests {
     use crate::wire::Header;
     use crate::net::queue::{DropTail, QueueLimit, Red, RedConfig};
     use crate::rng::{Rng, StreamKind};
+
+    /// What an admission onto an idle fed link reads or writes lies in the link's first 256
+    /// bytes (its layout, above).
+    #[test]
+    fn an_admission_touches_the_first_four_lines() {
+        use std::mem::{offset_of, size_of};
+        let ends = [
+            offset_of!(Link, pipe) + size_of::<Ring<Flight>>(),
+            offset_of!(Link, last_arrival) + 8,
+            offset_of!(Link, busy_until) + 8,
+            offset_of!(Link, delay) + 8,
+            offset_of!(Link, buffer) + size_of::<Ring<(SimTime, u32)>>(),
+            offset_of!(Link, buffer_bytes) + 8,
+            offset_of!(Link, last_tx) + size_of::<(u32, SimDuration)>(),
+            offset_of!(Link, disc) + size_of::<QueueDisc>(),
+            offset_of!(Link, loss) + 8,
+            offset_of!(Link, delay_jitter) + 8,
+            offset_of!(Link, lookahead) + 8,
+            offset_of!(Link, in_service_size) + 4,
+            offset_of!(Link, idle_reported) + 1,
+            offset_of!(Link, fed) + 1,
+            offset_of!(Link, feeds) + 1,
+            offset_of!(Link, into_leaf) + 1,
+            offset_of!(Link, max_queue) + 8,
+            offset_of!(Link, admitted_pkts) + 8,
+            offset_of!(Link, admitted_bytes) + 8,
+            // `Inbound` opens with its count (`repr(C)`).
+            offset_of!(Link, inbound) + 8,
+        ];
+        assert!(ends.iter().all(|&e| e <= 256), "fields end at bytes {ends:?}");
+    }
 
     fn pkt() -> Packet {
         Packet {
