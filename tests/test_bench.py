@@ -190,3 +190,49 @@ def test_campaign_sample_compares_two_builds_run_by_run(tmp_path: Path) -> None:
     assert done.stderr.count(" run ") == 4, done.stderr
     bad = subprocess.run([*args, "--compare", str(package), str(tmp_path)], capture_output=True, text=True)
     assert bad.returncode == 2 and f"--compare {tmp_path}: not a copy of python/" in bad.stderr
+
+
+def test_instructions_counts_a_functions_own_executions_by_source_line() -> None:
+    """tools/instructions.py (BENCHMARKS.md, session 44): a callgrind profile's compressed names
+    and relative positions are followed, the cost line after `calls=` (the callee's inclusive
+    cost) is not the caller's own, the calls made to the function are counted, and each address
+    goes to the source line `objdump -l` printed last before it."""
+    tool = _tool("instructions")
+    profile = """\
+version: 1
+positions: instr line
+events: Ir
+fl=(1) /work/crates/core/src/engine.rs
+fn=(1) ccarena_core::engine::World::admit_one
+0x100 10 5
++1 * 5
++3 +1 5
+cfn=(2) ccarena_core::net::link::Link::dropped
+calls=2 0x900 40
++2 * 700
+-1 * 5
+fn=(3) ccarena_core::engine::World::take_inbound
+0x400 3 9
+cfn=(1)
+calls=5 0x100 10
+* * 123
+fn=(1)
+0x106 12 2
+"""
+    got = tool.parse_callgrind(profile.splitlines(keepends=True), "ccarena_core::engine::World::admit_one")
+    assert dict(got.by_address) == {0x100: 5, 0x101: 5, 0x104: 5, 0x105: 5, 0x106: 2}
+    assert got.calls == 5
+    listing = """\
+0000000000000100 <ccarena_core::engine::World::admit_one>:
+/work/crates/core/src/engine.rs:546
+     100:\tpush   %rbp
+     101:\tmov    %rdi,%r15
+/rustc/abc/library/core/src/slice/index.rs:278 (discriminator 1)
+     104:\tcmp    %rdi,%rsi
+     105:\tjbe    900 <x>
+/work/crates/core/src/net/link.rs:287
+     106:\tret
+     107:\tnop
+"""
+    by_line = tool.attribute(got.by_address, listing.splitlines())
+    assert by_line == {"engine.rs:546": 10, "slice/index.rs:278": 10, "net/link.rs:287": 2}

@@ -124,6 +124,7 @@ impl Transport for Endpoint {
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
         with_transport!(self, t => t.poll_transmit(now))
     }
+    #[inline(always)]
     fn poll_timeout(&self) -> Option<SimTime> {
         with_transport!(self, t => t.poll_timeout())
     }
@@ -586,14 +587,15 @@ impl World {
             // A packet goes on from `far` along its flow's route, on which `l` precedes `next`:
             // if `next` is fed, `l` is one of its feeders.
             let next = self.routes.next_hop(far, dst).expect("routed when the scenario was built");
-            if self.links[next.0 as usize].is_fed() {
+            let fed = &self.links[next.0 as usize];
+            if fed.is_fed() {
+                let (lookahead, waiting) = (fed.lookahead(), !fed.inbound_is_empty());
                 self.capture(l, at, id);
-                let fed = &self.links[next.0 as usize];
-                let slot = match fed.lookahead() {
+                let slot = match lookahead {
                     None if at < self.next_read => {
                         // Admitted now, as of `at`, after those still waiting (all earlier): no
                         // read comes before `at`, and nothing but `l` feeds `next`.
-                        if !fed.inbound_is_empty() {
+                        if waiting {
                             self.take_inbound(next, self.next_read);
                         }
                         self.packets_forwarded += 1;
@@ -603,8 +605,11 @@ impl World {
                     Some(_) => self.links[l.0 as usize].share_of(next),
                 };
                 self.handed_over = self.handed_over.wrapping_add(1);
-                self.links[next.0 as usize].hand_over(slot, Incoming { at, seq: self.handed_over, id, hop });
-                self.arm(next, at);
+                let fed = &mut self.links[next.0 as usize];
+                fed.hand_over(slot, Incoming { at, seq: self.handed_over, id, hop });
+                if let Some(generation) = fed.arm(at) {
+                    self.queue.schedule(at, Event::Fed { link: next, generation });
+                }
                 return None;
             }
         }

@@ -52,7 +52,9 @@ pub trait Transport {
     /// sender whose flow has stopped (it sends nothing more): a transport may note what they
     /// call for and build the packet here (the TCP receiver's ACK).
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet>;
-    /// The earliest instant at which `handle_timeout` must be called, if any.
+    /// The earliest instant at which `handle_timeout` must be called, if any. Asked once
+    /// `poll_transmit` has returned `None`: a transport may settle its timers when a burst ends
+    /// (the TCP sender schedules its loss probe then).
     fn poll_timeout(&self) -> Option<SimTime>;
     fn probe(&self) -> Probe;
 }

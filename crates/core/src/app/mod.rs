@@ -58,6 +58,7 @@ impl AppSource {
     }
 
     /// Messages the application has produced by `now` (cumulative); `u64::MAX` for bulk.
+    #[inline]
     pub fn available(&self, now: SimTime) -> u64 {
         match *self {
             AppSource::Bulk { .. } => u64::MAX,
@@ -76,6 +77,7 @@ impl AppSource {
     }
 
     /// Total messages, if the application is finite.
+    #[inline]
     pub fn total(&self) -> Option<u64> {
         match *self {
             AppSource::File { bytes, mss } => Some(bytes.div_ceil(mss as u64)),
@@ -95,6 +97,7 @@ impl AppSource {
     }
 
     /// Payload bytes of message `n`.
+    #[inline]
     pub fn len(&self, n: u64) -> u32 {
         match *self {
             AppSource::Bulk { mss } => mss,

@@ -167,7 +167,11 @@ pub fn slow_start(st: &mut CcState, acked: u64) -> u64 {
     let room = (st.ssthresh - st.cwnd).max(0.0);
     let used = (acked as f64).min(room);
     st.cwnd += used;
-    acked - used.ceil().min(acked as f64) as u64
+    // The segments used, rounded up: `used` is finite and at least 0, so its ceiling is the
+    // truncation plus one unless it is whole (`f64::ceil` is a library call on baseline x86-64,
+    // which has no rounding instruction, and every slow-start ACK took it).
+    let whole = used as u64;
+    acked - (whole + u64::from((whole as f64) < used)).min(acked)
 }
 
 /// Additive increase (Linux `tcp_cong_avoid_ai`): `cwnd += acked / w`, i.e. one segment per

@@ -147,6 +147,9 @@ impl TcpSender {
     /// RACK on an ACK (or the reorder timer, `delivered = None`): marks overdue copies lost and
     /// arms the reorder timer. Returns the segments newly marked.
     pub(super) fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
+        if self.rack.is_none() {
+            return 0; // every ACK asks: without RACK, before the reordering window is worked out
+        }
         let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
         let reo_wnd = Rack::reo_wnd(in_recovery, self.sb.sacked_out(), self.cfg.dupthresh, self.rtt.min_rtt(), self.rtt.srtt());
         let min_rtt = self.rtt.min_rtt();
@@ -225,7 +228,7 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
         }
-        self.timers.probe.clear();
+        self.clear_probe();
         self.timers.rto.set(now + self.rtt.rto());
         Some(pkt)
     }

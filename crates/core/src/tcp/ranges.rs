@@ -191,10 +191,16 @@ impl SeqRanges {
 
     /// Forgets everything below `seq`: ranges wholly below go, one straddling `seq` is trimmed
     /// (its byte count is then no longer meaningful; only the sender trims).
+    #[inline]
     pub fn remove_below(&mut self, seq: u64) {
         if self.chunks.front().is_none_or(|c| c[0].start >= seq) {
             return; // the common case: every ACK asks, few find anything below
         }
+        self.remove_from_front(seq);
+    }
+
+    /// [`SeqRanges::remove_below`] once something lies below `seq`.
+    fn remove_from_front(&mut self, seq: u64) {
         while let Some(first) = self.chunks.front_mut() {
             if first[first.len() - 1].end <= seq {
                 self.remove_chunk(0);

@@ -173,7 +173,8 @@ impl TcpSender {
             // RACK marks losses by time; any mark is proof (Linux tcp_time_to_recover, trick 1).
             return self.sb.lost_out() > 0;
         }
-        self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.is_lost(self.sb.una()))
+        // `lost_out` first: with nothing flagged lost, SND.UNA is not (and its entry is not read).
+        self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.lost_out() > 0 && self.sb.is_lost(self.sb.una()))
     }
 
     fn may_enter_recovery(&self) -> bool {
@@ -230,7 +231,7 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.probe = None;
         }
-        self.timers.probe.clear();
+        self.clear_probe();
     }
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the

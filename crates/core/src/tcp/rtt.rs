@@ -42,10 +42,15 @@ pub struct RttEstimator {
     srtt: Option<SimDuration>,
     /// RTT variation (meaningless until the first sample).
     rttvar: SimDuration,
-    /// Smallest sample seen.
-    min_rtt: Option<SimDuration>,
+    /// Smallest sample seen; `SimDuration::MAX` before the first (no sample is that long), which
+    /// keeps the estimator in 72 bytes with the cached `rto`.
+    min_rtt: SimDuration,
     /// Consecutive timeouts since the last sample. I.e. the RTO is the base value times 2^backoff.
     backoff: u32,
+    /// The timeout [`RttEstimator::rto`] returns, computed when a sample or a backoff changes it:
+    /// a sender reads it after every ACK and, with RACK, after every new segment (the loss
+    /// probe's deadline is capped by what the RTO has left), far more often than it changes.
+    rto: SimDuration,
     rule: RtoRule,
     min_rto: SimDuration,
     initial_rto: SimDuration,
@@ -54,47 +59,58 @@ pub struct RttEstimator {
 
 impl RttEstimator {
     pub fn new(cfg: &TcpConfig) -> Self {
-        RttEstimator {
+        let mut est = RttEstimator {
             srtt: None,
             rttvar: SimDuration::ZERO,
-            min_rtt: None,
+            min_rtt: SimDuration::MAX,
             backoff: 0,
+            rto: SimDuration::ZERO,
             rule: cfg.rto_rule,
             min_rto: cfg.min_rto,
             initial_rto: cfg.initial_rto,
             max_rto: cfg.max_rto,
-        }
+        };
+        est.update_rto();
+        est
     }
 
     /// Takes one valid RTT measurement (RFC 6298 §2.2–2.3) and clears any backoff.
     pub fn on_sample(&mut self, r: SimDuration) {
-        let r_ns = r.as_nanos() as u128;
+        let r_ns = r.as_nanos();
         match self.srtt {
             None => {
                 self.srtt = Some(r);
-                self.rttvar = SimDuration(r.as_nanos() / 2);
+                self.rttvar = SimDuration(r_ns / 2);
             }
             Some(srtt) => {
-                // RTTVAR is updated first, with the old SRTT (§2.3: "in that order").
-                let s = srtt.as_nanos() as u128;
-                let var = (3 * self.rttvar.as_nanos() as u128 + s.abs_diff(r_ns)) / 4;
-                self.rttvar = SimDuration(var as u64);
-                self.srtt = Some(SimDuration(((7 * s + r_ns) / 8) as u64));
+                // RTTVAR is updated first, with the old SRTT (§2.3: "in that order"). In 64 bits:
+                // a run lasts at most a day (docs/scenario.md, "Limits"), so no sample, SRTT or
+                // RTTVAR exceeds 2^48 ns and eight times one cannot overflow.
+                let s = srtt.as_nanos();
+                debug_assert!(s.max(r_ns).max(self.rttvar.as_nanos()) < 1 << 60, "an RTT beyond any run's length");
+                self.rttvar = SimDuration((3 * self.rttvar.as_nanos() + s.abs_diff(r_ns)) / 4);
+                self.srtt = Some(SimDuration((7 * s + r_ns) / 8));
             }
         }
-        self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        self.min_rtt = self.min_rtt.min(r);
         self.backoff = 0;
+        self.update_rto();
     }
 
     /// The timeout was hit: double the RTO (RFC 6298 §5.5), up to `max_rto`.
     pub fn back_off(&mut self) {
         self.backoff = (self.backoff + 1).min(MAX_BACKOFF);
+        self.update_rto();
     }
 
     /// The retransmission timeout to arm now, backoff included.
+    #[inline]
     pub fn rto(&self) -> SimDuration {
-        let doubled = self.base_rto().saturating_mul(1u64 << self.backoff);
-        doubled.min(self.max_rto)
+        self.rto
+    }
+
+    fn update_rto(&mut self) {
+        self.rto = self.base_rto().saturating_mul(1u64 << self.backoff).min(self.max_rto);
     }
 
     /// The timeout before backoff: RFC 6298 §2.1 (no sample), else the configured rule, clamped.
@@ -114,7 +130,7 @@ impl RttEstimator {
         self.rttvar
     }
     pub fn min_rtt(&self) -> Option<SimDuration> {
-        self.min_rtt
+        (self.min_rtt != SimDuration::MAX).then_some(self.min_rtt)
     }
     /// Timeouts since the last valid sample.
     pub fn backoff(&self) -> u32 {

@@ -295,6 +295,9 @@ impl Scoreboard {
     /// SACKed segments above it. Returns how many were newly flagged.
     pub fn mark_lost_by_sack(&mut self, dupthresh: u32) -> u64 {
         let dupthresh = dupthresh.max(1) as u64;
+        if self.sacked_from_mark < dupthresh {
+            return 0; // too few SACKed segments above the mark for any below it to be lost
+        }
         let mut marked = 0;
         while self.mark_next < self.high_tx() {
             let seq = self.mark_next;

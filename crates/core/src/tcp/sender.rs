@@ -132,6 +132,10 @@ pub struct TcpSender {
     burst_sent: bool,
     /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
     pub(super) probe_due: bool,
+    /// New data went out in the burst under way: the loss probe is scheduled once, when the
+    /// burst ends (`poll_transmit` returning `None`), as Linux's tcp_write_xmit schedules it
+    /// after its loop, not after each segment (RACK only).
+    pub(super) probe_after_burst: bool,
     /// The three-way handshake, when configured (`handshake.rs`).
     pub(super) handshake: Option<Handshake>,
     /// Proportional Rate Reduction in progress (`prr.rs`).
@@ -183,6 +187,7 @@ impl TcpSender {
             rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
             prr: None,
             probe_due: false,
+            probe_after_burst: false,
             snd_wnd: u64::MAX,
             rate,
             cfg,
@@ -246,8 +251,9 @@ impl TcpSender {
     }
     fn cwnd_segments(&self) -> u64 {
         // `as` truncates, which is the floor for a window (never negative); `f64::floor` is a
-        // library call on baseline x86-64.
-        (self.st.cwnd as u64).max(1)
+        // library call on baseline x86-64. Through `i64`: one conversion instruction, where a
+        // conversion to `u64` takes a dozen to handle values from 2^63 on (no window is that large).
+        (self.st.cwnd as i64).max(1) as u64
     }
 
     /// ns-2's window outside fast recovery (`TcpConfig::window_from_una`): new data only below
@@ -289,10 +295,12 @@ impl TcpSender {
     fn complete(&mut self, now: SimTime) {
         self.completed_at = Some(now);
         self.timers = Timers::default();
+        self.probe_after_burst = false;
         self.st.in_flight = 0;
     }
 
     /// True if the application has a new segment ready and the receiver window has room.
+    #[inline(always)]
     pub(super) fn new_data_ready(&self, now: SimTime) -> bool {
         let next = self.sb.high_tx();
         next < self.app.available(now)
@@ -332,6 +340,10 @@ impl TcpSender {
     }
 
     pub(super) fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+        if retransmit {
+            // The probe new data called for is scheduled as of the state it was sent in.
+            self.settle_probe(now);
+        }
         if let Some(last) = self.last_data_sent.filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0) {
             super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
@@ -367,7 +379,7 @@ impl TcpSender {
         self.st.snd_nxt = self.sb.high_tx();
         self.cc.inner_mut().on_sent(&mut self.st, now);
         if !retransmit && self.rack.is_some() {
-            self.arm_probe_or_rto(now); // Linux tcp_write_xmit → tcp_schedule_loss_probe
+            self.probe_after_burst = true; // Linux tcp_write_xmit → tcp_schedule_loss_probe
         }
         let len = self.app.len(seq);
         let size = len + self.cfg.header_bytes();
@@ -405,6 +417,48 @@ impl TcpSender {
                 *u = CwndUsage { limited: cwnd_limited, max_out: out, until: self.sb.high_tx() };
             }
         }
+    }
+
+    /// What `poll_transmit` returns, before the burst's end is settled.
+    fn next_packet(&mut self, now: SimTime) -> Option<Packet> {
+        if !self.begin(now) {
+            return None;
+        }
+        if let Some(syn) = self.poll_handshake(now) {
+            return syn;
+        }
+        if self.probe_due {
+            if let Some(p) = self.send_tail_probe(now) {
+                return Some(p);
+            }
+        }
+        if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
+            // Paced: the sender, not the application, holds data back until `next_send`.
+            self.timers.pace.set(self.next_send);
+            self.end_burst(true);
+            return None;
+        }
+        match self.next_segment(now) {
+            NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
+            NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
+            NextSeg::Wait { cwnd_limited } => {
+                self.end_burst(cwnd_limited);
+                None
+            }
+        }
+    }
+
+    /// Schedules the loss probe that the burst's new data called for (`probe_after_burst`).
+    fn settle_probe(&mut self, now: SimTime) {
+        if std::mem::take(&mut self.probe_after_burst) {
+            self.arm_probe_or_rto(now);
+        }
+    }
+
+    /// No loss probe is scheduled, nor one left to schedule when the burst ends.
+    pub(super) fn clear_probe(&mut self) {
+        self.timers.probe.clear();
+        self.probe_after_burst = false;
     }
 
     /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
@@ -525,7 +579,7 @@ impl Transport for TcpSender {
         }
         let mut probing = false;
         if self.timers.probe.is_due(now) {
-            self.timers.probe.clear();
+            self.clear_probe();
             self.probe_due = true;
             probing = self.tail_probe_possible(now);
         }
@@ -540,31 +594,11 @@ impl Transport for TcpSender {
     }
 
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
-        if !self.begin(now) {
-            return None;
+        let next = self.next_packet(now);
+        if next.is_none() {
+            self.settle_probe(now);
         }
-        if let Some(syn) = self.poll_handshake(now) {
-            return syn;
-        }
-        if self.probe_due {
-            if let Some(p) = self.send_tail_probe(now) {
-                return Some(p);
-            }
-        }
-        if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
-            // Paced: the sender, not the application, holds data back until `next_send`.
-            self.timers.pace.set(self.next_send);
-            self.end_burst(true);
-            return None;
-        }
-        match self.next_segment(now) {
-            NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
-            NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
-            NextSeg::Wait { cwnd_limited } => {
-                self.end_burst(cwnd_limited);
-                None
-            }
-        }
+        next
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
