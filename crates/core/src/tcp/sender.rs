@@ -691,6 +691,23 @@ mod tests {
         out
     }
 
+    #[test]
+    fn a_bursts_loss_probe_is_timed_for_the_whole_burst() {
+        // RFC 8985 §7.2 as Linux times it (tcp_write_xmit schedules the probe once, after its
+        // loop): with several segments outstanding the PTO is 2·SRTT + 2 ms, not the 200 ms of
+        // slack for a delayed ACK that a single segment gets, though the burst's first segment
+        // was alone in flight when it left.
+        let cfg = TcpConfig { rack_tlp: true, recovery: Recovery::Sack, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), file(100), SimTime::ZERO);
+        let first = drain(&mut s, SimTime::ZERO);
+        s.handle_packet(ms(40), &ack(first.len() as u64)); // SRTT 40 ms, nothing outstanding
+        assert_eq!(s.timers.probe.get(), None);
+        let burst = drain(&mut s, ms(40));
+        assert!(burst.len() > 1, "{burst:?}");
+        assert_eq!(s.timers.probe.get(), Some(ms(40 + 2 * 40 + 2)));
+        assert_eq!(s.poll_timeout(), Some(ms(122)), "the probe comes before the RTO");
+    }
+
     fn new_segments(range: std::ops::Range<u64>) -> Vec<(u64, bool)> {
         range.map(|s| (s, false)).collect()
     }
