@@ -236,3 +236,14 @@ fn=(1)
 """
     by_line = tool.attribute(got.by_address, listing.splitlines())
     assert by_line == {"engine.rs:546": 10, "slice/index.rs:278": 10, "net/link.rs:287": 2}
+
+
+def test_instructions_reports_bad_arguments_in_one_line(tmp_path: Path) -> None:
+    script = [sys.executable, str(TOOLS / "instructions.py")]
+    profile = tmp_path / "callgrind.out"
+    profile.write_text("")
+    absent = tmp_path / "b1-none"
+    done = subprocess.run([*script, str(absent), "f", "--profile", str(profile)], capture_output=True, text=True)
+    assert (done.returncode, done.stderr.strip()) == (1, f"instructions: {absent}: no such binary (cargo bench -p ccarena-core --no-run builds it)")
+    bad = subprocess.run([*script, str(absent), "f", "--profile", str(profile), "--top", "0"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().endswith("--top 0: must be at least 1")

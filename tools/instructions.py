@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -138,6 +139,12 @@ def main(argv: list[str] | None = None) -> int:
     for flag, value in (("--top", args.top), ("--per", args.per)):
         if value is not None and value < 1:
             parser.error(f"{flag} {value}: must be at least 1")
+    if not args.binary.is_file():
+        raise SystemExit(f"instructions: {args.binary}: no such binary (cargo bench -p ccarena-core --no-run builds it)")
+    needed = ["nm", "objdump"] + (["valgrind"] if args.profile is None else [])
+    missing = [tool for tool in needed if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"instructions: {', '.join(missing)} not found (Debian packages valgrind and binutils)")
     with tempfile.TemporaryDirectory() as tmp:
         profile_path = args.profile
         if profile_path is None:

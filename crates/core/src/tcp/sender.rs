@@ -135,7 +135,7 @@ pub struct TcpSender {
     /// New data went out in the burst under way: the loss probe is scheduled once, when the
     /// burst ends (`poll_transmit` returning `None`), as Linux's tcp_write_xmit schedules it
     /// after its loop, not after each segment (RACK only).
-    pub(super) probe_after_burst: bool,
+    probe_after_burst: bool,
     /// The three-way handshake, when configured (`handshake.rs`).
     pub(super) handshake: Option<Handshake>,
     /// Proportional Rate Reduction in progress (`prr.rs`).
