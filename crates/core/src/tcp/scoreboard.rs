@@ -257,38 +257,31 @@ impl Scoreboard {
         if start >= end {
             return;
         }
-        // Split borrow: the index reports the new pieces, the ring is updated for each.
-        let mut sacked = std::mem::take(&mut self.sacked);
-        sacked.insert(start, end, 0, |a, b| {
+        // The index reports the new pieces and the closure marks their segments: it borrows
+        // the fields it names, not the whole scoreboard, so the index is borrowed beside it.
+        self.sacked.insert(start, end, 0, |a, b| {
             for seq in a..b {
-                self.mark_sacked(seq, acc);
+                let s = &mut self.segs[(seq - self.una) as usize];
+                debug_assert!(s.flags & SACKED == 0);
+                let flags = s.flags;
+                s.flags = (flags | SACKED) & !(LOST | RETRANS);
+                if flags & LOST != 0 {
+                    self.lost_out -= 1;
+                }
+                if flags & RETRANS != 0 {
+                    self.retrans_out -= 1;
+                }
+                if flags & EVER_RETRANS == 0 {
+                    acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
+                }
+                acc.latest = latest(acc.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
+                if seq >= self.mark_next {
+                    self.sacked_from_mark += 1;
+                }
+                self.sacked_out += 1;
+                acc.segments += 1;
             }
         });
-        self.sacked = sacked;
-    }
-
-    fn mark_sacked(&mut self, seq: u64, acc: &mut Sacked) {
-        let below_mark = seq < self.mark_next;
-        let s = self.seg_mut(seq);
-        debug_assert!(s.flags & SACKED == 0);
-        let flags = s.flags;
-        s.flags = (flags | SACKED) & !(LOST | RETRANS);
-        let (sent_at, order) = (s.sent_at, s.order);
-        if flags & LOST != 0 {
-            self.lost_out -= 1;
-        }
-        if flags & RETRANS != 0 {
-            self.retrans_out -= 1;
-        }
-        if flags & EVER_RETRANS == 0 {
-            acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(sent_at, |t| t.max(sent_at)));
-        }
-        acc.latest = latest(acc.latest, LatestSent { order, sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
-        if !below_mark {
-            self.sacked_from_mark += 1;
-        }
-        self.sacked_out += 1;
-        acc.segments += 1;
     }
 
     /// Flags every segment RFC 6675 IsLost says is lost: unSACKed with at least `dupthresh`
