@@ -319,6 +319,53 @@ macro_rules! algorithms {
                     AnyCc::Custom(c) => c.as_mut(),
                 }
             }
+
+            // The calls made on every ACK or segment, each arm calling its own type's method:
+            // the compiler inlines the small ones (and the trait's empty defaults vanish), where
+            // a call through `inner_mut`'s vtable cost a call per packet for each.
+
+            #[inline]
+            pub fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_ack(st, ack), )*
+                    AnyCc::Custom(c) => c.on_ack(st, ack),
+                }
+            }
+            #[inline]
+            pub fn on_rtt_sample(&mut self, st: &mut CcState, now: SimTime, rtt: SimDuration) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_rtt_sample(st, now, rtt), )*
+                    AnyCc::Custom(c) => c.on_rtt_sample(st, now, rtt),
+                }
+            }
+            #[inline]
+            pub fn on_recovery_exit(&mut self, st: &mut CcState, now: SimTime) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_recovery_exit(st, now), )*
+                    AnyCc::Custom(c) => c.on_recovery_exit(st, now),
+                }
+            }
+            #[inline]
+            pub fn on_sent(&mut self, st: &mut CcState, now: SimTime) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_sent(st, now), )*
+                    AnyCc::Custom(c) => c.on_sent(st, now),
+                }
+            }
+            #[inline]
+            pub fn on_rate_sample(&mut self, st: &mut CcState, rs: &RateSample) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_rate_sample(st, rs), )*
+                    AnyCc::Custom(c) => c.on_rate_sample(st, rs),
+                }
+            }
+            #[inline]
+            pub fn pacing_rate(&self, st: &CcState) -> Option<Rate> {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::Borrow::<$module::$ty>::borrow(c).pacing_rate(st), )*
+                    AnyCc::Custom(c) => c.pacing_rate(st),
+                }
+            }
         }
 
         /// Every built-in TCP algorithm, in listing order.

@@ -85,7 +85,7 @@ impl Rack {
         if delivered.retransmitted && min_rtt.is_some_and(|m| rtt < m) {
             return;
         }
-        if self.latest.is_none_or(|l| delivered > l) {
+        if self.latest.is_none_or(|l| delivered.order > l.order) {
             self.latest = Some(delivered);
             self.rtt = rtt;
         }

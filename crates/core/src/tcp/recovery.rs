@@ -275,7 +275,7 @@ impl TcpSender {
         self.prr = None;
         self.st.cwnd = cwnd;
         self.state = CaState::Open;
-        self.cc.inner_mut().on_recovery_exit(&mut self.st, now);
+        self.cc.on_recovery_exit(&mut self.st, now);
     }
 
     /// Loss → Open: everything outstanding at the timeout is acknowledged; slow start simply

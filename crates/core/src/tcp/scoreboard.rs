@@ -51,9 +51,9 @@ struct Seg {
 
 /// The most recently sent transmission among those an ACK newly delivered (RACK's input,
 /// RFC 8985 §6.2 step 1): the later transmission wins.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LatestSent {
-    /// Transmission order (first field: it decides the comparison).
+    /// Transmission order: each copy has its own, so it alone says which was sent later.
     pub order: u64,
     pub sent_at: SimTime,
     pub seq: u64,
@@ -62,8 +62,21 @@ pub struct LatestSent {
     pub retransmitted: bool,
 }
 
+impl LatestSent {
+    /// The later sent of two transmissions, if any (compared by `order` alone: fewer steps
+    /// than every field's, on every segment an ACK delivers).
+    #[inline]
+    pub fn later(a: Option<LatestSent>, b: Option<LatestSent>) -> Option<LatestSent> {
+        match (a, b) {
+            (Some(x), Some(y)) => Some(if y.order > x.order { y } else { x }),
+            (x, None) => x,
+            (None, y) => y,
+        }
+    }
+}
+
 fn latest(a: Option<LatestSent>, b: LatestSent) -> Option<LatestSent> {
-    Some(a.map_or(b, |a| a.max(b)))
+    LatestSent::later(a, Some(b))
 }
 
 /// What one cumulative acknowledgement removed from the scoreboard.

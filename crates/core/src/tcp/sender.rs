@@ -28,7 +28,7 @@ use super::recovery::{CaState, Phase};
 use super::rate_sample::RateSampler;
 use super::sqm::SqmState;
 use super::rtt::RttEstimator;
-use super::scoreboard::{Sacked, Scoreboard};
+use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::wire::Header;
@@ -237,7 +237,7 @@ impl TcpSender {
         self.rtt.on_sample(r);
         self.st.srtt = self.rtt.srtt();
         self.st.min_rtt = self.rtt.min_rtt();
-        self.cc.inner_mut().on_rtt_sample(&mut self.st, now, r);
+        self.cc.on_rtt_sample(&mut self.st, now, r);
     }
 
     /// Segments the window allows in the network.
@@ -377,13 +377,13 @@ impl TcpSender {
         }
         self.st.in_flight = self.sb.pipe();
         self.st.snd_nxt = self.sb.high_tx();
-        self.cc.inner_mut().on_sent(&mut self.st, now);
+        self.cc.on_sent(&mut self.st, now);
         if !retransmit && self.rack.is_some() {
             self.probe_after_burst = true; // Linux tcp_write_xmit → tcp_schedule_loss_probe
         }
         let len = self.app.len(seq);
         let size = len + self.cfg.header_bytes();
-        if let Some(rate) = self.cc.inner().pacing_rate(&self.st) {
+        if let Some(rate) = self.cc.pacing_rate(&self.st) {
             // Space segments by their serialisation time at the pacing rate.
             self.next_send = now + rate.tx_time(size);
         }
@@ -432,7 +432,7 @@ impl TcpSender {
                 return Some(p);
             }
         }
-        if now < self.next_send && self.cc.inner().pacing_rate(&self.st).is_some() {
+        if now < self.next_send && self.cc.pacing_rate(&self.st).is_some() {
             // Paced: the sender, not the application, holds data back until `next_send`.
             self.timers.pace.set(self.next_send);
             self.end_burst(true);
@@ -493,7 +493,7 @@ impl TcpSender {
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
         }
-        let newly_lost = self.rack_detect_loss(now, cum.latest.max(sacked.latest));
+        let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
         let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
         if ece {
             self.on_ecn_echo(now, ack);
@@ -519,13 +519,13 @@ impl TcpSender {
         // RFC 3168 §6.1.2: no growth in response to an ECN-Echo.
         let echo = ece && self.cfg.ecn;
         if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
-            self.cc.inner_mut().on_ack(&mut self.st, &AckSample { now, acked, rtt });
+            self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
         if let Some(rate) = &mut self.rate {
             let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
             let rs = RateSample { prior_in_flight, rtt, ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
-            self.cc.inner_mut().on_rate_sample(&mut self.st, &rs);
+            self.cc.on_rate_sample(&mut self.st, &rs);
         }
         if self.sb.una() > prev_una {
             // Closed-loop applications (web, ftp) time their next message from this.
