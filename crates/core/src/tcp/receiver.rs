@@ -271,23 +271,23 @@ impl TcpReceiver {
         // Islands are named by their first segment: they are disjoint.
         let mut chosen = [SeqRange { start: 0, end: 0, bytes: 0 }; MAX_SACK_BLOCKS];
         let mut n = 0;
+        // Adds `r` unless chosen already; false once every slot is taken.
         let mut choose = |r: SeqRange| {
-            if n < MAX_SACK_BLOCKS && !chosen[..n].iter().any(|c| c.start == r.start) {
+            if !chosen[..n].iter().any(|c| c.start == r.start) {
                 chosen[n] = r;
                 n += 1;
             }
+            n < MAX_SACK_BLOCKS
         };
-        if let Some(r) = trigger {
-            choose(r);
-        }
-        for b in self.reported.as_slice() {
-            if let Some(r) = self.out_of_order.find(b.start) {
-                choose(r);
+        let room = trigger.is_none_or(&mut choose)
+            && self.reported.as_slice().iter().all(|b| self.out_of_order.find(b.start).is_none_or(&mut choose));
+        if room {
+            // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
+            for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
+                if !choose(r) {
+                    break;
+                }
             }
-        }
-        // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
-        for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
-            choose(r);
         }
         let mut blocks = SackBlocks::default();
         for r in &chosen[..n] {
