@@ -320,9 +320,10 @@ macro_rules! algorithms {
                 }
             }
 
-            // The calls made on every ACK or segment, each arm calling its own type's method:
-            // the compiler inlines the small ones (and the trait's empty defaults vanish), where
-            // a call through `inner_mut`'s vtable cost a call per packet for each.
+            // The calls made on every ACK or segment: each arm calls its own type's method, so
+            // the small ones (and the trait's empty defaults) are inlined, where `inner_mut`'s
+            // vtable made each a call per packet (a profile-guided build promotes the hottest
+            // of those itself: BENCHMARKS.md, session 45).
 
             #[inline]
             pub fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
