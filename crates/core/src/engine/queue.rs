@@ -143,6 +143,24 @@ impl EventQueue {
         self.seq == self.popped
     }
 
+    /// Pool node `i`. Every index this queue holds (a slot's head, a node's `next`, the free
+    /// list) was handed out by [`EventQueue::alloc`] as an index into `pool`, which never
+    /// shrinks: the bounds check `pool[i]` would make cannot fail, and it ran several times per
+    /// event.
+    #[inline]
+    fn node(&self, i: u32) -> &Node {
+        debug_assert!((i as usize) < self.pool.len());
+        // SAFETY: `i` came from `alloc` (see above), so it is below `pool.len()`.
+        unsafe { self.pool.get_unchecked(i as usize) }
+    }
+
+    #[inline]
+    fn node_mut(&mut self, i: u32) -> &mut Node {
+        debug_assert!((i as usize) < self.pool.len());
+        // SAFETY: as in `node`.
+        unsafe { self.pool.get_unchecked_mut(i as usize) }
+    }
+
     /// A pool node holding `entry`.
     #[inline]
     fn alloc(&mut self, entry: Entry) -> u32 {
@@ -152,29 +170,29 @@ impl EventQueue {
             (self.pool.len() - 1) as u32
         } else {
             let i = self.free;
-            self.free = self.pool[i as usize].next;
-            self.pool[i as usize] = node;
+            self.free = self.node(i).next;
+            *self.node_mut(i) = node;
             i
         }
     }
 
     #[inline]
     fn release(&mut self, i: u32) {
-        self.pool[i as usize].next = self.free;
+        self.node_mut(i).next = self.free;
         self.free = i;
     }
 
     /// Puts a pool node whose time is after `last` into its slot.
     #[inline]
     fn file(&mut self, i: u32) {
-        let time = self.pool[i as usize].time;
+        let time = self.node(i).time;
         debug_assert!(time > self.last);
         let highest_bit = 63 - (time ^ self.last).leading_zeros();
         let level = highest_bit / DIGIT_BITS;
         let digit = (time >> (level * DIGIT_BITS)) as usize % SLOTS;
         let head = &mut self.heads[level as usize * SLOTS + digit];
-        self.pool[i as usize].next = *head;
-        *head = i;
+        let next = std::mem::replace(head, i);
+        self.node_mut(i).next = next;
         self.occupied[level as usize] |= 1 << digit;
         self.levels |= 1 << level;
     }
@@ -192,7 +210,7 @@ impl EventQueue {
             self.levels &= !(1 << level);
         }
         let head = std::mem::replace(&mut self.heads[level * SLOTS + digit], NIL);
-        let first = self.pool[head as usize];
+        let first = *self.node(head);
         if first.next == NIL {
             // The common case: the slot holds the next event alone.
             self.last = first.time;
@@ -205,13 +223,13 @@ impl EventQueue {
         let mut earliest = first.time;
         let mut i = first.next;
         while i != NIL {
-            earliest = earliest.min(self.pool[i as usize].time);
-            i = self.pool[i as usize].next;
+            earliest = earliest.min(self.node(i).time);
+            i = self.node(i).next;
         }
         self.last = earliest;
         let mut i = head;
         while i != NIL {
-            let node = self.pool[i as usize];
+            let node = *self.node(i);
             if node.time == earliest {
                 self.due.push(node.entry());
                 self.release(i);

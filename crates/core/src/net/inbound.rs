@@ -105,7 +105,11 @@ impl Inbound {
         if top.at >= until {
             return None;
         }
-        let q = &mut self.queues[top.feeder as usize];
+        debug_assert!((top.feeder as usize) < self.queues.len());
+        // SAFETY: a front enters the heap only in `push`, after `queues[feeder]` was indexed with
+        // its feeder, and `queues` keeps its length from `new` on: the bounds check this skips,
+        // on every packet a fed link admits, cannot fail.
+        let q = unsafe { self.queues.get_unchecked_mut(top.feeder as usize) };
         let p = q.pop_front().expect("a feeder in the heap has a packet");
         if let Some(ahead) = q.get(PREFETCH_AHEAD) {
             super::prefetch::prefetch(ahead);
