@@ -111,9 +111,7 @@ impl Inbound {
         // on every packet a fed link admits, cannot fail.
         let q = unsafe { self.queues.get_unchecked_mut(top.feeder as usize) };
         let p = q.pop_front().expect("a feeder in the heap has a packet");
-        if let Some(ahead) = q.get(PREFETCH_AHEAD) {
-            super::prefetch::prefetch(ahead);
-        }
+        q.prefetch_from_front(PREFETCH_AHEAD);
         self.len -= 1;
         match q.front().map(|next| Front { at: next.at, seq: next.seq, feeder: top.feeder }) {
             Some(front) => self.sift_down(front),

@@ -244,9 +244,7 @@ impl Link {
             if start > now {
                 break;
             }
-            if let Some(ahead) = self.buffer.get(RING_PREFETCH_AHEAD) {
-                super::prefetch::prefetch(ahead);
-            }
+            self.buffer.prefetch_from_front(RING_PREFETCH_AHEAD);
             self.buffer.pop_front();
             self.buffer_bytes -= size as u64;
             self.in_service_size = size;
@@ -424,9 +422,7 @@ impl Link {
         debug_assert_eq!(this.at, now);
         // The pipe is read in order, one entry per hop, with other links' work in between: load
         // the entries a few hops ahead now, so that reading the next one does not wait on memory.
-        if let Some(ahead) = self.pipe.get(RING_PREFETCH_AHEAD) {
-            super::prefetch::prefetch(ahead);
-        }
+        self.pipe.prefetch_from_front(RING_PREFETCH_AHEAD);
         (this, self.pipe.front().copied())
     }
 

@@ -106,8 +106,8 @@ impl PacketSlab {
             // The slot the next insert takes: start loading it now (writing a line the cache
             // does not hold waits for it).
             if let Some(&next) = self.free.last() {
-                super::prefetch::prefetch(&self.slots[next as usize]);
-                super::prefetch::prefetch(&self.hops[next as usize]);
+                super::prefetch::prefetch_element(self.slots.as_ptr(), next as usize);
+                super::prefetch::prefetch_element(self.hops.as_ptr(), next as usize);
             }
             (PktId(i), hop)
         } else {
@@ -121,21 +121,16 @@ impl PacketSlab {
     }
     /// Asks the CPU to start loading a packet about to be handled (its [`HopView`] and all of
     /// its bytes): with tens of thousands of packets in flight each hop otherwise waits on memory.
-    /// Only a hint: it changes no state and no result.
+    /// Only a hint: it changes no state and no result (nor checks `id`).
     #[inline]
     pub fn prefetch(&self, id: PktId) {
-        let i = id.0 as usize;
-        if let (Some(hop), Some(slot)) = (self.hops.get(i), self.slots.get(i)) {
-            super::prefetch::prefetch(hop);
-            super::prefetch::prefetch(slot);
-        }
+        super::prefetch::prefetch_element(self.hops.as_ptr(), id.0 as usize);
+        super::prefetch::prefetch_element(self.slots.as_ptr(), id.0 as usize);
     }
     /// Asks the CPU to start loading a packet's [`HopView`] alone: what a router reads of it.
     #[inline]
     pub fn prefetch_hop(&self, id: PktId) {
-        if let Some(hop) = self.hops.get(id.0 as usize) {
-            super::prefetch::prefetch(hop);
-        }
+        super::prefetch::prefetch_element(self.hops.as_ptr(), id.0 as usize);
     }
     /// The fields forwarding needs, without touching the packet itself.
     #[inline]

@@ -17,8 +17,20 @@ pub fn prefetch<T>(value: &T) {
 /// length the hints unroll into straight-line code (no division by the line size, no loop).
 #[inline]
 pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
-    let first = (value as *const T).cast::<u8>();
-    let end = bytes.min(std::mem::size_of::<T>());
+    prefetch_bytes((value as *const T).cast::<u8>(), bytes.min(std::mem::size_of::<T>()));
+}
+
+/// Starts loading element `i` of the array that starts at `base`, wherever it lands: `i` may
+/// be past the array's end, or `base` dangling (a wasted hint, never a fault: the address is
+/// computed with wrapping arithmetic and only hinted). For a hint whose index needs no check.
+#[inline]
+pub fn prefetch_element<T>(base: *const T, i: usize) {
+    prefetch_bytes(base.wrapping_add(i).cast::<u8>(), std::mem::size_of::<T>());
+}
+
+/// One hint per 64 bytes of `first..first + end`, and one for its last byte.
+#[inline(always)]
+fn prefetch_bytes(first: *const u8, end: usize) {
     let mut offset = 0;
     while offset < end {
         prefetch_address(first.wrapping_add(offset));

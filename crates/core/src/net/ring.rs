@@ -79,11 +79,24 @@ impl<T: Copy> Ring<T> {
     /// cache, and stores that wait for their line hold up the next ones).
     #[inline]
     pub fn prefetch_past_back(&self, ahead: usize) {
-        // An empty ring has no slot to load (its mask would wrap to every bit).
+        self.prefetch_slot(self.len + ahead);
+    }
+
+    /// Asks the CPU to load the value `ahead` places behind the front, read a few pops from now
+    /// (written long ago, at a long ring's back). A stale slot when fewer values wait: a wasted
+    /// hint.
+    #[inline]
+    pub fn prefetch_from_front(&self, ahead: usize) {
+        self.prefetch_slot(ahead);
+    }
+
+    /// The hint for slot `i` from the front, without a test or a bounds check: the mask keeps
+    /// the slot within a ring's storage, and a ring without storage (its mask wraps to every
+    /// bit) hints a meaningless address, which a hint may (`net::prefetch`).
+    #[inline]
+    fn prefetch_slot(&self, i: usize) {
         let mask = self.buf.len().wrapping_sub(1);
-        if let Some(slot) = self.buf.get((self.head + self.len + ahead) & mask) {
-            super::prefetch::prefetch(slot);
-        }
+        super::prefetch::prefetch_element(self.buf.as_ptr(), (self.head + i) & mask);
     }
 
     /// The `i`-th value from the front.
@@ -148,10 +161,13 @@ mod tests {
 
     #[test]
     fn a_prefetch_hint_is_harmless_on_an_empty_or_full_ring() {
-        Ring::<u32>::default().prefetch_past_back(8); // no storage yet: nothing to load
+        let empty = Ring::<u32>::default(); // no storage yet: a meaningless address
+        empty.prefetch_past_back(8);
+        empty.prefetch_from_front(8);
         let mut ring = Ring::default();
         (0..8u32).for_each(|v| ring.push_back(v));
         ring.prefetch_past_back(8);
+        ring.prefetch_from_front(100); // past the values: a stale slot
         assert!(ring.iter().copied().eq(0..8));
     }
 }
