@@ -546,8 +546,7 @@ impl World {
     #[inline]
     fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime, hop: HopView) -> Option<(LinkId, SimTime)> {
         let link = &mut self.links[l.0 as usize];
-        let router = link.from;
-        let far = link.to;
+        let (router, far, feeds) = (link.from, link.to, link.feeds);
         let adm = link.arrive(at, hop, self.slab.get_mut(id));
         if adm.marked {
             self.counters[hop.flow.0 as usize].ce_marked_pkts += 1;
@@ -556,7 +555,7 @@ impl World {
         let quoted = adm.quench.map(|code| (code, *self.slab.get(id)));
         let mut onward = None;
         match adm.arrival {
-            Arrival::Admitted { at } => onward = self.launch(l, id, far, hop, at),
+            Arrival::Admitted { at } => onward = self.launch(l, feeds, id, far, hop, at),
             Arrival::Dropped(_) => {
                 let c = &mut self.counters[hop.flow.0 as usize];
                 match self.slab.get(id).header {
@@ -579,11 +578,12 @@ impl World {
     /// Sends an admitted packet on its way to `far`, where it arrives at `at`: to the next link's
     /// inbound queues when `far` forwards it onto a fed link (no event for its arrival at
     /// `far`), or on to that link at once when `l` is its only feeder: then the link and the
-    /// instant the packet reaches its input are returned; else into `l`'s pipe.
+    /// instant the packet reaches its input are returned; else into `l`'s pipe. `feeds` is
+    /// `l`'s flag, read with the rest of the admission (not looked up again).
     #[inline]
-    fn launch(&mut self, l: LinkId, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
+    fn launch(&mut self, l: LinkId, feeds: bool, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
         let dst = hop.dst;
-        if far != dst && self.links[l.0 as usize].feeds {
+        if far != dst && feeds {
             // A packet goes on from `far` along its flow's route, on which `l` precedes `next`:
             // if `next` is fed, `l` is one of its feeders.
             let next = self.routes.next_hop(far, dst).expect("routed when the scenario was built");

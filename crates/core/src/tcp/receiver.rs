@@ -279,8 +279,11 @@ impl TcpReceiver {
             }
             n < MAX_SACK_BLOCKS
         };
+        // A block reported before that the trigger's island holds is that island, chosen
+        // already: no search for it (most ACKs, whose segment grew the first block reported).
+        let in_trigger = |start: u64| trigger.is_some_and(|t| (t.start..t.end).contains(&start));
         let room = trigger.is_none_or(&mut choose)
-            && self.reported.as_slice().iter().all(|b| self.out_of_order.find(b.start).is_none_or(&mut choose));
+            && self.reported.as_slice().iter().all(|b| in_trigger(b.start) || self.out_of_order.find(b.start).is_none_or(&mut choose));
         if room {
             // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
             for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
