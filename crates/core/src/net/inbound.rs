@@ -106,9 +106,10 @@ impl Inbound {
             return None;
         }
         debug_assert!((top.feeder as usize) < self.queues.len());
-        // SAFETY: a front enters the heap only in `push`, after `queues[feeder]` was indexed with
-        // its feeder, and `queues` keeps its length from `new` on: the bounds check this skips,
-        // on every packet a fed link admits, cannot fail.
+        // SAFETY: every front in the heap names a feeder that `push` indexed `queues` with (this
+        // method only moves fronts, or renews one with its own feeder), and `queues` keeps its
+        // length from `new` on: the bounds check this skips, on every packet a fed link admits,
+        // cannot fail.
         let q = unsafe { self.queues.get_unchecked_mut(top.feeder as usize) };
         let p = q.pop_front().expect("a feeder in the heap has a packet");
         q.prefetch_from_front(PREFETCH_AHEAD);
