@@ -3,6 +3,13 @@
 //! Data flows one way: a [`scenario::Scenario`] is parsed and validated, built into an
 //! [`engine::World`], run on one thread, and collected into a [`record::result::RunResult`]
 //! ([`sim::run`] does all three).
+//!
+//! `unsafe` is kept to the per-packet path, in two kinds: the prefetch hint (`net::prefetch`),
+//! which never faults, and indexing without a bounds check where the structure's own
+//! invariant, kept within its module, rules the failure out: a ring's slots (`net::ring`), the
+//! event queue's pool (`engine::queue`), a fed link's inbound queues (`net::inbound`). Each
+//! block says why it is sound in a `SAFETY` comment, and each unchecked index is checked by a
+//! `debug_assert!` whenever the tests run.
 
 pub mod app;
 pub mod cc;

@@ -65,9 +65,10 @@ const LEVELS: usize = 64usize.div_ceil(DIGIT_BITS as usize);
 pub struct EventQueue {
     /// Entries due at `last`, the next one last (decreasing `seq`).
     due: Vec<Entry>,
-    /// `heads[L * SLOTS + d]`: the first pool node of the slot holding the entries whose time
-    /// first differs from `last` in digit `L`, where their digit is `d` (in no order).
-    heads: Vec<u32>,
+    /// `heads[L][d]`: the first pool node of the slot holding the entries whose time first
+    /// differs from `last` in digit `L`, where their digit is `d` (in no order). An array, so
+    /// that a digit (masked to 6 bits) needs no bounds check.
+    heads: Box<[[u32; SLOTS]; LEVELS]>,
     /// Every filed entry, and free nodes.
     pool: Vec<Node>,
     /// Free nodes of `pool`, threaded through `next`.
@@ -90,7 +91,7 @@ impl Default for EventQueue {
     fn default() -> Self {
         EventQueue {
             due: Vec::new(),
-            heads: vec![NIL; LEVELS * SLOTS],
+            heads: Box::new([[NIL; SLOTS]; LEVELS]),
             pool: Vec::new(),
             free: NIL,
             occupied: [0; LEVELS],
@@ -190,7 +191,7 @@ impl EventQueue {
         let highest_bit = 63 - (time ^ self.last).leading_zeros();
         let level = highest_bit / DIGIT_BITS;
         let digit = (time >> (level * DIGIT_BITS)) as usize % SLOTS;
-        let head = &mut self.heads[level as usize * SLOTS + digit];
+        let head = &mut self.heads[level as usize][digit];
         let next = std::mem::replace(head, i);
         self.node_mut(i).next = next;
         self.occupied[level as usize] |= 1 << digit;
@@ -209,7 +210,7 @@ impl EventQueue {
         if self.occupied[level] == 0 {
             self.levels &= !(1 << level);
         }
-        let head = std::mem::replace(&mut self.heads[level * SLOTS + digit], NIL);
+        let head = std::mem::replace(&mut self.heads[level][digit], NIL);
         let first = *self.node(head);
         if first.next == NIL {
             // The common case: the slot holds the next event alone.
