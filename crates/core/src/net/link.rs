@@ -39,12 +39,23 @@ const RING_PREFETCH_AHEAD: usize = 8;
 /// A packet in a link's pipe: when it reaches the far end, and a word the engine keeps with
 /// it, which the link does not read (the endpoint it is delivered to if the far end is a
 /// host: the engine loads that endpoint's state before the packet arrives). The word fills
-/// what would be padding: an entry is 16 bytes either way.
+/// what would be padding: an entry is 16 bytes either way, aligned to 16 so that it lies in one
+/// cache line (one hint loads it, `net::prefetch`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(align(16))]
 pub struct Flight {
     pub at: SimTime,
     pub id: PktId,
     pub tag: u32,
+}
+
+/// A packet in a link's buffer: when it starts serialisation (fixed at admission: when the one
+/// before it is done), and its size. Aligned to its 16 bytes, as [`Flight`] is.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(16))]
+struct Waiting {
+    start: SimTime,
+    size: u32,
 }
 
 /// Why a packet was dropped.
@@ -127,9 +138,8 @@ pub struct Link {
     busy_until: SimTime,
     pub delay: SimDuration,
     // Second line: the buffer.
-    /// The packets waiting for the serialiser as of the last `catch_up`: when each one starts
-    /// (fixed at admission: when the one before it is done), and its size.
-    buffer: Ring<(SimTime, u32)>,
+    /// The packets waiting for the serialiser as of the last `catch_up`.
+    buffer: Ring<Waiting>,
     buffer_bytes: u64,
     /// The serialisation time of the last size seen: a link carries few distinct sizes (full
     /// segments one way, ACKs the other), and the exact division is the costliest step of a hop.
@@ -240,7 +250,7 @@ impl Link {
     /// learns when it went idle. The same steps, at the same instants, as events would have taken.
     #[inline]
     fn catch_up(&mut self, now: SimTime) {
-        while let Some(&(start, size)) = self.buffer.front() {
+        while let Some(&Waiting { start, size }) = self.buffer.front() {
             if start > now {
                 break;
             }
@@ -291,7 +301,7 @@ impl Link {
             now
         } else {
             let start = self.busy_until;
-            self.buffer.push_back((start, hop.size));
+            self.buffer.push_back(Waiting { start, size: hop.size });
             self.buffer.prefetch_past_back(RING_PREFETCH_AHEAD);
             self.buffer_bytes += hop.size as u64;
             self.max_queue = self.max_queue.max(self.buffer.len() as u64);
@@ -440,7 +450,7 @@ impl Link {
         let busy = self.busy_until > now;
         // The waits still under way were added whole at admission: take off what lies after `now`.
         let (mut ahead_pkt_ns, mut ahead_byte_ns) = (0u128, 0u128);
-        for &(start, size) in self.buffer.iter() {
+        for &Waiting { start, size } in self.buffer.iter() {
             let ahead = start.saturating_since(now).as_nanos() as u128;
             ahead_pkt_ns += ahead;
             ahead_byte_ns += ahead * size as u128;
@@ -526,6 +536,14 @@ mod tests {
             std::mem::offset_of!(Link, inbound) + std::mem::size_of::<usize>(),
         ];
         assert!(ends.iter().all(|&e| e <= 256), "fields end at bytes {ends:?}");
+    }
+
+    /// A ring entry lies in one cache line, so one hint loads it (`net::prefetch`).
+    #[test]
+    fn ring_entries_are_aligned_to_their_size() {
+        use std::mem::{align_of, size_of};
+        assert_eq!((size_of::<Flight>(), align_of::<Flight>()), (16, 16));
+        assert_eq!((size_of::<Waiting>(), align_of::<Waiting>()), (16, 16));
     }
 
     fn pkt() -> Packet {

@@ -23,9 +23,29 @@ pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
 /// Starts loading element `i` of the array that starts at `base`, wherever it lands: `i` may
 /// be past the array's end, or `base` dangling (a wasted hint, never a fault: the address is
 /// computed with wrapping arithmetic and only hinted). For a hint whose index needs no check.
+/// An element that starts a line (aligned to 64 bytes or more) takes one hint per line it
+/// covers, and one no larger than its alignment lies within one line (alignments are powers of
+/// two) and takes one: the rings' and the slab's entries are aligned for that. Others take one
+/// hint more, for a last byte that may lie in the next line.
 #[inline]
 pub fn prefetch_element<T>(base: *const T, i: usize) {
-    prefetch_bytes(base.wrapping_add(i).cast::<u8>(), std::mem::size_of::<T>());
+    let first = base.wrapping_add(i).cast::<u8>();
+    let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
+    let mut offset = 0;
+    while offset < size {
+        prefetch_address(first.wrapping_add(offset));
+        offset += LINE;
+    }
+    if !starts_within_a_line(size, align) {
+        prefetch_address(first.wrapping_add(size.saturating_sub(1)));
+    }
+}
+
+/// An element of `size` bytes at a multiple of `align` has all its lines hinted by one hint per
+/// 64 bytes from its first byte: it starts a line, or it lies within one.
+#[inline(always)]
+const fn starts_within_a_line(size: usize, align: usize) -> bool {
+    align >= LINE || size <= align
 }
 
 /// One hint per 64 bytes of `first..first + end`, and one for its last byte.
@@ -62,4 +82,31 @@ fn prefetch_address(address: *const u8) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = address;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Where [`starts_within_a_line`] says the hints from the first byte suffice, they cover
+    /// every line of an element placed at any multiple of its alignment. An entry of 16 bytes
+    /// aligned to 8 needs the extra hint: placed at 56, it spans two lines.
+    #[test]
+    fn hints_from_the_first_byte_cover_an_element_where_said() {
+        let covered_everywhere = |size: usize, align: usize| {
+            (0..512).step_by(align).all(|at| {
+                let hinted: Vec<usize> = (0..size).step_by(LINE).map(|o| (at + o) / LINE).collect();
+                (at..at + size).all(|byte| hinted.contains(&(byte / LINE)))
+            })
+        };
+        for align in [1, 2, 4, 8, 16, 32, 64, 128] {
+            for size in (align..=256).step_by(align) {
+                if starts_within_a_line(size, align) {
+                    assert!(covered_everywhere(size, align), "size {size}, align {align}");
+                }
+            }
+        }
+        assert!(!starts_within_a_line(16, 8) && !covered_everywhere(16, 8));
+        assert!(starts_within_a_line(16, 16) && starts_within_a_line(128, 64));
+    }
 }
