@@ -31,13 +31,10 @@ pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
 pub fn prefetch_element<T>(base: *const T, i: usize) {
     let first = base.wrapping_add(i).cast::<u8>();
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
-    let mut offset = 0;
-    while offset < size {
-        prefetch_address(first.wrapping_add(offset));
-        offset += LINE;
-    }
-    if !starts_within_a_line(size, align) {
-        prefetch_address(first.wrapping_add(size.saturating_sub(1)));
+    if starts_within_a_line(size, align) {
+        prefetch_lines(first, size);
+    } else {
+        prefetch_bytes(first, size);
     }
 }
 
@@ -51,12 +48,18 @@ const fn starts_within_a_line(size: usize, align: usize) -> bool {
 /// One hint per 64 bytes of `first..first + end`, and one for its last byte.
 #[inline(always)]
 fn prefetch_bytes(first: *const u8, end: usize) {
+    prefetch_lines(first, end);
+    prefetch_address(first.wrapping_add(end.saturating_sub(1)));
+}
+
+/// One hint per 64 bytes of `first..first + end`.
+#[inline(always)]
+fn prefetch_lines(first: *const u8, end: usize) {
     let mut offset = 0;
     while offset < end {
         prefetch_address(first.wrapping_add(offset));
         offset += LINE;
     }
-    prefetch_address(first.wrapping_add(end.saturating_sub(1)));
 }
 
 /// Starts loading the slot `ahead` places past the back of `queue`, where a push will write a
