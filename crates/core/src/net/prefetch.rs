@@ -31,17 +31,17 @@ pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
 pub fn prefetch_element<T>(base: *const T, i: usize) {
     let first = base.wrapping_add(i).cast::<u8>();
     let (size, align) = (std::mem::size_of::<T>(), std::mem::align_of::<T>());
-    if starts_within_a_line(size, align) {
+    if line_hints_cover(size, align) {
         prefetch_lines(first, size);
     } else {
         prefetch_bytes(first, size);
     }
 }
 
-/// An element of `size` bytes at a multiple of `align` has all its lines hinted by one hint per
-/// 64 bytes from its first byte: it starts a line, or it lies within one.
+/// One hint per 64 bytes from its first byte loads every line of an element of `size` bytes
+/// placed at a multiple of `align`: it starts a line, or it lies within one.
 #[inline(always)]
-const fn starts_within_a_line(size: usize, align: usize) -> bool {
+const fn line_hints_cover(size: usize, align: usize) -> bool {
     align >= LINE || size <= align
 }
 
@@ -91,7 +91,7 @@ fn prefetch_address(address: *const u8) {
 mod tests {
     use super::*;
 
-    /// Where [`starts_within_a_line`] says the hints from the first byte suffice, they cover
+    /// Where [`line_hints_cover`] says the hints from the first byte suffice, they cover
     /// every line of an element placed at any multiple of its alignment. An entry of 16 bytes
     /// aligned to 8 needs the extra hint: placed at 56, it spans two lines.
     #[test]
@@ -104,12 +104,12 @@ mod tests {
         };
         for align in [1, 2, 4, 8, 16, 32, 64, 128] {
             for size in (align..=256).step_by(align) {
-                if starts_within_a_line(size, align) {
+                if line_hints_cover(size, align) {
                     assert!(covered_everywhere(size, align), "size {size}, align {align}");
                 }
             }
         }
-        assert!(!starts_within_a_line(16, 8) && !covered_everywhere(16, 8));
-        assert!(starts_within_a_line(16, 16) && starts_within_a_line(128, 64));
+        assert!(!line_hints_cover(16, 8) && !covered_everywhere(16, 8));
+        assert!(line_hints_cover(16, 16) && line_hints_cover(128, 64));
     }
 }
