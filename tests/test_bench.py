@@ -247,3 +247,28 @@ def test_instructions_reports_bad_arguments_in_one_line(tmp_path: Path) -> None:
     assert (done.returncode, done.stderr.strip()) == (1, f"instructions: {absent}: no such binary (cargo bench -p ccarena-core --no-run builds it)")
     bad = subprocess.run([*script, str(absent), "f", "--profile", str(profile), "--top", "0"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.strip().endswith("--top 0: must be at least 1")
+
+
+def test_cost_model_prices_each_case_per_hop_and_fits_a_line_through_them() -> None:
+    """tools/cost_model.py (BENCHMARKS.md, "How to run"): every case's file and overrides make a
+    valid scenario, a case's row reports the engine's exact hops and events with the time per hop
+    they give, and the fit through the origin is the least-squares one."""
+    tool = _tool("cost_model")
+    from ccarena.scenario import apply_overrides, load, to_json
+
+    for case in tool.CASES:  # every case builds: a renamed key in a bundled file would break it
+        to_json(apply_overrides(load(tool.REPO / case.file), list(case.overrides)))
+    rows = [{"wall_s": 1.0, "hops": 1e9}, {"wall_s": 3.0, "hops": 2e9}]
+    assert tool.fit_ns_per_hop(rows) == pytest.approx((1 * 1 + 3 * 2) / (1 + 4))  # Σwh/Σh², in ns
+    script = TOOLS / "cost_model.py"
+    done = subprocess.run([sys.executable, str(script), "--cases", "b3", "--duration", "2s"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    row = next(line for line in done.stdout.splitlines() if line.startswith("| b3 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    hops, events = int(cells[3].replace(",", "")), int(cells[4].replace(",", ""))
+    assert hops > events > 0 and cells[6].endswith(" ns") and cells[8].endswith(" MiB")
+    assert "Fit through the origin: wall = " in done.stdout and "b3 1.00" in done.stdout
+    bad = subprocess.run([sys.executable, str(script), "--cases", "b1,nope"], capture_output=True, text=True)
+    assert bad.returncode == 2 and "--cases 'b1,nope': expected a comma-separated list of b3, b1, b2" in bad.stderr
+    unit = subprocess.run([sys.executable, str(script), "--cases", "b3", "--duration", "5"], capture_output=True, text=True)
+    assert unit.returncode == 2 and unit.stderr.strip().splitlines()[-1].startswith("cost_model: case b3: duration:")

@@ -1,0 +1,152 @@
+"""The cost model of issue 14: engine wall time against packet hops, over B1-B3 and seed-003
+points, each run alone in a child process (huge pages as the command line asks for them, pinned
+to the last core), and printed as a Markdown table for BENCHMARKS.md with each case's time per
+hop and the least-squares line through the origin that prices a hop over all of them.
+
+    .venv/bin/python tools/cost_model.py                       # every case, 60 simulated seconds
+    .venv/bin/python tools/cost_model.py --cases b3,b1 --repeat 3
+    .venv/bin/python tools/cost_model.py --duration 10s        # shorter, for a quick look
+
+A case's wall time is the median over `--repeat` runs; hops and events are exact and do not
+move between runs. Peak RSS is the child's (interpreter, core and results). What the whole
+campaign costs is the dry run's to say (`ccarena reproduce highspeed-tcp --scale full --dry-run`):
+its runs are priced one by one, from their own steady state, where this table shows how the
+cost of a hop varies with the traffic (cold background state costs more than bulk flows: the
+parking lot's hop against B1's)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+from typing import NamedTuple
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Case(NamedTuple):
+    name: str
+    what: str
+    file: str
+    overrides: tuple[str, ...] = ()
+
+
+#: B1-B3 (`scenarios/bench/`) and three seed-003 points: the dumbbell at the grid's lowest capacity
+#: and at 1 Gbit/s with the heaviest background, and the parking lot its hours go to.
+CASES = (
+    Case("b3", "B3: 10 Mbit/s, 20 ms, 1 Reno flow", "scenarios/bench/b3.toml"),
+    Case("b1", "B1: 1 Gbit/s, 20 Reno flows", "scenarios/bench/b1.toml"),
+    Case("b2", "B2: 10 Gbit/s, 100 CUBIC flows, 20 % background", "scenarios/bench/b2.toml"),
+    Case(
+        "d155",
+        "seed 003 dumbbell: 155 Mbit/s, 20 CUBIC flows, 20 % background",
+        "scenarios/bench/b2.toml",
+        ("topology.bottleneck_rate=155Mbps", "flows[0].count=20"),
+    ),
+    Case(
+        "d1g80",
+        "seed 003 dumbbell: 1 Gbit/s, 20 CUBIC flows, 80 % background",
+        "scenarios/bench/b2.toml",
+        ("topology.bottleneck_rate=1Gbps", "flows[0].count=20", "background[0].load=0.8"),
+    ),
+    Case(
+        "pl80",
+        "seed 003 parking lot: 3 × 1 Gbit/s, 2 × 128 CUBIC flows, 80 % background",
+        "scenarios/seed003-parking-lot.toml",
+        ("background[0].load=0.8",),
+    ),
+)
+
+
+def measure(case: Case, duration: str) -> dict[str, float]:
+    """One run of `case` in this process: the engine's figures and this process's peak RSS."""
+    from ccarena import _core
+    from ccarena.scenario import apply_overrides, load, to_json
+
+    scenario = apply_overrides(load(REPO / case.file), [*case.overrides, f"duration={duration}", "warmup=0s"])
+    engine = _core.run(to_json(scenario), series=False)["engine"]
+    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"wall_s": engine["wall_s"], "events": engine["events"], "hops": engine["packets_forwarded"], "rss_mib": peak_kib / 1024}
+
+
+def measure_in_child(case: Case, duration: str) -> dict[str, float]:
+    from ccarena._hugepages import environ_with_huge_pages
+
+    core = max(os.sched_getaffinity(0))
+    cmd = [sys.executable, __file__, "--only", case.name, "--duration", duration]
+    done = subprocess.run(cmd, env=environ_with_huge_pages(os.environ), capture_output=True, text=True, preexec_fn=lambda: os.sched_setaffinity(0, {core}))
+    if done.returncode != 0:
+        # A scenario the core refuses (a bad --duration) exits with 2 and says why in one line.
+        sys.stderr.write(f"cost_model: case {case.name}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}\n")
+        sys.exit(done.returncode)
+    return json.loads(done.stdout)
+
+
+def fit_ns_per_hop(rows: list[dict[str, float]]) -> float:
+    """Least squares through the origin, wall = c · hops: c = Σ wall·hops / Σ hops²."""
+    return sum(r["wall_s"] * r["hops"] for r in rows) / sum(r["hops"] ** 2 for r in rows) * 1e9
+
+
+def table(cases: list[Case], rows: list[dict[str, float]], duration: str) -> str:
+    out = [
+        "| case | what | simulated | packet hops | events | wall | per hop | hops/s | peak RSS |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for case, r in zip(cases, rows, strict=True):
+        per_hop = r["wall_s"] / r["hops"] * 1e9
+        out.append(
+            f"| {case.name} | {case.what} | {duration} | {r['hops']:,.0f} | {r['events']:,.0f} | {r['wall_s']:.3g} s "
+            f"| {per_hop:.0f} ns | {r['hops'] / r['wall_s'] / 1e6:.1f} M | {r['rss_mib']:.0f} MiB |"
+        )
+    c = fit_ns_per_hop(rows)
+    spread = ", ".join(f"{case.name} {r['wall_s'] / (c * 1e-9 * r['hops']):.2f}" for case, r in zip(cases, rows, strict=True))
+    out += ["", f"Fit through the origin: wall = {c:.1f} ns × packet hops; each case against it: {spread}."]
+    return "\n".join(out)
+
+
+def selected(names: str) -> list[Case]:
+    by_name = {c.name: c for c in CASES}
+    wanted = [n.strip() for n in names.split(",") if n.strip()]
+    unknown = [n for n in wanted if n not in by_name]
+    if unknown or not wanted:
+        sys.stderr.write(f"cost_model: --cases {names!r}: expected a comma-separated list of {', '.join(by_name)}\n")
+        sys.exit(2)
+    return [by_name[n] for n in wanted]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cases", default=",".join(c.name for c in CASES), help="comma-separated case names (default: all)")
+    parser.add_argument("--duration", default="60s", help="simulated time of every case, e.g. 60s (default)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per case; the median wall time is kept")
+    parser.add_argument("--only", help=argparse.SUPPRESS)  # a child's one run
+    args = parser.parse_args()
+    if args.repeat < 1:
+        parser.error(f"--repeat {args.repeat}: expected at least 1")
+    if args.only:
+        from ccarena.errors import Error
+
+        try:
+            print(json.dumps(measure(selected(args.only)[0], args.duration)))
+        except Error as e:
+            sys.stderr.write(f"{e}\n")
+            sys.exit(2)
+        return
+    cases = selected(args.cases)
+    rows = []
+    for case in cases:
+        runs = []
+        for i in range(args.repeat):
+            print(f"{case.name}: run {i + 1}/{args.repeat} ...", file=sys.stderr, flush=True)
+            runs.append(measure_in_child(case, args.duration))
+        rows.append({**runs[0], "wall_s": statistics.median(r["wall_s"] for r in runs), "rss_mib": max(r["rss_mib"] for r in runs)})
+    print(table(cases, rows, args.duration))
+
+
+if __name__ == "__main__":
+    main()
