@@ -254,10 +254,11 @@ def test_cost_model_prices_each_case_per_hop_and_fits_a_line_through_them() -> N
     valid scenario, a case's row reports the engine's exact hops and events with the time per hop
     they give, and the fit through the origin is the least-squares one."""
     tool = _tool("cost_model")
+    from ccarena import _core
     from ccarena.scenario import apply_overrides, load, to_json
 
-    for case in tool.CASES:  # every case builds: a renamed key in a bundled file would break it
-        to_json(apply_overrides(load(tool.REPO / case.file), list(case.overrides)))
+    for case in tool.CASES:  # every case is valid: a renamed key in its file would fail here
+        _core.validate(to_json(apply_overrides(load(tool.REPO / case.file), list(case.overrides))))
     rows = [{"wall_s": 1.0, "hops": 1e9}, {"wall_s": 3.0, "hops": 2e9}]
     assert tool.fit_ns_per_hop(rows) == pytest.approx((1 * 1 + 3 * 2) / (1 + 4))  # Σwh/Σh², in ns
     script = TOOLS / "cost_model.py"
@@ -271,4 +272,4 @@ def test_cost_model_prices_each_case_per_hop_and_fits_a_line_through_them() -> N
     bad = subprocess.run([sys.executable, str(script), "--cases", "b1,nope"], capture_output=True, text=True)
     assert bad.returncode == 2 and "--cases 'b1,nope': expected a comma-separated list of b3, b1, b2" in bad.stderr
     unit = subprocess.run([sys.executable, str(script), "--cases", "b3", "--duration", "5"], capture_output=True, text=True)
-    assert unit.returncode == 2 and unit.stderr.strip().splitlines()[-1].startswith("cost_model: case b3: duration:")
+    assert unit.returncode == 2 and unit.stderr.strip().splitlines()[-1].startswith("cost_model: duration:")

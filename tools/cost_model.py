@@ -1,6 +1,6 @@
 """The cost model of issue 14: engine wall time against packet hops, over B1-B3 and seed-003
-points, each run alone in a child process (huge pages as the command line asks for them, pinned
-to the last core), and printed as a Markdown table for BENCHMARKS.md with each case's time per
+points, each run as `ccarena bench` runs a case (`ccarena.bench.run_bench`: a child process
+per run, on huge pages, its own peak RSS), all of them pinned to the last core, and printed as a Markdown table for BENCHMARKS.md with each case's time per
 hop and the least-squares line through the origin that prices a hop over all of them.
 
     .venv/bin/python tools/cost_model.py                       # every case, 60 simulated seconds
@@ -17,14 +17,13 @@ parking lot's hop against B1's)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import resource
-import statistics
-import subprocess
 import sys
 from pathlib import Path
 from typing import NamedTuple
+
+from ccarena.bench import run_bench
+from ccarena.errors import Error
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -63,28 +62,13 @@ CASES = (
 )
 
 
-def measure(case: Case, duration: str) -> dict[str, float]:
-    """One run of `case` in this process: the engine's figures and this process's peak RSS."""
-    from ccarena import _core
-    from ccarena.scenario import apply_overrides, load, to_json
-
-    scenario = apply_overrides(load(REPO / case.file), [*case.overrides, f"duration={duration}", "warmup=0s"])
-    engine = _core.run(to_json(scenario), series=False)["engine"]
-    peak_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"wall_s": engine["wall_s"], "events": engine["events"], "hops": engine["packets_forwarded"], "rss_mib": peak_kib / 1024}
-
-
-def measure_in_child(case: Case, duration: str) -> dict[str, float]:
-    from ccarena._hugepages import environ_with_huge_pages
-
-    core = max(os.sched_getaffinity(0))
-    cmd = [sys.executable, __file__, "--only", case.name, "--duration", duration]
-    done = subprocess.run(cmd, env=environ_with_huge_pages(os.environ), capture_output=True, text=True, preexec_fn=lambda: os.sched_setaffinity(0, {core}))
-    if done.returncode != 0:
-        # A scenario the core refuses (a bad --duration) exits with 2 and says why in one line.
-        sys.stderr.write(f"cost_model: case {case.name}: {(done.stderr.strip().splitlines() or ['failed'])[-1]}\n")
-        sys.exit(done.returncode)
-    return json.loads(done.stdout)
+def measure(case: Case, duration: str, repeat: int) -> dict[str, float]:
+    """`case` run `repeat` times by `ccarena bench`'s machinery (a child process each, huge pages,
+    the child's own peak RSS): the median engine wall time, the exact hops and events."""
+    overrides = [*case.overrides, f"duration={duration}", "warmup=0s"]
+    r = run_bench(case.name, repeat=repeat, log=lambda line: print(line, file=sys.stderr, flush=True), scenario=REPO / case.file, overrides=overrides)
+    s = r.samples[0]
+    return {"wall_s": r.median_sim_wall_s, "events": s.events, "hops": s.packets_forwarded, "rss_mib": r.peak_rss_mib}
 
 
 def fit_ns_per_hop(rows: list[dict[str, float]]) -> float:
@@ -124,27 +108,17 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(c.name for c in CASES), help="comma-separated case names (default: all)")
     parser.add_argument("--duration", default="60s", help="simulated time of every case, e.g. 60s (default)")
     parser.add_argument("--repeat", type=int, default=1, help="runs per case; the median wall time is kept")
-    parser.add_argument("--only", help=argparse.SUPPRESS)  # a child's one run
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error(f"--repeat {args.repeat}: expected at least 1")
-    if args.only:
-        from ccarena.errors import Error
-
-        try:
-            print(json.dumps(measure(selected(args.only)[0], args.duration)))
-        except Error as e:
-            sys.stderr.write(f"{e}\n")
-            sys.exit(2)
-        return
     cases = selected(args.cases)
-    rows = []
-    for case in cases:
-        runs = []
-        for i in range(args.repeat):
-            print(f"{case.name}: run {i + 1}/{args.repeat} ...", file=sys.stderr, flush=True)
-            runs.append(measure_in_child(case, args.duration))
-        rows.append({**runs[0], "wall_s": statistics.median(r["wall_s"] for r in runs), "rss_mib": max(r["rss_mib"] for r in runs)})
+    # One core for every run (the children inherit it), the last: core 0 is the rest of the machine's.
+    os.sched_setaffinity(0, {max(os.sched_getaffinity(0))})
+    try:
+        rows = [measure(case, args.duration, args.repeat) for case in cases]
+    except Error as e:  # a scenario the core refuses, e.g. a --duration without a unit
+        sys.stderr.write(f"cost_model: {e}\n")
+        sys.exit(2)
     print(table(cases, rows, args.duration))
 
 
