@@ -225,6 +225,14 @@ impl Red {
         } else if self.cfg.source_quench {
             Admit::EnqueueQuenched
         } else {
+            if a.link_idle {
+                // The link stays idle, and the link reports idleness only after a transmission:
+                // the idle period goes on from now. Without this the average would never decay
+                // again and every later arrival would be dropped (a lock-out). Linux `sch_red`
+                // does the same: the dequeue that finds the queue empty after the drop calls
+                // `red_start_of_idle_period` again.
+                self.idle_since = Some(a.now);
+            }
             Admit::DropEarly
         }
     }
@@ -300,6 +308,25 @@ mod tests {
         assert!((r.avg() - want).abs() < 1e-9, "{} vs {want}", r.avg());
         // Without the idle period the average would only have taken one step towards zero.
         assert!(r.avg() < 0.1 * before);
+    }
+
+    #[test]
+    fn an_early_drop_on_an_idle_link_keeps_the_idle_period_going() {
+        // The average is far above 2·max_th, so the arrival on the idle link is dropped and the
+        // link stays idle: the next arrival must still see the whole idle time since then.
+        let mut r = red(RedConfig { wq: 0.01, ..RedConfig::default() });
+        for _ in 0..2000 {
+            r.admit(&arrival(SimTime::ZERO, 200, 1000, false));
+        }
+        assert!(r.avg() > 150.0);
+        r.on_idle(SimTime::from_millis(1));
+        let idle = |t: SimTime| Arriving { link_idle: true, ..arrival(t, 0, 1000, false) };
+        assert_eq!(r.admit(&idle(SimTime::from_millis(2))), Admit::DropEarly);
+        assert_eq!(r.idle_since(), Some(SimTime::from_millis(2)));
+        // 1 s later (1000 slots of 1 ms) the average has decayed by 0.99^1000: admitted.
+        let before = r.avg();
+        assert_eq!(r.admit(&idle(SimTime::from_millis(1002))), Admit::Enqueue);
+        assert!(r.avg() < before * 1e-3, "{} from {before}", r.avg());
     }
 
     #[test]
