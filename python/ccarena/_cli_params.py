@@ -18,6 +18,16 @@ import click
 Command = TypeVar("Command", bound=Callable[..., Any])
 
 
+class OutputPath(click.Path):
+    """A path to write to. An empty one is refused: ``Path("")`` is ``.``, so ``--pcap ""`` would
+    otherwise write into the current directory."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and not value.strip():
+            self.fail("the path is empty (name a file or directory to write)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def scenario_argument() -> Callable[[Command], Command]:
     """The ``FILE`` argument of the commands that read a scenario (passes a :class:`Path`)."""
     return click.argument(
@@ -57,7 +67,7 @@ def out_dir_option(help: str, default: Path | None = None) -> Callable[[Command]
     return click.option(
         "--out",
         "-o",
-        type=click.Path(file_okay=False, path_type=Path),
+        type=OutputPath(file_okay=False, path_type=Path),
         default=default,
         show_default=default is not None,
         help=help,

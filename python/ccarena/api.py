@@ -60,7 +60,7 @@ def prepare(
         overrides = [overrides]
     doc = _scenario.apply_overrides(_scenario.load(scenario), overrides)
     if seed is not None:
-        doc["seed"] = seed
+        doc["seed"] = _scenario.check_seed(seed)
     return doc
 
 
@@ -112,17 +112,13 @@ def run(
     """
     from ccarena import cc as _cc
 
+    # The arguments are checked before the scenario: the core would raise TypeError for them.
+    _check_flag(series, "series")
+    _check_flag(progress, "progress")
+    pcap_dir, links = _check_pcap(pcap, pcap_links, pcap_snaplen)
     doc = prepare(scenario, overrides=overrides, seed=seed)
     cc_factory = _cc.factory_for(doc, algorithms)
     text = _scenario.to_json(doc)
-    if pcap is None and (pcap_links is not None or pcap_snaplen is not None):
-        raise ArgumentError("pcap_links and pcap_snaplen need pcap: the directory the captures go to")
-    if pcap_snaplen is not None and (isinstance(pcap_snaplen, bool) or not isinstance(pcap_snaplen, int) or not 1 <= pcap_snaplen <= 262_144):
-        raise ArgumentError(f"pcap_snaplen: {pcap_snaplen!r} is not a snap length: expected bytes from 1 to 262144")
-    if isinstance(pcap_links, str):
-        raise ArgumentError(f"pcap_links: expected a list of link names, not the string {pcap_links!r}")
-    pcap_dir = os.fspath(pcap) if pcap is not None else None
-    links = list(pcap_links) if pcap_links is not None else None
     if not progress:
         return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory))
     bar = ProgressBar(str(doc.get("name", "run")))
@@ -131,6 +127,48 @@ def run(
     finally:
         bar.close()
     return RunResult(raw)
+
+
+def _check_flag(value: Any, name: str) -> None:
+    if not isinstance(value, bool):
+        raise ArgumentError(f"{name}: expected True or False, not {_short(value)}")
+
+
+def _short(value: Any, limit: int = 40) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_pcap(
+    pcap: Any, pcap_links: Any, pcap_snaplen: Any
+) -> tuple[str | None, list[str] | None]:
+    """``run``'s capture arguments as the core takes them (a directory name, link names), or
+    :class:`ArgumentError` naming the bad one."""
+    if pcap is None:
+        if pcap_links is not None or pcap_snaplen is not None:
+            raise ArgumentError("pcap_links and pcap_snaplen need pcap: the directory the captures go to")
+        return None, None
+    if not isinstance(pcap, (str, os.PathLike)):
+        raise ArgumentError(f"pcap: expected a directory path (a str or a Path), not {type(pcap).__name__}")
+    pcap_dir = os.fspath(pcap)
+    if not isinstance(pcap_dir, str):
+        raise ArgumentError(f"pcap: expected a directory path (a str or a Path), not {type(pcap_dir).__name__}")
+    if not pcap_dir.strip():
+        # An empty name would write the captures into the current directory.
+        raise ArgumentError("pcap: the directory name is empty (give the directory the captures go to)")
+    if pcap_snaplen is not None and (isinstance(pcap_snaplen, bool) or not isinstance(pcap_snaplen, int) or not 1 <= pcap_snaplen <= 262_144):
+        raise ArgumentError(f"pcap_snaplen: {_short(pcap_snaplen)} is not a snap length: expected bytes from 1 to 262144")
+    if pcap_links is None:
+        return pcap_dir, None
+    if isinstance(pcap_links, str):
+        raise ArgumentError(f"pcap_links: expected a list of link names, not the string {pcap_links!r}")
+    if not isinstance(pcap_links, Iterable) or isinstance(pcap_links, (bytes, Mapping)):
+        raise ArgumentError(f"pcap_links: expected a list of link names, not {type(pcap_links).__name__}")
+    links = list(pcap_links)
+    for name in links:
+        if not isinstance(name, str):
+            raise ArgumentError(f"pcap_links: {_short(name)} is not a link name (a string)")
+    return pcap_dir, links
 
 
 class ProgressBar:
@@ -168,7 +206,9 @@ class ProgressBar:
 def check_output_dir(directory: str | Path) -> Path:
     """Refuse, before any work, an output directory that cannot be written: an empty name, an
     existing file, a path under a file, a parent without write permission."""
-    if str(directory).strip() == "":
+    if not isinstance(directory, (str, os.PathLike)):
+        raise ArgumentError(f"output directory: expected a path (a str or a Path), not {type(directory).__name__}")
+    if str(os.fspath(directory)).strip() == "":
         raise OutputError("output directory: the name is empty")
     out = Path(directory)
     if out.exists() and not out.is_dir():
@@ -180,6 +220,48 @@ def check_output_dir(directory: str | Path) -> Path:
         raise OutputError(f"{out}: {parent} is a file, not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise OutputError(f"{out}: no permission to write in {parent}")
+    return out
+
+
+def check_output_file(path: Any, default_name: str, what: str = "output file") -> Path:
+    """Where to write an output file named by the user, refused before any work with one line
+    (:class:`OutputError`) if it cannot be written: an empty name, a path below a regular file,
+    a directory without write permission. An existing directory, or a name ending in ``/``,
+    means ``default_name`` inside it (``out`` → ``out/goodput.png``), never a file beside it."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ArgumentError(f"{what}: expected a file path (a str or a Path), not {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise ArgumentError(f"{what}: expected a file path (a str or a Path), not {type(text).__name__}")
+    if not text.strip():
+        raise OutputError(f"{what}: the file name is empty")
+    out = Path(text)
+    if out.is_dir() or text.endswith(("/", os.sep)):
+        out = out / default_name
+    ancestor = out.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"cannot write {out}: {ancestor} is not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputError(f"cannot write {out}: no permission to write in {ancestor}")
+    return out
+
+
+def write_figure(fig: Any, path: Any, default_name: str) -> Path:
+    """Save a matplotlib figure as a PNG at ``path`` (see :func:`check_output_file` for the
+    rule on directories), creating missing parent directories; close it. Raises
+    :class:`OutputError` naming the file and the system's reason if it cannot be written."""
+    import matplotlib.pyplot as plt
+
+    out = check_output_file(path, default_name, "plot file")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(out)
+    except OSError as exc:
+        raise OutputError(f"cannot write {out}: {exc.strerror or exc}") from None
+    finally:
+        plt.close(fig)
     return out
 
 
@@ -235,6 +317,11 @@ class RunResult:
     """
 
     def __init__(self, raw: Mapping[str, Any]) -> None:
+        if not isinstance(raw, Mapping):
+            raise ArgumentError(f"RunResult: expected the raw result of a run (ccarena.run returns one), not {type(raw).__name__}")
+        missing = [k for k in ("meta", "engine", "flows", "links", "flow_series", "link_series") if k not in raw]
+        if missing:
+            raise ArgumentError(f"RunResult: expected the raw result of a run (ccarena.run returns one), missing {missing[0]!r}")
         self.meta: dict[str, Any] = dict(raw["meta"])
         self.engine: dict[str, Any] = dict(raw["engine"])
         # Plain columns (the summary needs nothing else); DataFrames are built on first use.
@@ -327,6 +414,8 @@ class RunResult:
 
     def to_json(self, jain_over: JainOver = "flow", indent: int | None = 2) -> str:
         """The summary as JSON text (strict JSON: no NaN)."""
+        if indent is not None and (isinstance(indent, bool) or not isinstance(indent, int) or not 0 <= indent <= 64):
+            raise ArgumentError(f"indent: expected None or a number of spaces from 0 to 64, not {_short(indent)}")
         return json.dumps(self.summary(jain_over), indent=indent, allow_nan=False)
 
     def to_parquet(self, directory: str | Path, jain_over: JainOver = "flow", *, plots: bool = False) -> Path:
@@ -338,6 +427,11 @@ class RunResult:
         so an interrupted write never leaves a directory that looks complete; an existing
         ``directory`` is replaced. Raises :class:`OutputError` naming the path it cannot write.
         """
+        if not isinstance(directory, (str, os.PathLike)):
+            raise ArgumentError(f"directory: expected a directory path (a str or a Path), not {type(directory).__name__}")
+        _check_flag(plots, "plots")
+        if jain_over not in ("flow", "group"):  # before anything is written
+            raise ArgumentError(f"jain: over must be 'flow' or 'group', not {jain_over!r}")
         with output_directory(directory) as tmp:
             for name in ("flows", "flow_series", "links", "link_series"):
                 getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)

@@ -67,11 +67,13 @@ def resolve(name: str, registered: Mapping[str, type[CongestionControl]], where:
         cls: Any = registered[name]
     else:
         module, _, attr = name.rpartition(".")
-        if not module:
+        # Every part must be a Python identifier: importlib reads a leading dot ("py:..x") as a
+        # relative import and raises TypeError, and other characters can name no module.
+        if not module or not all(part.isidentifier() for part in name.split(".")):
             known = ", ".join(sorted(registered)) or "none registered"
             raise ScenarioError(
-                f'{where}: "{PREFIX}{name}" names no class: expected "py:module.Class" or a name given in '
-                f"ccarena.run(..., algorithms=...) ({known})"
+                f'{where}: "{PREFIX}{name}" names no class: expected "py:module.Class" (dotted Python names) '
+                f"or a name given in ccarena.run(..., algorithms=...) ({known})"
             )
         try:
             cls = getattr(importlib.import_module(module), attr)
@@ -79,6 +81,9 @@ def resolve(name: str, registered: Mapping[str, type[CongestionControl]], where:
             raise ScenarioError(f'{where}: "{PREFIX}{name}": cannot import {module!r}: {e}') from e
         except AttributeError as e:
             raise ScenarioError(f'{where}: "{PREFIX}{name}": module {module!r} has no {attr!r}') from e
+        except Exception as e:  # noqa: BLE001 - the module's own code failed while importing
+            first = str(e).splitlines()[0] if str(e) else ""
+            raise ScenarioError(f'{where}: "{PREFIX}{name}": importing {module!r} failed: {type(e).__name__}: {first}') from e
     if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
         raise ScenarioError(f'{where}: "{PREFIX}{name}" is {cls!r}, not a subclass of ccarena.CongestionControl')
     return cls
@@ -101,11 +106,15 @@ def factory_for(doc: dict[str, Any], algorithms: Mapping[str, type[CongestionCon
     """Rewrites the groups of ``doc`` whose ``cc`` is a name in ``algorithms`` to ``py:name``,
     resolves every ``py:`` name (raising :class:`ScenarioError` for a bad one) and returns the
     factory for the run, or None if no group uses Python."""
+    from ccarena.errors import ArgumentError
+
+    if algorithms is not None and not isinstance(algorithms, Mapping):
+        raise ArgumentError(f"algorithms: expected a dict of names to CongestionControl subclasses, not {type(algorithms).__name__}")
     registered = dict(algorithms or {})
     for name, cls in registered.items():
+        if not isinstance(name, str) or not name:
+            raise ArgumentError(f"algorithms: the key {name!r} is not a name (a non-empty string)")
         if not (isinstance(cls, type) and issubclass(cls, CongestionControl)):
-            from ccarena.errors import ArgumentError
-
             raise ArgumentError(f"algorithms[{name!r}]: {cls!r} is not a subclass of ccarena.CongestionControl")
     classes: dict[str, type[CongestionControl]] = {}
     for i, group in enumerate(doc.get("flows") or []):

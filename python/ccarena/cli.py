@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ccarena import _format
-from ccarena._cli_params import out_dir_option, progress_default, progress_option, scenario_argument, seed_option, set_option
+from ccarena._cli_params import OutputPath, out_dir_option, progress_default, progress_option, scenario_argument, seed_option, set_option
 from ccarena import cli_experiment as _experiment_commands
 from ccarena import cli_reproduce as _reproduce_commands
 from ccarena import cli_testbed as _testbed_commands
@@ -99,9 +99,8 @@ class _Group(_OrderedGroup):
             _interrupted(EXIT_TERMINATED)
         except BrokenPipeError:
             sys.exit(1)
-        except OSError as exc:  # e.g. the output directory cannot be written
-            name = f"{exc.filename}: " if exc.filename else ""
-            _fail(f"{name}{exc.strerror or exc}", 1)
+        except OSError as exc:  # e.g. an output file of `results -o` cannot be written: a user error
+            _fail(_os_error_line(exc))
         if standalone_mode:
             sys.exit(code if isinstance(code, int) else 0)
         return code
@@ -111,6 +110,20 @@ class _Group(_OrderedGroup):
             return super().invoke(ctx)
         except KeyboardInterrupt:
             raise _Interrupted from None
+
+
+def _os_error_line(exc: OSError) -> str:
+    """One line naming the path and the system's reason; for a path below a regular file, that
+    file (the system says only "File exists" or "Not a directory")."""
+    if not exc.filename:
+        return str(exc.strerror or exc)
+    name = str(exc.filename)
+    ancestor = Path(name)
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if ancestor.exists() and not ancestor.is_dir() and ancestor != Path(name):
+        return f"{name}: {ancestor} is not a directory"
+    return f"{name}: {exc.strerror or exc}"
 
 
 def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -149,7 +162,7 @@ app = _Group(
 @progress_option()
 @click.option(
     "--pcap",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=OutputPath(file_okay=False, path_type=Path),
     help="Write packet captures (pcap, for Wireshark and tshark) into this directory: one file per link direction.",
 )
 @click.option("--pcap-links", help="Links to capture, comma-separated (default: the bottleneck links, or all).")
@@ -236,7 +249,7 @@ def validate(file: Path, set_: tuple[str, ...]) -> None:
 @scenario_argument()
 @click.option(
     "--png",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=OutputPath(dir_okay=False, path_type=Path),
     help="Draw the network (nodes, links with rate and delay) into this PNG file.",
 )
 @set_option()

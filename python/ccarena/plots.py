@@ -3,6 +3,14 @@
 Each function takes a :class:`~ccarena.RunResult` (or a mapping ``{label: RunResult}`` to overlay
 several runs, e.g. variants of one scenario) and returns the Figure; with ``path`` it also writes a
 PNG there and closes the figure. Lines are labelled ``"<group> #<flow id>"``.
+
+``path`` names the PNG file. A path that is an existing directory, or ends in ``/``, means the
+plot's own file name inside that directory (created if needed): ``plot_goodput(res, "out")``
+writes ``out/goodput.png``, never ``out.png`` beside it. The names are ``goodput.png``,
+``cwnd.png`` (also for :func:`plot_cwnd_grid` and :func:`cwnd_by_algorithm`), ``queue.png`` and,
+for :func:`plot_sweep`, ``<metric>.png``. A path that cannot be written raises
+:class:`~ccarena.OutputError` naming it; an argument of the wrong kind raises
+:class:`~ccarena.ArgumentError`.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
+from ccarena.errors import ArgumentError  # noqa: E402
+
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
@@ -30,10 +40,32 @@ __all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_queue", "plot_sw
 _MAX_LEGEND = 24
 
 
-def _runs(result: Any) -> list[tuple[str, RunResult]]:
+def _runs(result: Any, what: str = "result") -> list[tuple[str, RunResult]]:
+    """``result`` as (label, run) pairs, or :class:`ArgumentError` if it is not a run or a
+    non-empty mapping of runs."""
+    from ccarena.api import RunResult
+
     if isinstance(result, Mapping):
-        return [(str(k), v) for k, v in result.items()]
-    return [("", result)]
+        runs = [(str(k), v) for k, v in result.items()]
+        if not runs:
+            raise ArgumentError(f"{what}: the mapping of runs is empty")
+    else:
+        runs = [("", result)]
+    for label, run in runs:
+        if not isinstance(run, RunResult):
+            where = f"{what}[{label!r}]" if label else what
+            raise ArgumentError(f"{where}: expected a RunResult (or a mapping of them), not {type(run).__name__}")
+    return runs
+
+
+#: Bound on counts such as ``max_points`` and ``ncols``: NumPy and matplotlib overflow on huge ones.
+_MAX_COUNT = 1_000_000
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= _MAX_COUNT:
+        raise ArgumentError(f"{name}: expected a whole number from 1 to {_MAX_COUNT}, not {value!r:.40}")
+    return value
 
 
 def _label(prefix: str, text: str) -> str:
@@ -53,6 +85,11 @@ def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
     summed), which smooths the curve. Returns columns ``flow``, ``t_s`` (end of the interval),
     ``goodput_bps``.
     """
+    from ccarena.api import RunResult
+
+    if not isinstance(result, RunResult):
+        raise ArgumentError(f"result: expected a RunResult, not {type(result).__name__}")
+    _positive_int(bin_samples, "bin_samples")
     fs = result.flow_series[["flow", "t_s", "goodput_bytes"]].sort_values(["flow", "t_s"], kind="stable")
     fs = fs.assign(dt=fs.groupby("flow")["t_s"].diff().fillna(float(result.meta.get("sample_interval_s", math.nan))))
     if bin_samples > 1:
@@ -80,7 +117,7 @@ def _new_axes(title: str, ylabel: str) -> tuple[Figure, Any]:
     return fig, ax
 
 
-def _finish(fig: Figure, ax: Any, path: str | Path | None, *, time_axis: bool = True) -> Figure:
+def _finish(fig: Figure, ax: Any, path: str | Path | None, name: str, *, time_axis: bool = True) -> Figure:
     handles, labels = ax.get_legend_handles_labels()
     if 0 < len(labels) <= _MAX_LEGEND:
         # Outside the axes, on the right: dense curves leave no free corner inside.
@@ -96,11 +133,24 @@ def _finish(fig: Figure, ax: Any, path: str | Path | None, *, time_axis: bool = 
         ax.text(0.99, 0.01, f"{len(labels)} lines", transform=ax.transAxes, ha="right", va="bottom", fontsize="small")
     if time_axis:
         ax.set_xlim(left=0)
+    return _save(fig, path, name)
+
+
+def _save(fig: Figure, path: str | Path | None, name: str) -> Figure:
+    """Write ``fig`` to ``path`` (``name`` inside it if it is a directory, see the module notes)."""
     if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path)
-        plt.close(fig)
+        from ccarena.api import write_figure
+
+        write_figure(fig, path, name)
     return fig
+
+
+def _check_path(path: Any, name: str) -> None:
+    """Refuse a path that cannot be written before drawing (and, for cwnd_by_algorithm, running)."""
+    if path is not None:
+        from ccarena.api import check_output_file
+
+        check_output_file(path, name, "plot file")
 
 
 def plot_goodput(
@@ -111,6 +161,8 @@ def plot_goodput(
     Runs with more than ``max_points`` samples per flow are averaged over bins of several sample
     intervals (the bin length is given in the axis label)."""
     runs = _runs(result)
+    _positive_int(max_points, "max_points")
+    _check_path(path, "goodput.png")
     k = max(_bin_samples(r, max_points) for _, r in runs)
     interval = float(runs[0][1].meta.get("sample_interval_s", math.nan))
     ylabel = "goodput (Mbit/s)" if k == 1 else f"goodput (Mbit/s, {k * interval:g} s averages)"
@@ -121,12 +173,13 @@ def plot_goodput(
         for fid, g in gs.groupby("flow", sort=True):
             ax.plot(g["t_s"], g["goodput_bps"] / 1e6, lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
     ax.set_ylim(bottom=0)
-    return _finish(fig, ax, path)
+    return _finish(fig, ax, path, "goodput.png")
 
 
 def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
     """Congestion window of each window-based flow over time, in segments (packets)."""
     runs = _runs(result)
+    _check_path(path, "cwnd.png")
     fig, ax = _new_axes(f"Congestion window — {_title(runs)}", "cwnd (segments)")
     for prefix, r in runs:
         labels = _flow_labels(r)
@@ -137,7 +190,7 @@ def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | No
                 continue  # UDP and rate-based flows have no window
             ax.step(g["t_s"], cwnd, where="post", lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
     ax.set_ylim(bottom=0)
-    return _finish(fig, ax, path)
+    return _finish(fig, ax, path, "cwnd.png")
 
 
 #: Above this many overlaid runs, the report draws the window as a grid of small panels.
@@ -147,7 +200,11 @@ GRID_ABOVE = 4
 def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = None, *, ncols: int = 2) -> Figure:
     """One panel per run (e.g. per algorithm), all with the same axes, so that window dynamics
     can be compared shape by shape: small multiples instead of an overlay of many lines."""
-    runs = list(results.items())
+    if not isinstance(results, Mapping):
+        raise ArgumentError(f"results: expected a mapping of labels to RunResults, not {type(results).__name__}")
+    runs = _runs(results, "results")
+    _positive_int(ncols, "ncols")
+    _check_path(path, "cwnd.png")
     nrows = math.ceil(len(runs) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(10, 1.9 * nrows + 0.6), sharex=True, sharey=True, squeeze=False)
     for ax, (label, r) in zip(axes.flat, runs):
@@ -167,11 +224,7 @@ def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = N
         ax.set_xlabel("time (s)")
     fig.suptitle(f"Congestion window — {_title(runs)}")
     fig.tight_layout()
-    if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path)
-        plt.close(fig)
-    return fig
+    return _save(fig, path, "cwnd.png")
 
 
 def cwnd_by_algorithm(
@@ -194,7 +247,19 @@ def cwnd_by_algorithm(
     from ccarena.api import algorithms as available
     from ccarena.api import run
 
+    if algorithms is not None and (isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Sequence)):
+        raise ArgumentError(f"algorithms: expected a list of algorithm names, not {type(algorithms).__name__}")
+    if not isinstance(key, str):
+        raise ArgumentError(f"key: expected a key path like 'flows[0].cc', not {type(key).__name__}")
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
+        raise ArgumentError(f'overrides: expected a list of "KEY=VALUE" strings, not {type(overrides).__name__}')
     names = list(algorithms) if algorithms is not None else [a.name for a in available() if a.protocol == "tcp"]
+    for name in names:
+        if not isinstance(name, str):
+            raise ArgumentError(f"algorithms: {name!r:.40} is not an algorithm name (a string)")
+    if not names:
+        raise ArgumentError("algorithms: the list is empty")
+    _check_path(path, "cwnd.png")
     results = {name: run(scenario, overrides=[*overrides, f"{key}={name}"]) for name in names}
     return plot_cwnd_grid(results, path) if len(results) > GRID_ABOVE else plot_cwnd(results, path)
 
@@ -208,6 +273,9 @@ def plot_queue(
     limit is drawn as a dashed line when it is given in packets.
     """
     runs = _runs(result)
+    if link is not None and not isinstance(link, str):
+        raise ArgumentError(f"link: expected a link name (a string), not {type(link).__name__}")
+    _check_path(path, "queue.png")
     names = {link or r.bottleneck() for _, r in runs}
     shown = ", ".join(sorted(n for n in names if n)) or "no link"
     fig, ax = _new_axes(f"Queue length at {shown} — {_title(runs)}", "queue (packets)")
@@ -219,7 +287,7 @@ def plot_queue(
             continue
         ls = r.link_series[r.link_series["link"].astype(str) == name]
         if ls.empty:
-            raise ValueError(f"no link named {name!r}; links are {', '.join(map(str, r.links['name']))}")
+            raise ArgumentError(f"link: no link named {name!r}; links are {', '.join(map(str, r.links['name']))}")
         ax.plot(ls["t_s"], ls["queue_pkts"], lw=1.2, label=_label(prefix, name) if len(runs) > 1 else None)
         highest = max(highest, float(np.nanmax(ls["queue_pkts"].to_numpy(dtype=float), initial=0.0)))
         row = r.links[r.links["name"].astype(str) == name]
@@ -234,7 +302,7 @@ def plot_queue(
             ax.text(0.99, 0.97, f"queue limit {lim:g} pkt (off scale)", transform=ax.transAxes,
                     ha="right", va="top", fontsize="small", color="grey")
     ax.set_ylim(bottom=0)
-    return _finish(fig, ax, path)
+    return _finish(fig, ax, path, "queue.png")
 
 
 def _title(runs: list[tuple[str, RunResult]]) -> str:
@@ -258,6 +326,8 @@ def plot_sweep(
     ``ci_low``, ``ci_high`` and the keys). Values of ``x`` are placed in the order they first
     appear (the grid's order), so units such as ``"10Mbps"`` need no parsing.
     """
+    _check_sweep_arguments(summary, x, metric, lines)
+    _check_path(path, f"{metric}.png")
     rows = summary[summary["metric"] == metric]
     order = list(dict.fromkeys(rows[x].tolist()))
     pos = {v: i for i, v in enumerate(order)}
@@ -276,4 +346,21 @@ def plot_sweep(
         ax.errorbar(xs, mean, yerr=[low, high], marker="o", capsize=3, label=name)
     ax.set_xticks(range(len(order)), [str(v) for v in order])
     ax.set_xlim(-0.5, len(order) - 0.5)
-    return _finish(fig, ax, path, time_axis=False)
+    return _finish(fig, ax, path, f"{metric}.png", time_axis=False)
+
+
+def _check_sweep_arguments(summary: Any, x: Any, metric: Any, lines: Any) -> None:
+    if not isinstance(summary, pd.DataFrame):
+        raise ArgumentError(f"summary: expected the DataFrame of ExperimentResult.summary(), not {type(summary).__name__}")
+    if not isinstance(metric, str):
+        raise ArgumentError(f"metric: expected a metric name (a string), not {type(metric).__name__}")
+    if not isinstance(x, str):
+        raise ArgumentError(f"x: expected the name of a swept key (a string), not {type(x).__name__}")
+    if isinstance(lines, (str, bytes)) or not isinstance(lines, Sequence) or not all(isinstance(k, str) for k in lines):
+        raise ArgumentError(f"lines: expected a list of key names (strings), not {lines!r:.40}")
+    missing = [c for c in ("metric", "mean", "ci_low", "ci_high", x, *lines) if c not in summary.columns]
+    if missing:
+        raise ArgumentError(f"summary: no column {missing[0]!r}; it has {', '.join(map(str, summary.columns))}")
+    if not (summary["metric"] == metric).any():
+        known = ", ".join(sorted(map(str, summary["metric"].unique())))
+        raise ArgumentError(f"metric: no rows for {metric!r}; the summary has {known or 'no metrics'}")

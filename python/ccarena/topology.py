@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ccarena import _format
+from ccarena.errors import ArgumentError
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -34,6 +35,7 @@ def duplex_links(desc: dict[str, Any]) -> list[dict[str, Any]]:
     """Links with both directions merged: ``{"a", "b", "names", "rate_bps", "delay_s", "queue"}``
     (the direction listed first gives the values; a direction differing in rate or delay is kept
     apart)."""
+    _check_desc(desc)
     merged: dict[tuple[str, str, float, float], dict[str, Any]] = {}
     for link in desc["links"]:
         a, b = sorted((str(link["src"]), str(link["dst"])))
@@ -52,6 +54,15 @@ def duplex_links(desc: dict[str, Any]) -> list[dict[str, Any]]:
     return list(merged.values())
 
 
+def _check_desc(desc: Any) -> None:
+    """A network description as :func:`ccarena.api.topology` returns it, or :class:`ArgumentError`."""
+    if not isinstance(desc, dict) or not isinstance(desc.get("nodes"), list) or not isinstance(desc.get("links"), list):
+        raise ArgumentError(
+            f"desc: expected the network description of ccarena.api.topology() (a dict with nodes and links), "
+            f"not {type(desc).__name__}"
+        )
+
+
 def _router_index(name: str) -> int:
     digits = "".join(ch for ch in name if ch.isdigit())
     return int(digits) if digits else 0
@@ -59,6 +70,7 @@ def _router_index(name: str) -> int:
 
 def layout(desc: dict[str, Any]) -> dict[str, tuple[float, float]]:
     """Position of every node (see the module notes)."""
+    _check_desc(desc)
     roles = {str(n["name"]): str(n["role"]) for n in desc["nodes"]}
     kind = str(desc.get("kind", ""))
     cores = [n for n, r in roles.items() if r != "host"]
@@ -112,7 +124,13 @@ def _label(link: dict[str, Any]) -> str:
 
 def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
     """Draws the network of ``desc`` (from :func:`ccarena.api.topology`); with ``path`` also
-    writes a PNG there and closes the figure."""
+    writes a PNG there and closes the figure. A ``path`` that is a directory (or ends in ``/``)
+    gets ``topology.png`` inside it; one that cannot be written raises :class:`OutputError`."""
+    _check_desc(desc)
+    if path is not None:
+        from ccarena.api import check_output_file
+
+        check_output_file(path, "topology.png", "topology drawing")  # before drawing
     # matplotlib (Agg: no display) loads here, for drawings only: the text listing needs none.
     import matplotlib
 
@@ -166,14 +184,15 @@ def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
     ax.margins(0.12)
     ax.axis("off")
     if path is not None:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path)
-        plt.close(fig)
+        from ccarena.api import write_figure
+
+        write_figure(fig, path, "topology.png")
     return fig
 
 
 def text_summary(desc: dict[str, Any]) -> str:
     """The links between non-host nodes (and a count of host links) as a plain table."""
+    _check_desc(desc)
     roles = {str(n["name"]): str(n["role"]) for n in desc["nodes"]}
     links = duplex_links(desc)
     core = [l for l in links if roles.get(l["a"]) != "host" and roles.get(l["b"]) != "host"]

@@ -12,7 +12,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -89,6 +89,7 @@ def run(
     flows = plan.main_flows.reset_index(drop=True)
     if len(flows) > MAX_FLOWS:
         raise TestbedError(f"flows: {len(flows)} flows, the testbed runs at most {MAX_FLOWS}")
+    refuse_late_starts(flows.to_dict("records"), float(plan.meta["duration_s"]))
     rtts = sorted(set(round(float(r), 9) for r in flows["rtt_base_s"]))
     if len(rtts) > 1:
         raise TestbedError(f"flows.rtt: the testbed's delay line has one delay per direction, the flows have RTTs {rtts} s")
@@ -107,6 +108,20 @@ def run(
             net.teardown()
     raw["wall_s"] = time.time() - started
     return results.build(plan, flows, raw, lateness_limit_s=LATENESS_LIMIT_S)
+
+
+def refuse_late_starts(flows: Iterable[Mapping[str, Any]], duration_s: float) -> None:
+    """Refuse a flow (``id``, ``group``, ``start_s`` of the plan's flow table) that starts at or
+    after the end of the run: its sender would start after the receiver has gone and die with
+    "connection refused". The simulator just records such a flow as having sent nothing."""
+    for flow in flows:
+        start = float(flow["start_s"])
+        if start >= duration_s:
+            name = f"flow {int(flow['id'])}" + (f" ({flow['group']})" if flow.get("group") else "")
+            raise TestbedError(
+                f"flows: {name} starts at {start:g} s, not before the end of the run at {duration_s:g} s "
+                "(the duration): the testbed cannot run it; lengthen the duration or start the flow earlier"
+            )
 
 
 def _spawn(net: Dumbbell, ns: str, args: list[str]) -> subprocess.Popen[str]:
