@@ -19,11 +19,17 @@ class                     raised when
 ``ArgumentError``         a function of the API got an argument it cannot use (also a
                           ``ValueError``), e.g. ``RunResult.jain(over="bogus")``
 ========================  =====================================================================
+
+Warnings: ``StoreDamagedWarning`` (a ``UserWarning``) names a run of a result store whose files
+are missing, truncated or altered; the run is then treated as not run.
 """
 
 from __future__ import annotations
 
-__all__ = ["Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError", "ArgumentError"]
+__all__ = [
+    "Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError", "ArgumentError",
+    "StoreDamagedWarning",
+]
 
 
 class Error(Exception):
@@ -54,3 +60,8 @@ class TestbedError(Error):
 
 class ArgumentError(Error, ValueError):
     """An argument of an API call has the wrong type or value (the message names it)."""
+
+
+class StoreDamagedWarning(UserWarning):
+    """A run in a result store is damaged (a file missing, truncated or altered): it is left out
+    of the results and the next sweep recomputes it. The message names the run and the damage."""

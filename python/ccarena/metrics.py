@@ -6,8 +6,8 @@ Rates are bits per second, times seconds, sizes bytes. Functions taking arrays a
 ``numpy.asarray`` accepts. Undefined values (an empty sample, a zero-length window) are ``NaN``,
 never an exception, so that a table of many flows survives one odd flow.
 
-Student's t quantile for confidence intervals comes from SciPy (``scipy.stats.t``); everything
-else is NumPy.
+Confidence intervals come from SciPy (Student's t quantile ``scipy.stats.t`` and the bootstrap
+``scipy.stats.bootstrap``); everything else is NumPy.
 """
 
 from __future__ import annotations
@@ -28,6 +28,10 @@ __all__ = [
     "coefficient_of_variation",
     "MeanCI",
     "mean_ci",
+    "METRIC_RANGES",
+    "metric_range",
+    "bounded_mean_ci",
+    "metric_ci",
     "fair_share_bps",
     "jain_intra_protocol",
     "jain_inter_protocol",
@@ -135,7 +139,12 @@ def coefficient_of_variation(x: ArrayLike | Iterable[float]) -> float:
 
 
 class MeanCI(NamedTuple):
-    """A sample mean and its two-sided confidence interval ``[low, high] = mean ∓ half_width``."""
+    """A sample mean and its two-sided confidence interval ``[low, high]``.
+
+    ``half_width = (high − low) / 2``. A Student-t interval (:func:`mean_ci`) is ``mean ∓
+    half_width``; an interval kept inside a metric's range (:func:`bounded_mean_ci`) need not be
+    centred on the mean.
+    """
 
     mean: float
     half_width: float
@@ -166,6 +175,119 @@ def mean_ci(x: ArrayLike | Iterable[float], level: float = 0.95) -> MeanCI:
     s = float(np.std(v, ddof=1))
     half = float(stats.t.ppf((1.0 + level) / 2.0, n - 1)) * s / math.sqrt(n)
     return MeanCI(mean, half, mean - half, mean + half, n)
+
+
+UNIT_INTERVAL = (0.0, 1.0)
+NON_NEGATIVE = (0.0, math.inf)
+
+#: The values each metric can take, by its column name in ``ExperimentResult.metrics`` /
+#: ``runs`` (docs/experiments.md, "Confidence intervals"). A name not listed is unbounded and
+#: gets the plain Student-t interval (differences, e.g. ``compare``'s ``a − b``, can be negative).
+METRIC_RANGES: dict[str, tuple[float, float]] = {
+    # Jain's index lies in [1/n, 1]; 0 is its lower bound for any number of flows n.
+    "jain": UNIT_INTERVAL,
+    "jain_intra": UNIT_INTERVAL,
+    "jain_inter": UNIT_INTERVAL,
+    # parts of a whole
+    "utilisation": UNIT_INTERVAL,
+    "utilisation_main": UNIT_INTERVAL,
+    "delivery_ratio": UNIT_INTERVAL,
+    "reno_share": UNIT_INTERVAL,
+    # rates, times, delays, counts and ratios of non-negative quantities
+    "goodput_bps": NON_NEGATIVE,
+    "throughput_bps": NON_NEGATIVE,
+    "dropped_pkts": NON_NEGATIVE,
+    "retransmitted_pkts": NON_NEGATIVE,
+    "sent_pkts": NON_NEGATIVE,
+    "delivered_pkts": NON_NEGATIVE,
+    "timeouts": NON_NEGATIVE,
+    "mean_queue_pkts": NON_NEGATIVE,
+    "mean_delay_s": NON_NEGATIVE,
+    "delay_p95_s": NON_NEGATIVE,
+    "delay_p99_s": NON_NEGATIVE,
+    "delay_jitter_s": NON_NEGATIVE,
+    "completion_s": NON_NEGATIVE,
+    "convergence_s": NON_NEGATIVE,
+    "stability_cov": NON_NEGATIVE,
+    "rtt_fairness": NON_NEGATIVE,
+}
+
+#: With fewer values than this, a bounded metric's interval is Student's t cut to the range
+#: instead of a bootstrap: a bootstrap interval of the mean never reaches past the smallest and
+#: largest value, and below 10 values it covers the true mean less often than t does (95%
+#: intervals simulated on near-1, exponential and normal samples: the bootstrap below 69-76%
+#: with 3 values and 86-92% with 5, Student's t 89-94% and 88-95%; from 10 values on they are
+#: alike). Cutting t to the range loses no coverage: the true mean is always inside it.
+BOOTSTRAP_MIN_N = 10
+#: Resamples per bootstrap interval: 2000 keep a summary of many grid points × metrics fast
+#: (under 1 ms an interval), and its ends vary between seeds by 1-3% of its width (one standard
+#: deviation).
+BOOTSTRAP_RESAMPLES = 2000
+#: Seed of the bootstrap's generator: the same values always give the same interval.
+BOOTSTRAP_SEED = 20240601
+
+
+def metric_range(metric: str) -> tuple[float, float]:
+    """``(low, high)`` a metric's values lie in (:data:`METRIC_RANGES`); ``(−inf, inf)`` for a
+    name not listed."""
+    return METRIC_RANGES.get(metric, (-math.inf, math.inf))
+
+
+def bounded_mean_ci(x: ArrayLike | Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf), level: float = 0.95) -> MeanCI:
+    """Mean with a confidence interval that stays inside ``bounds``, NaN values dropped.
+
+    - Unbounded (``(−inf, inf)``): the Student-t interval of :func:`mean_ci`.
+    - Bounded, at least :data:`BOOTSTRAP_MIN_N` values: SciPy's percentile bootstrap
+      (``scipy.stats.bootstrap``, :data:`BOOTSTRAP_RESAMPLES` resamples, a fixed seed) at the
+      *expanded* level of Hesterberg (2015, The American Statistician 69(4)): the percentile
+      interval is too narrow for small samples, so its tail probability is taken as
+      ``Φ(−√(n/(n−1)) · t_{(1+level)/2, n−1})`` instead of ``(1 − level)/2``. Percentile rather
+      than BCa: BCa covered the mean less often in simulations with 10-20 values (87-92%
+      against 90-95% for 95% intervals of near-1, exponential and normal samples).
+    - Bounded, fewer values: the Student-t interval cut to ``bounds``.
+
+    Every interval is finally cut to ``bounds``, widened first to the values themselves, so that
+    it always contains the mean (a value slightly outside its nominal range, e.g. a utilisation
+    of 1.0002, is not hidden). ``n = 1``: NaN interval; all values equal: the zero-width interval
+    at that value; an infinite value: NaN interval.
+    """
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    lo_bound, hi_bound = (float(b) for b in bounds)
+    if not lo_bound < hi_bound:
+        raise ValueError(f"bounds must be (low, high) with low < high, got {bounds!r}")
+    v = _values(x)
+    v = v[~np.isnan(v)]
+    n = int(v.size)
+    if n == 0:
+        return MeanCI(math.nan, math.nan, math.nan, math.nan, 0)
+    if not np.all(np.isfinite(v)):
+        return MeanCI(float(np.mean(v)), math.nan, math.nan, math.nan, n)
+    if n > 1 and np.all(v == v[0]):
+        # np.mean of equal values can differ from them in the last bit; the value itself is exact
+        return MeanCI(float(v[0]), 0.0, float(v[0]), float(v[0]), n)
+    t = mean_ci(v, level)
+    if n == 1:
+        return t
+    lo_bound, hi_bound = min(lo_bound, float(np.min(v))), max(hi_bound, float(np.max(v)))
+    bounded = math.isfinite(lo_bound) or math.isfinite(hi_bound)
+    low, high = t.low, t.high
+    if bounded and n >= BOOTSTRAP_MIN_N:
+        from scipy import stats
+
+        tail = float(stats.norm.cdf(-math.sqrt(n / (n - 1)) * stats.t.ppf((1.0 + level) / 2.0, n - 1)))
+        boot = stats.bootstrap(
+            (v,), np.mean, n_resamples=BOOTSTRAP_RESAMPLES, confidence_level=1.0 - 2.0 * tail,
+            method="percentile", vectorized=True, rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
+        low, high = float(boot.confidence_interval.low), float(boot.confidence_interval.high)
+    low, high = max(low, lo_bound), min(high, hi_bound)
+    return MeanCI(t.mean, (high - low) / 2.0, low, high, n)
+
+
+def metric_ci(x: ArrayLike | Iterable[float], metric: str, level: float = 0.95) -> MeanCI:
+    """:func:`bounded_mean_ci` inside the range of ``metric`` (:func:`metric_range`)."""
+    return bounded_mean_ci(x, metric_range(metric), level)
 
 
 def percentile(x: ArrayLike | Iterable[float], q: float | ArrayLike) -> float | npt.NDArray[np.float64]:

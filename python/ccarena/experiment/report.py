@@ -75,8 +75,11 @@ def write_report(res: ExperimentResult, out_dir: Path) -> Path:
 <p class="sub">Generated {stamp} from the store <code>{html.escape(str(res.store.root))}</code>:
 {len(res.plan)} runs planned ({res.replications} replications per grid point), {len(res.metrics)} finished,
 {len(res.failures)} failed{f", {res.missing} not run yet" if res.missing else ""}.
-Values are means over replications ± the half-width of the 95% Student-t confidence interval
-(definitions: <code>docs/experiments.md</code>).</p>
+Values are means over replications with their 95% confidence interval, kept inside each metric's
+range (shares and Jain's index in [0, 1]; rates, times and counts not below 0): Student's t cut to
+the range below 10 replications, a percentile bootstrap from 10 on, plain Student's t for metrics
+without a range. Shown as ± half-width when the interval is centred on the mean, as −below +above
+when it is not (definitions: <code>docs/experiments.md</code>, "Confidence intervals").</p>
 <h2>Varied keys</h2>
 <ul>{axes}</ul>
 <h2>Grid points</h2>

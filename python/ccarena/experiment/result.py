@@ -93,15 +93,17 @@ class ExperimentResult:
                     failed.append({**ids, "error": failure.get("error", "")})
                 continue
             info = self.store.run_info(key)
+            f = self.store.read_table(key, "flows")
+            lk = self.store.read_table(key, "links")
+            if not self.store.has(key):
+                continue  # a table turned out unreadable: the whole run is left out, not half of it
             run_metrics = {m: _nan(info["metrics"].get(m)) for m in RUN_METRICS}
             per_run.append({**ids, **run_metrics})
-            f = self.store.read_table(key, "flows")
             if f is not None:
                 f = _with_ids(f, ids)
                 for m, v in run_metrics.items():
                     f[f"run_{m}"] = v
                 flows.append(f)
-            lk = self.store.read_table(key, "links")
             if lk is not None:
                 links.append(_with_ids(lk, ids))
         id_cols = [*ID_COLUMNS, *self.keys]
@@ -128,7 +130,12 @@ class ExperimentResult:
         return _concat(parts, [*ID_COLUMNS, *self.keys])
 
     def summary(self, metrics: Sequence[str] | None = None, *, level: float = 0.95, per: str = "run") -> pd.DataFrame:
-        """Mean, sample standard deviation and Student-t confidence interval over replications.
+        """Mean, sample standard deviation and confidence interval over replications.
+
+        The interval stays inside the metric's range (``ccarena.metrics.METRIC_RANGES``: shares
+        and Jain's index in [0, 1], rates, times and counts ≥ 0): Student's t cut to the range
+        below 10 replications, a seeded percentile bootstrap from 10 on; Student's t for a metric
+        without a range (``ccarena.metrics.bounded_mean_ci``, docs/experiments.md).
 
         ``per="run"``: one row per grid point × metric of :attr:`metrics` (default: all).
         ``per="group"``: one row per grid point × flow group × flow metric, each run reduced
@@ -154,7 +161,7 @@ class ExperimentResult:
                 for m in chosen:
                     values = part[m].to_numpy(dtype=float)
                     values = values[~np.isnan(values)]
-                    ci = _metrics.mean_ci(values, level)
+                    ci = _metrics.metric_ci(values, m, level)
                     sd = float(np.std(values, ddof=1)) if values.size > 1 else math.nan
                     rows.append({**labels, "metric": m, "n": ci.n, "mean": ci.mean, "sd": sd, "ci_low": ci.low, "ci_high": ci.high})
         return pd.DataFrame(rows, columns=[*by, "metric", "n", "mean", "sd", "ci_low", "ci_high"])

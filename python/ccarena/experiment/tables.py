@@ -21,9 +21,22 @@ def format_value(metric: str, value: float) -> str:
     return _format.ratio(value)
 
 
+def interval_text(metric: str, mean: float, low: float, high: float) -> str:
+    """``mean ± half-width`` when the interval is centred on the mean, ``mean −below +above``
+    when it is not (an interval cut to the metric's range or a bootstrap one); the mean alone
+    without an interval."""
+    cell = format_value(metric, mean)
+    if math.isnan(low) or math.isnan(high):
+        return cell
+    below, above = format_value(metric, mean - low), format_value(metric, high - mean)
+    if below == above:
+        return f"{cell} ± {above}"
+    return f"{cell} −{below} +{above}"
+
+
 def grid_table(res: ExperimentResult, metrics: list[str]) -> Table:
-    """One row per grid point: the varied keys, n, and ``mean ± half-width`` of the 95% CI per
-    metric (the mean alone when n = 1)."""
+    """One row per grid point: the varied keys, n, and the mean with its 95% CI per metric
+    (:func:`interval_text`)."""
     summ = res.summary(metrics)
     headers = [*res.keys, "n", *metrics]
     rows = []
@@ -32,11 +45,7 @@ def grid_table(res: ExperimentResult, metrics: list[str]) -> Table:
         row = [str(first[k]) for k in res.keys] + [str(int(part["n"].max()))]
         for m in metrics:
             r = part[part["metric"] == m].iloc[0]
-            half = (r["ci_high"] - r["ci_low"]) / 2
-            cell = format_value(m, r["mean"])
-            if not math.isnan(half):
-                cell += f" ± {format_value(m, half)}"
-            row.append(cell)
+            row.append(interval_text(m, float(r["mean"]), float(r["ci_low"]), float(r["ci_high"])))
         rows.append(row)
     return headers, rows, [False] * len(res.keys) + [True] * (1 + len(metrics))
 
