@@ -875,6 +875,11 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
     })?;
     // `newreno` names Reno's window rule with RFC 6582 recovery.
     let recovery = g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
+    if matches!(cc_config, CcConfig::Bbr(_)) && recovery != Recovery::Sack {
+        // BBR's window and rate samples count what SACK reports delivered; this model has no
+        // validated non-SACK path for it (docs/algorithms/bbr.md: Linux with SACK off measured).
+        return Err(ScenarioError::new(format!("{path}.recovery"), format!("{:?} is not supported with cc = \"bbr\": BBR needs recovery = \"sack\"", recovery.name())));
+    }
     let initial_cwnd = g.initial_cwnd.unwrap_or(profile.initial_cwnd);
     if !(1.0..=1e6).contains(&initial_cwnd) {
         return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));

@@ -97,6 +97,12 @@ pub struct TcpConfig {
     /// ECN-capable connection (RFC 3168): ECT on new data, ECN-Echo until CWR, one window
     /// reduction per window of data. Default false (the seed papers' TCPs predate it).
     pub ecn: bool,
+    /// Whether an ACK carrying ECN-Echo may grow cwnd (see [`EchoGrowth`]).
+    pub ecn_echo_growth: EchoGrowth,
+    /// CWR also goes on a retransmission when it is the first segment after a reduction
+    /// (ns-2 `SetCWRonRetransmit_`, true in ns-2.35's `ns-default.tcl`); RFC 3168 §6.1.2 and
+    /// Linux (`tcp_ecn_send`) set it on new data only.
+    pub cwr_on_retransmit: bool,
     /// SQM-Response to ICMP Source Quench (seed 004 §3.3–3.4). Default false.
     pub source_quench: bool,
     /// Re-arm the retransmission timer whenever SND.UNA's segment is retransmitted. Default true,
@@ -139,6 +145,28 @@ pub struct TcpConfig {
     pub window_from_una: bool,
 }
 
+/// How an ACK carrying ECN-Echo (the receiver repeats it until our CWR reaches it) affects
+/// window growth.
+///
+/// Held always, a sender that sets CWR on new data only never grows again after a timeout whose
+/// go-back-N retransmissions fill cwnd = 1: no new segment carries CWR, every ACK echoes, and the
+/// flow resends one segment per round trip until the whole window is repaired (seconds at a time
+/// on a RED queue with ECN).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EchoGrowth {
+    /// ECN-Echo does not hold growth (Linux since 4.x: `tcp_may_raise_cwnd` checks only for a
+    /// window reduction in progress).
+    Grows,
+    /// Held at or above ssthresh only: slow start rebuilding a window the echoed congestion
+    /// already cut goes on (Linux 2.6 `tcp_may_raise_cwnd`: `!(flag & FLAG_ECE) || cwnd <
+    /// ssthresh`), the reading of RFC 3168 §6.1.2's "should not increase" this model takes.
+    BelowSsthresh,
+    /// Never grows on an ECN-Echo ACK (ns-2 `TcpAgent::recv_newack_helper`, with CWR on
+    /// retransmissions to end the echo).
+    Held,
+}
+
 impl TcpConfig {
     /// Bytes of IPv4 and TCP headers on a data segment or pure ACK.
     pub fn header_bytes(&self) -> u32 {
@@ -161,6 +189,8 @@ impl Default for TcpConfig {
             rwnd: u64::MAX,
             dupthresh: 3,
             ecn: false,
+            ecn_echo_growth: EchoGrowth::BelowSsthresh,
+            cwr_on_retransmit: false,
             source_quench: false,
             slow_start_after_idle: true,
             head_retransmit_rearms_rto: true,

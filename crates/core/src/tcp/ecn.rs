@@ -7,7 +7,8 @@
 //!     data sent after the last reduction:
 //!       CC.on_congestion(Ecn): ssthresh; cwnd = min(cwnd, ssthresh); no retransmission
 //!       Open → Cwr until SND.UNA reaches SND.MAX of the reduction (one window)
-//!   first new segment after any window reduction: CWR
+//!   first new segment after any window reduction: CWR (ns2 profile: the first segment, even a
+//!     retransmission); ECN-Echo holds cwnd growth per `TcpConfig::ecn_echo_growth`
 //! ```
 //!
 //! "Once per window" (RFC 3168 §6.1.2): an ECN-Echo is ignored while the sender is recovering

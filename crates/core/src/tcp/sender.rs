@@ -18,7 +18,7 @@
 //! acknowledges new data") and Linux `tcp_may_raise_cwnd`; SACKed segments reported by earlier
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
-use super::config::{Recovery, TcpConfig};
+use super::config::{EchoGrowth, Recovery, TcpConfig};
 use super::ecn::EcnState;
 use super::handshake::Handshake;
 use super::prr::Prr;
@@ -402,7 +402,7 @@ impl TcpSender {
                 ect: self.cfg.ecn && !retransmit,
                 // The shared configuration first: without ECN the flag is never set
                 // (`note_window_reduction`), and its cold line stays untouched.
-                cwr: !retransmit && self.cfg.ecn && self.ecn.take_cwr(),
+                cwr: (!retransmit || self.cfg.cwr_on_retransmit) && self.cfg.ecn && self.ecn.take_cwr(),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
@@ -516,8 +516,14 @@ impl TcpSender {
         } else if ack > prev_una && restart_rto {
             self.timers.rto.set(now + self.rtt.rto()); // RFC 6298 §5.3
         }
-        // RFC 3168 §6.1.2: no growth in response to an ECN-Echo.
-        let echo = ece && self.cfg.ecn;
+        // RFC 3168 §6.1.2: no growth in response to an ECN-Echo, as each profile reads it.
+        let echo = ece
+            && self.cfg.ecn
+            && match self.cfg.ecn_echo_growth {
+                EchoGrowth::Grows => false,
+                EchoGrowth::BelowSsthresh => !self.st.in_slow_start(),
+                EchoGrowth::Held => true,
+            };
         if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }

@@ -37,7 +37,7 @@
 //! SRTT. It is ccarena's stack before profiles existed; `min_rto = "1s"` and `rto = "rfc6298"`
 //! give the letter of RFC 6298.
 
-use super::config::{DelayedAck, Recovery, RtoRule, TcpConfig};
+use super::config::{DelayedAck, EchoGrowth, Recovery, RtoRule, TcpConfig};
 use crate::time::SimDuration;
 use serde::{Deserialize, Serialize};
 
@@ -91,6 +91,7 @@ impl Stack {
                 rack_tlp: true,
                 prr: true,
                 rcv_buf: 6_291_456, // tcp_rmem[2]
+                ecn_echo_growth: EchoGrowth::Grows,
                 ..plain
             },
             Stack::Ns2 => TcpConfig {
@@ -100,6 +101,8 @@ impl Stack {
                 rto_rule: RtoRule::Rfc6298,
                 head_retransmit_rearms_rto: false,
                 window_from_una: true,
+                ecn_echo_growth: EchoGrowth::Held,
+                cwr_on_retransmit: true, // ns-default.tcl: SetCWRonRetransmit_ true
                 ..plain
             },
             Stack::Rfc => plain,
