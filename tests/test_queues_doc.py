@@ -1,0 +1,37 @@
+"""The RED example of docs/queues.md, run as printed: its figures are checked against the run."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import ccarena
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "queues.md"
+
+
+def red_example() -> tuple[str, list[str]]:
+    text = DOC.read_text()
+    scenario = re.search(r'```toml\n(name = "red-twelve-reno".*?)```', text, re.S)
+    commands = re.search(r"```sh\n(ccarena run red\.toml.*?)```", text, re.S)
+    assert scenario and commands, "the RED example is missing from docs/queues.md"
+    return scenario.group(1), commands.group(1).splitlines()
+
+
+def printed(line: str) -> tuple[float, float]:
+    """The mean queue and utilisation a command's comment promises."""
+    m = re.search(r"≈ (\d+), (?:utilisation )?([\d.]+)", line)
+    assert m, line
+    return float(m.group(1)), float(m.group(2))
+
+
+def test_the_red_example_gives_the_figures_the_page_prints() -> None:
+    toml, (red_cmd, droptail_cmd) = red_example()
+    override = re.search(r"--set '([^']+)'", droptail_cmd)
+    assert override
+    for cmd, overrides in ((red_cmd, []), (droptail_cmd, [override.group(1)])):
+        queue, util = printed(cmd)
+        bottleneck = ccarena.run(toml, overrides=overrides, series=False).links.set_index("name").loc["bottleneck"]
+        # Rounded as printed: the mean queue to within 10 %, utilisation to the digits shown.
+        assert abs(bottleneck["mean_queue_pkts"] - queue) <= 0.1 * queue, (cmd, bottleneck["mean_queue_pkts"])
+        assert abs(bottleneck["utilisation"] - util) <= 0.005, (cmd, bottleneck["utilisation"])
