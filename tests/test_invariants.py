@@ -6,16 +6,16 @@ every flow of the default stack, with no test noticing). This one generates the 
 of the options a user combines without thinking, draws a small link for each point from the
 point's own seeded stream, and asserts for every run what holds for every correct algorithm:
 
+- **no lock-out**: every flow moves data after the warm-up.
 - **utilisation**: the bottleneck is busy ≥ 80 % of the measured window (after a warm-up). With
   a tail-drop buffer of one bandwidth-delay product B, an AIMD flow that cuts its window by
   β ≤ 1/2 on a loss still has β·(BDP + B) ≥ BDP in flight, so the link never idles in steady
   state; CUBIC (β = 0.7), BIC, HighSpeed, H-TCP, Scalable cut less, delay-based algorithms
   (Vegas, FAST, Libra, Compound's delay window) keep a standing queue without emptying it,
-  and BBR paces at the bottleneck rate. RED is given thresholds of ½ and 1½ BDP, so its average
-  queue sits around one BDP and the same argument holds for its early drops. The 20 % slack is
-  for slow start and the losses of short runs. TFRC (CCID 3, FAST-TFRC) varies its rate
-  smoothly and does not fill the buffer to the brim, but with one BDP of buffer the same
-  argument applies to its rate (RFC 5348 §4.3 halves at most once per round trip).
+  and BBR paces at the bottleneck rate. The 20 % slack is for slow start and the losses of short
+  runs. TFRC (CCID 3, FAST-TFRC) varies its rate smoothly, and with one BDP of buffer the same
+  argument applies to its rate (RFC 5348 §4.3 halves at most once per round trip). RED is given
+  thresholds of ½ and 1½ BDP.
 - **no starvation**: every flow gets ≥ 5 % of a fair share of the link (none of these
   algorithms is documented as yielding; with RTTs at most 3:1 apart, Reno's 1/RTT² bias gives
   the long flow ≥ 1/9 of the short one's rate).
@@ -23,11 +23,11 @@ point's own seeded stream, and asserts for every run what holds for every correc
 - **no timeout storm**: no flow spends more than half the run waiting on its retransmission
   timer (timeouts × minimum RTO ≤ duration / 2).
 
-The first two arguments assume that every loss pattern is repaired without a timeout: SACK with
-RACK-TLP and PRR (the linux stack), DCCP's CCID 2 and, on tail-drop queues, TFRC. Elsewhere
-(`known_limitation` says why) a point that breaks them is reported as an expected failure with
-its diagnosis, so what the profiles still do wrong stays visible (`pytest -rx`); conservation
-and one-line refusals are asserted for every point.
+The utilisation, fairness and timeout arguments assume a tail-drop queue and that every loss
+pattern is repaired without a timeout: SACK with RACK-TLP and PRR (the linux stack), or DCCP.
+Elsewhere (`known_limitation` says why) a point that breaks them is reported as an expected
+failure with its diagnosis, so what the profiles still do wrong stays visible (`pytest -rx`);
+conservation, no lock-out and one-line refusals are asserted for every point.
 
 A combination that is not meaningful (BBR without SACK, a TCP option on a DCCP flow) must be
 refused by validation with one line naming the field. `make test` runs a seeded sample of the
@@ -134,8 +134,8 @@ MIN_RTO_S = {"linux": 0.2, "ns2": 1.0, "rfc": 0.2}
 
 def known_limitation(p: Point) -> str | None:
     """Why the utilisation, fairness and timeout arguments do not hold for this point, if they
-    do not; None where they do (the linux stack's SACK with RACK-TLP and PRR, DCCP's CCID 2,
-    CCID 3 on tail-drop queues, FAST-TFRC's utilisation)."""
+    do not; None where they do (tail-drop queues with the linux stack's SACK, RACK-TLP and PRR,
+    or DCCP)."""
     if p.protocol == "tcp" and not (p.stack == "linux" and p.recovery == "sack"):
         return (
             "loss repair that can need a timeout: without RACK a lost retransmission waits for the "
@@ -144,8 +144,13 @@ def known_limitation(p: Point) -> str | None:
             "(ns-2 and RFC 5681 §3.1 add one per ACK), so the go-back-N burst can overflow the buffer "
             "and backoff idles the link for seconds (ns2/newreno/scalable: down to 0.6 % utilisation)"
         )
-    if p.cc == "ccid3" and p.queue == "red":
-        return "TFRC's rate follows the loss-event rate RED's early drops impose, below the link rate alone (0.56-0.71 measured)"
+    if p.queue == "red":
+        return (
+            "RED's average (w_q = 0.002) lags the queue: after a burst it goes on dropping or marking "
+            "in window after window while the queue is empty, and an algorithm that grows slowly at "
+            "small windows (BIC below low_window, Reno) or a rate that follows the loss-event rate "
+            "(TFRC) leaves the link idle for a second or more (linux/sack/BIC: 0.73, CCID 3: 0.56)"
+        )
     return None
 
 
@@ -166,6 +171,10 @@ def check(p: Point) -> None:
     for _, row in f.iterrows():
         lost = row["sent_pkts"] - row["delivered_pkts"] - row["dropped_pkts"] - row["in_flight_pkts"]
         assert lost == 0, f"{where}: flow {row['id']} sent {row['sent_pkts']} != delivered {row['delivered_pkts']} + dropped {row['dropped_pkts']} + in flight {row['in_flight_pkts']}"
+    # No flow is locked out: each moves data after the warm-up (FAST-TFRC: see below).
+    if p.cc != "fast_tfrc":
+        for _, row in f.iterrows():
+            assert row["throughput_bps"] > 0, f"{where}: flow {row['id']} sent nothing after the warm-up"
     problems = []
     if util < UTILISATION_FLOOR:
         problems.append(f"bottleneck utilisation {util:.3f} < {UTILISATION_FLOOR}")
