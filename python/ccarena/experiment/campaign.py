@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from ccarena import _core
 from ccarena import scenario as _scenario
 from ccarena.errors import ExperimentError, ScenarioError
-from ccarena.experiment.executors import open_executor
+from ccarena.experiment.executors import open_executor, refuse_unguarded_main
 from ccarena.experiment.store import Store, run_key
 from ccarena.experiment.worker import METRICS_VERSION, RunOutcome
 
@@ -36,7 +36,7 @@ def plan(experiment: Experiment) -> tuple[list[dict[str, Any]], dict[str, str], 
     """Every run with its store key; the runs whose scenario the core refuses (key → error);
     and the scenario of every valid run (key → scenario)."""
     rows, invalid, scenarios = [], {}, {}
-    for spec in experiment.runs():
+    for spec in experiment.iter_runs():  # one run at a time: no list of every scenario besides `scenarios`
         try:
             normalised = _core.validate(_scenario.to_json(spec.scenario))
             key = run_key(normalised, _store_version())
@@ -68,6 +68,7 @@ def run_campaigns(
         raise ExperimentError(f"jobs: {jobs!r} is not a positive integer")
     if scheduler is not None and executor != "dask":
         raise ExperimentError("scheduler: a scheduler address needs executor 'dask'")
+    refuse_unguarded_main(executor, scheduler)  # before the store is touched
     store = Store(store_dir)
     store.prepare()
     descriptions, bars = [], []

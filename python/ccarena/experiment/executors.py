@@ -7,9 +7,13 @@ store sorts nothing by arrival, so results do not depend on the executor or the 
 
 from __future__ import annotations
 
+import ast
+import logging
 import os
 import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -73,8 +77,13 @@ class LocalExecutor(Executor):
             method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
             try:
                 with _stop_signals_held():
+                    # Every worker is forked by this thread, which also closes the pool: the
+                    # parent-death signal the workers ask for (_worker_signals) is tied to it.
                     self.pool = ProcessPoolExecutor(
-                        max_workers=jobs, mp_context=multiprocessing.get_context(method), initializer=_worker_signals
+                        max_workers=jobs,
+                        mp_context=multiprocessing.get_context(method),
+                        initializer=_worker_signals,
+                        initargs=(os.getpid(),),
                     )
                     for fut in [self.pool.submit(os.getpid) for _ in range(jobs)]:
                         fut.result()
@@ -154,11 +163,42 @@ def _stop_signals_held() -> Iterator[None]:
             signal.raise_signal(arrived[0])
 
 
-def _worker_signals() -> None:
+def _worker_signals(parent: int) -> None:
     """Workers leave Ctrl-C to the sweep process (which stops them) and die at once on SIGTERM,
-    whatever handlers they inherited from it."""
+    whatever handlers they inherited from it, and when the sweep process ``parent`` dies."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    _die_with_parent(parent)
+
+
+#: prctl(2) option: the signal the calling process gets when the thread that forked it exits.
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """End this worker when the process ``parent`` is gone (SIGKILLed, say), instead of letting
+    it finish its run for a sweep that will never store it and wait forever for the next one.
+
+    On Linux the kernel kills it at once (``PR_SET_PDEATHSIG``); that signal follows the forking
+    *thread*, which is safe here because the thread that forks the workers keeps the pool until it
+    closes it. A thread polling ``os.getppid()`` covers every other system, and a parent that died
+    before the request was made."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        except (OSError, AttributeError):  # no prctl in this libc: the watch below does it
+            pass
+    if os.getppid() != parent:
+        os._exit(1)
+    threading.Thread(target=_watch_parent, args=(parent,), name="ccarena-parent-watch", daemon=True).start()
+
+
+def _watch_parent(parent: int, interval_s: float = 1.0) -> None:
+    while os.getppid() == parent:  # an orphan is adopted by init or a subreaper: another pid
+        time.sleep(interval_s)
+    os._exit(1)
 
 
 def _outcome(fut: Any, key: str) -> RunOutcome:
@@ -180,23 +220,53 @@ class DaskExecutor(Executor):
         except ImportError:
             raise ExperimentError("executor dask: install dask.distributed (pip install 'dask[distributed]')") from None
         self.cluster: Any = None
-        try:
-            if scheduler is None:
-                self.cluster = LocalCluster(
-                    n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True, dashboard_address=None
-                )
-                self.client = Client(self.cluster)
-            else:
+        self.client: Any = None
+        self._config: Any = None
+        if scheduler is not None:
+            try:
                 self.client = Client(scheduler, timeout="10s")
-        except (OSError, TimeoutError) as exc:
-            if self.cluster is not None:
-                self.cluster.close()
-            raise ExperimentError(f"executor dask: cannot reach the scheduler {scheduler!r} ({exc})") from None
+            except (OSError, TimeoutError) as exc:
+                raise ExperimentError(f"executor dask: cannot reach the scheduler {scheduler!r} ({exc})") from None
+            return
+        refuse_unguarded_main("dask", None)
+        import dask
+
+        try:
+            # A stop during the start is held until the cluster is up, then closes it whole: one
+            # cut short tears it down half-started, in tracebacks from it and its workers.
+            with _stop_signals_held():
+                # Kept for the cluster's life: a worker the nanny restarts is started the same way.
+                self._config = dask.config.set({"distributed.worker.multiprocessing-method": _worker_start_method()})
+                try:
+                    self.cluster = LocalCluster(
+                        n_workers=jobs or default_jobs(), threads_per_worker=1, processes=True, dashboard_address=None
+                    )
+                except Exception as exc:  # a worker that did not start: one line, not distributed's log
+                    hint = f"; {_GUARD_ADVICE}" if _main_rerun_by_spawn() else ""
+                    raise ExperimentError(f"executor dask: the local cluster did not start ({_first_line(exc)}){hint}") from None
+                self.client = Client(self.cluster)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
-        self.client.close()
-        if self.cluster is not None:
-            self.cluster.close()
+        """Close the client, then the cluster started here, if any. Their workers, heartbeats and
+        comms then see each other go away in some order and log it (CommClosedError tracebacks):
+        expected at this point, so those logs are silenced for the shutdown alone."""
+        client, cluster, self.client, self.cluster = self.client, self.cluster, None, None
+        if cluster is not None and client is not None:
+            try:
+                client.run(_silence_logs_for_shutdown, on_error="ignore")
+            except Exception:  # a worker already gone: nothing of it left to silence
+                pass
+        with _distributed_logs_silenced():
+            if client is not None:
+                client.close()
+            if cluster is not None:
+                cluster.close()
+        config, self._config = self._config, None
+        if config is not None:
+            config.__exit__(None, None, None)
 
     def run_all(self, runs: Mapping[str, tuple[Any, ...]], on_done: Callable[[RunOutcome], None], task: Task = execute) -> None:
         from dask.distributed import as_completed
@@ -212,3 +282,161 @@ class DaskExecutor(Executor):
         except BaseException:
             self.client.cancel(futures)
             raise
+
+
+def _worker_start_method() -> str:
+    """How our ``LocalCluster`` starts its workers: from a fork server that ignores Ctrl-C where
+    there is one (Linux, macOS), else dask's setting.
+
+    A Ctrl-C at the terminal reaches every process of the foreground group, workers included; a
+    worker that takes it prints KeyboardInterrupt tracebacks, dozens of lines, while the sweep
+    process stops it anyway. A process started with SIGINT ignored keeps it ignored (Python
+    installs its handler only over the default), and children of multiprocessing's fork server
+    get the dispositions the server started with: so the server is started while SIGINT is
+    ignored, and every worker, a restarted one too, ignores Ctrl-C from its first instruction."""
+    import multiprocessing
+    import multiprocessing.forkserver
+
+    import dask
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return str(dask.config.get("distributed.worker.multiprocessing-method"))
+    with dask.config.set({"distributed.worker.multiprocessing-method": "forkserver"}):
+        from distributed.utils import get_mp_context
+
+        get_mp_context()  # hands the server distributed's modules to preload; before it starts
+    if threading.current_thread() is threading.main_thread():
+        # Ignored for the fork and exec of the server (about a millisecond), not the whole start.
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        try:
+            multiprocessing.forkserver.ensure_running()
+        finally:
+            signal.signal(signal.SIGINT, previous)
+    return "forkserver"
+
+
+def _silence_logs_for_shutdown() -> None:
+    """Run on each Dask worker of our own cluster when the sweep is done with it: a worker about
+    to be closed logs nothing more (its heartbeat may meet a closed comm: an expected error)."""
+    logging.disable(logging.CRITICAL)
+
+
+@contextmanager
+def _distributed_logs_silenced() -> Iterator[None]:
+    """Drop the records of distributed's (and tornado's) loggers in this process for the block."""
+    names = {n for n in list(logging.root.manager.loggerDict) if n.split(".")[0] in ("distributed", "tornado")}
+    loggers = [logging.getLogger(n) for n in sorted(names | {"distributed", "tornado"})]
+
+    def drop(record: logging.LogRecord) -> bool:
+        return False
+
+    for lg in loggers:
+        lg.addFilter(drop)
+    try:
+        yield
+    finally:
+        for lg in loggers:
+            lg.removeFilter(drop)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text.splitlines()[0]}" if text else type(exc).__name__
+
+
+# --- scripts without an entry-point guard -------------------------------------------------------
+
+_GUARD_ADVICE = (
+    'a script that starts worker processes must run the experiment under `if __name__ == "__main__":` '
+    "(the workers import the script again)"
+)
+
+
+def refuse_unguarded_main(executor: str, scheduler: str | None) -> None:
+    """Refuse, in one line and before anything starts, a campaign run from a script's unguarded
+    top level when its workers would import the script again and so run the campaign a second
+    time: Dask's local cluster starts them by spawn (or forkserver), which runs the main module's
+    top level. Each would start a cluster of its own, fail in multiprocessing's bootstrapping
+    check, and the sweep would end in pages of tracebacks and "Nanny failed to start"."""
+    if _bootstrapping_child():
+        # We are such a worker, importing the parent's unguarded script (a call the check below
+        # could not see): leave quietly, so that the parent alone reports it, in one line.
+        raise SystemExit(1)
+    if executor != "dask" or scheduler is not None:
+        return
+    import multiprocessing
+
+    try:
+        import dask
+        import distributed  # noqa: F401 - loads distributed's defaults into dask.config
+    except ImportError:  # the executor says so itself
+        return
+    if dask.config.get("distributed.worker.multiprocessing-method", default="spawn") == "fork" and (
+        "forkserver" not in multiprocessing.get_all_start_methods()
+    ):
+        return  # the one case where the workers would not run the script again (_worker_start_method)
+    frame = _main_module_frame()
+    if frame is not None and _main_rerun_by_spawn() and not _inside_main_guard(frame.f_code.co_filename, frame.f_lineno):
+        raise ExperimentError(f"executor dask: {_GUARD_ADVICE}")
+
+
+def _bootstrapping_child() -> bool:
+    """True in a process that multiprocessing is starting, while it imports the parent's main module."""
+    import multiprocessing.process
+
+    return bool(getattr(multiprocessing.process.current_process(), "_inheriting", False))
+
+
+def _main_rerun_by_spawn() -> bool:
+    """Whether a spawned process runs ``__main__``'s top level again, as multiprocessing decides:
+    a module run with ``-m`` unless it is a package's ``__main__``, or a script file."""
+    main = sys.modules.get("__main__")
+    name = getattr(getattr(main, "__spec__", None), "name", None)
+    if name is not None:
+        return not (name == "__main__" or name.endswith(".__main__"))
+    path = getattr(main, "__file__", None)
+    return bool(path) and os.path.splitext(os.path.basename(str(path)))[0] != "ipython"
+
+
+def _main_module_frame() -> Any:
+    """The frame running ``__main__``'s top-level code, if this call comes from there."""
+    main = sys.modules.get("__main__")
+    frame = sys._getframe(1)
+    while frame is not None:
+        if main is not None and frame.f_globals is vars(main) and frame.f_code.co_name == "<module>":
+            return frame
+        frame = frame.f_back  # type: ignore[assignment]
+    return None
+
+
+def _inside_main_guard(filename: str, line: int) -> bool:
+    """Whether ``line`` of the file ``filename`` is in the body of an ``if __name__ == "__main__":``
+    (either way round, possibly within a larger condition). A file that cannot be read or parsed
+    counts as guarded: no false alarm."""
+    try:
+        with open(filename, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), filename)
+    except (OSError, SyntaxError, ValueError):
+        return True
+
+    def is_main_test(node: ast.expr) -> bool:
+        for cmp in ast.walk(node):
+            if isinstance(cmp, ast.Compare) and len(cmp.ops) == 1 and isinstance(cmp.ops[0], ast.Eq):
+                sides = {_name_or_text(cmp.left), _name_or_text(cmp.comparators[0])}
+                if sides == {"name:__name__", "text:__main__"}:
+                    return True
+        return False
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and is_main_test(node.test):
+            if any(stmt.lineno <= line <= (stmt.end_lineno or stmt.lineno) for stmt in node.body):
+                return True
+    return False
+
+
+def _name_or_text(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return f"name:{node.id}"
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return f"text:{node.value}"
+    return None
