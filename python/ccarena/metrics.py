@@ -12,12 +12,15 @@ Confidence intervals come from SciPy (Student's t quantile ``scipy.stats.t`` and
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple, ParamSpec, TypeVar
 
 import numpy as np
 import numpy.typing as npt
+
+from ccarena.errors import ArgumentError, Error
 
 __all__ = [
     "throughput_bps",
@@ -45,6 +48,26 @@ __all__ = [
 
 ArrayLike = npt.ArrayLike
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _checked(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """A public metric raises :class:`ArgumentError` (one line naming the function) for an
+    argument NumPy cannot read as numbers, never a bare TypeError or ValueError."""
+
+    @functools.wraps(fn)
+    def call(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return fn(*args, **kwargs)
+        except Error:
+            raise
+        except (TypeError, ValueError) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise ArgumentError(f"{fn.__name__}: {first}") from exc
+
+    return call
+
 
 def _rate(nbytes: ArrayLike, seconds: ArrayLike) -> npt.NDArray[np.float64] | float:
     b = np.asarray(nbytes, dtype=float)
@@ -54,6 +77,7 @@ def _rate(nbytes: ArrayLike, seconds: ArrayLike) -> npt.NDArray[np.float64] | fl
     return float(out) if out.ndim == 0 else out
 
 
+@_checked
 def throughput_bps(sent_bytes: ArrayLike, duration_s: ArrayLike) -> npt.NDArray[np.float64] | float:
     """Sending rate: ``throughput = sent_bytes · 8 / duration_s``.
 
@@ -63,6 +87,7 @@ def throughput_bps(sent_bytes: ArrayLike, duration_s: ArrayLike) -> npt.NDArray[
     return _rate(sent_bytes, duration_s)
 
 
+@_checked
 def goodput_bps(goodput_bytes: ArrayLike, duration_s: ArrayLike) -> npt.NDArray[np.float64] | float:
     """Useful rate: ``goodput = goodput_bytes · 8 / duration_s``.
 
@@ -72,6 +97,7 @@ def goodput_bps(goodput_bytes: ArrayLike, duration_s: ArrayLike) -> npt.NDArray[
     return _rate(goodput_bytes, duration_s)
 
 
+@_checked
 def delivery_ratio(delivered_pkts: ArrayLike, sent_pkts: ArrayLike) -> npt.NDArray[np.float64] | float:
     """``delivery_ratio = delivered_pkts / sent_pkts``, and 1.0 where nothing was sent.
 
@@ -84,6 +110,7 @@ def delivery_ratio(delivered_pkts: ArrayLike, sent_pkts: ArrayLike) -> npt.NDArr
     return float(out) if out.ndim == 0 else out
 
 
+@_checked
 def utilisation(tx_bytes: ArrayLike, rate_bps: ArrayLike, duration_s: ArrayLike) -> npt.NDArray[np.float64] | float:
     """Link utilisation: ``utilisation = tx_bytes · 8 / (rate_bps · duration_s)``, in [0, 1].
 
@@ -101,6 +128,7 @@ def _values(x: Any) -> npt.NDArray[np.float64]:
     return np.asarray(x, dtype=float).ravel()
 
 
+@_checked
 def jain_index(x: ArrayLike | Iterable[float]) -> float:
     """Jain's fairness index: ``J = (Σ xᵢ)² / (n · Σ xᵢ²)``.
 
@@ -119,6 +147,7 @@ def jain_index(x: ArrayLike | Iterable[float]) -> float:
     return float(np.sum(v)) ** 2 / (n * float(np.sum(v * v)))
 
 
+@_checked
 def coefficient_of_variation(x: ArrayLike | Iterable[float]) -> float:
     """``CoV = σ / μ`` with the *population* standard deviation ``σ = sqrt(Σ (xᵢ − μ)² / n)``.
 
@@ -153,6 +182,7 @@ class MeanCI(NamedTuple):
     n: int
 
 
+@_checked
 def mean_ci(x: ArrayLike | Iterable[float], level: float = 0.95) -> MeanCI:
     """Mean with a Student-t confidence interval.
 
@@ -162,7 +192,7 @@ def mean_ci(x: ArrayLike | Iterable[float], level: float = 0.95) -> MeanCI:
     ``n = 0`` everything is NaN.
     """
     if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+        raise ArgumentError(f"level must be in (0, 1), got {level}")
     v = _values(x)
     n = int(v.size)
     if n == 0:
@@ -227,12 +257,14 @@ BOOTSTRAP_RESAMPLES = 2000
 BOOTSTRAP_SEED = 20240601
 
 
+@_checked
 def metric_range(metric: str) -> tuple[float, float]:
     """``(low, high)`` a metric's values lie in (:data:`METRIC_RANGES`); ``(−inf, inf)`` for a
     name not listed."""
     return METRIC_RANGES.get(metric, (-math.inf, math.inf))
 
 
+@_checked
 def bounded_mean_ci(x: ArrayLike | Iterable[float], bounds: tuple[float, float] = (-math.inf, math.inf), level: float = 0.95) -> MeanCI:
     """Mean with a confidence interval that stays inside ``bounds``, NaN values dropped.
 
@@ -252,10 +284,10 @@ def bounded_mean_ci(x: ArrayLike | Iterable[float], bounds: tuple[float, float] 
     at that value; an infinite value: NaN interval.
     """
     if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level}")
+        raise ArgumentError(f"level must be in (0, 1), got {level}")
     lo_bound, hi_bound = (float(b) for b in bounds)
     if not lo_bound < hi_bound:
-        raise ValueError(f"bounds must be (low, high) with low < high, got {bounds!r}")
+        raise ArgumentError(f"bounds must be (low, high) with low < high, got {bounds!r}")
     v = _values(x)
     v = v[~np.isnan(v)]
     n = int(v.size)
@@ -285,11 +317,13 @@ def bounded_mean_ci(x: ArrayLike | Iterable[float], bounds: tuple[float, float] 
     return MeanCI(t.mean, (high - low) / 2.0, low, high, n)
 
 
+@_checked
 def metric_ci(x: ArrayLike | Iterable[float], metric: str, level: float = 0.95) -> MeanCI:
     """:func:`bounded_mean_ci` inside the range of ``metric`` (:func:`metric_range`)."""
     return bounded_mean_ci(x, metric_range(metric), level)
 
 
+@_checked
 def percentile(x: ArrayLike | Iterable[float], q: float | ArrayLike) -> float | npt.NDArray[np.float64]:
     """The ``q``-th percentile (``q`` in 0..100) with linear interpolation between order statistics.
 
@@ -301,13 +335,14 @@ def percentile(x: ArrayLike | Iterable[float], q: float | ArrayLike) -> float | 
     v = v[~np.isnan(v)]
     qa = np.asarray(q, dtype=float)
     if np.any((qa < 0) | (qa > 100)):
-        raise ValueError(f"percentile q must be in [0, 100], got {q!r}")
+        raise ArgumentError(f"percentile q must be in [0, 100], got {q!r}")
     if v.size == 0:
         return math.nan if qa.ndim == 0 else np.full(qa.shape, np.nan)
     out = np.percentile(v, qa)
     return float(out) if np.ndim(out) == 0 else np.asarray(out, dtype=float)
 
 
+@_checked
 def mathis_throughput_bps(mss_bytes: float, rtt_s: float, p: float, c: float = math.sqrt(1.5)) -> float:
     """Mathis et al. (1997) steady-state throughput of a Reno-like flow at loss rate ``p``:
 
@@ -320,6 +355,7 @@ def mathis_throughput_bps(mss_bytes: float, rtt_s: float, p: float, c: float = m
     return mss_bytes * 8.0 / rtt_s * c / math.sqrt(p)
 
 
+@_checked
 def padhye_throughput_bps(
     mss_bytes: float,
     rtt_s: float,
@@ -348,7 +384,7 @@ def padhye_throughput_bps(
     ``Q̂`` is the probability that a loss is detected by timeout rather than triple duplicate ACK.
     """
     if not 0.0 < p < 1.0:
-        raise ValueError(f"loss probability p must be in (0, 1), got {p}")
+        raise ArgumentError(f"loss probability p must be in (0, 1), got {p}")
     q = 1.0 - p
 
     def q_hat(w: float) -> float:
@@ -374,6 +410,7 @@ def padhye_throughput_bps(
 # --- The seed papers' campaign metrics ------------------------------------------------------------
 
 
+@_checked
 def fair_share_bps(capacity_bps: float, n_flows: int, background_fraction: float = 0.0) -> float:
     """The ideal equal share of a bottleneck: ``(C − C · bg) / N``.
 
@@ -389,13 +426,14 @@ def _by_label(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> dic
     v = _values(values)
     lab = list(labels)
     if len(lab) != v.size:
-        raise ValueError(f"{v.size} values but {len(lab)} labels")
+        raise ArgumentError(f"{v.size} values but {len(lab)} labels")
     groups: dict[Any, list[float]] = {}
     for value, label in zip(v.tolist(), lab):
         groups.setdefault(label, []).append(value)
     return {k: np.asarray(g, dtype=float) for k, g in groups.items()}
 
 
+@_checked
 def jain_intra_protocol(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> float:
     """Fairness among flows of the same protocol: the mean over protocols of Jain's index of that
     protocol's flows (seed 003 §4.1.3, "justiça intra-protocolos"; seed 002 F3).
@@ -408,6 +446,7 @@ def jain_intra_protocol(values: ArrayLike | Iterable[float], labels: Iterable[An
     return float(np.mean(defined)) if defined else math.nan
 
 
+@_checked
 def jain_inter_protocol(values: ArrayLike | Iterable[float], labels: Iterable[Any]) -> float:
     """Fairness between protocols: Jain's index over each protocol's mean per-flow rate (seed 003
     §4.1.3, "justiça inter-protocolos"), so a protocol with more flows does not count more.
@@ -420,6 +459,7 @@ def jain_inter_protocol(values: ArrayLike | Iterable[float], labels: Iterable[An
     return jain_index([float(np.mean(g)) for g in groups.values()])
 
 
+@_checked
 def convergence_time_s(
     t_s: ArrayLike,
     rate_bps: ArrayLike,
@@ -437,11 +477,11 @@ def convergence_time_s(
     last sample is below the band) or there is no sample after the start.
     """
     if not 0.0 < band <= 1.0:
-        raise ValueError(f"band must be in (0, 1], got {band}")
+        raise ArgumentError(f"band must be in (0, 1], got {band}")
     t = _values(t_s)
     r = _values(rate_bps)
     if t.size != r.size:
-        raise ValueError(f"{t.size} times but {r.size} rates")
+        raise ArgumentError(f"{t.size} times but {r.size} rates")
     after = t > start_s
     t, r = t[after], r[after]
     if t.size == 0 or not math.isfinite(fair_share) or fair_share <= 0:
@@ -457,6 +497,7 @@ def convergence_time_s(
     return reached - start_s
 
 
+@_checked
 def reno_compatibility(reno_share_vs_algorithm: float, reno_share_vs_reno: float) -> float:
     """TCP-friendliness: the share Reno flows keep against N flows of an algorithm, relative to
     the share they keep against N Reno flows (seed 003 §4.1.2: Reno flows should get what they
@@ -470,6 +511,7 @@ def reno_compatibility(reno_share_vs_algorithm: float, reno_share_vs_reno: float
     return reno_share_vs_algorithm / reno_share_vs_reno
 
 
+@_checked
 def rtt_fairness(goodput_long_rtt: ArrayLike | Iterable[float], goodput_short_rtt: ArrayLike | Iterable[float]) -> float:
     """RTT fairness: mean rate of the long-RTT flows over the mean rate of the short-RTT ones
     (seed 003 §4.1.3 a, "justiça de RTT"). 1 is RTT-fair; Reno's rate scales as 1/RTT, so its ratio is about
