@@ -35,3 +35,14 @@ def test_the_red_example_gives_the_figures_the_page_prints() -> None:
         # Rounded as printed: the mean queue to within 10 %, utilisation to the digits shown.
         assert abs(bottleneck["mean_queue_pkts"] - queue) <= 0.1 * queue, (cmd, bottleneck["mean_queue_pkts"])
         assert abs(bottleneck["utilisation"] - util) <= 0.005, (cmd, bottleneck["utilisation"])
+
+
+def test_red_auto_parameters_are_resolved_per_link_as_ns2_does() -> None:
+    text = DOC.read_text()
+    queue = re.search(r"`queue = (\{ kind = \"red\", limit = \"100pkt\", wq = \"auto\".*?\})`", text)
+    assert queue, "the automatic RED example is missing from docs/queues.md"
+    r = ccarena.run(Path(__file__).resolve().parent.parent / "scenarios" / "reno-pair.toml", overrides=[f"topology.queue={queue.group(1)}", "duration=5s", "warmup=1s"], series=False)
+    described = r.links.set_index("name").loc["bottleneck", "queue"]
+    # 10 Mbit/s of 500-byte packets: C = 2500/s, min_th = 5 ms · C / 2 = 6.25, max_th = 18.75;
+    # RTT = max(0.1, 3 · (10 ms + 0.4 ms)) = 0.1 s, wq = 1 − exp(−1/2500) ≈ 0.0004.
+    assert "th 6.25..18.75" in described and "wq 0.0003999" in described, described

@@ -131,7 +131,7 @@ impl Net {
     pub(crate) fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
         let id = LinkId(self.links.len() as u32);
         let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
-        let disc = queue.build(rate, self.seed, id.0);
+        let disc = queue.build(rate, delay, self.seed, id.0);
         let mut link = Link::new(name, from, to, rate, delay, disc, loss);
         if let Some(j) = self.jitter {
             link = link.with_delay_jitter(j.delay.0, j.link_rng(self.seed, u64::from(id.0)));

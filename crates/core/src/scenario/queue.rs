@@ -5,7 +5,7 @@ use super::units::{Bytes, Limit};
 use super::{kind_of, parse_at, ScenarioError};
 use crate::net::queue::{DropTail, QueueDisc, QueueLimit, Red, RedConfig, RedMode};
 use crate::rng::{Rng, StreamKind};
-use crate::time::Rate;
+use crate::time::{Rate, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -33,20 +33,48 @@ struct DropTailParams {
     source_quench: bool,
 }
 
+/// A RED parameter given as a number or as `"auto"`: derived from the link as ns-2 derives it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AutoOr {
+    Value(f64),
+    Auto(Auto),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Auto {
+    Auto,
+}
+
+impl AutoOr {
+    fn value(self) -> Option<f64> {
+        match self {
+            AutoOr::Value(v) => Some(v),
+            AutoOr::Auto(_) => None,
+        }
+    }
+}
+
+/// ns-2's `targetdelay_` (`ns-default.tcl`: 5 ms): the queueing delay an automatic min_th aims at.
+const NS2_TARGET_DELAY_S: f64 = 0.005;
+
 /// `kind = "red"`: Floyd & Jacobson RED (see [`crate::net::queue::red`]). Thresholds are in
-/// packets; every key but `limit` has the default of [`RedConfig`].
+/// packets; every key but `limit` has the default of [`RedConfig`]. `wq`, `min_th` and `max_th`
+/// may be `"auto"`, as ns-2's `q_weight_ = -1` and `thresh_ = maxthresh_ = 0` (`red.cc`
+/// `initialize_params`), from the link's rate and delay ([`RedSpec::resolve`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RedSpec {
     pub limit: Limit,
     #[serde(default = "d_min_th")]
-    pub min_th: f64,
+    pub min_th: AutoOr,
     #[serde(default = "d_max_th")]
-    pub max_th: f64,
+    pub max_th: AutoOr,
     #[serde(default = "d_max_p")]
     pub max_p: f64,
     #[serde(default = "d_wq")]
-    pub wq: f64,
+    pub wq: AutoOr,
     #[serde(default = "d_gentle")]
     pub gentle: bool,
     #[serde(default)]
@@ -59,17 +87,17 @@ pub struct RedSpec {
     pub mode: RedMode,
 }
 
-fn d_min_th() -> f64 {
-    RedConfig::default().min_th
+fn d_min_th() -> AutoOr {
+    AutoOr::Value(RedConfig::default().min_th)
 }
-fn d_max_th() -> f64 {
-    RedConfig::default().max_th
+fn d_max_th() -> AutoOr {
+    AutoOr::Value(RedConfig::default().max_th)
 }
 fn d_max_p() -> f64 {
     RedConfig::default().max_p
 }
-fn d_wq() -> f64 {
-    RedConfig::default().wq
+fn d_wq() -> AutoOr {
+    AutoOr::Value(RedConfig::default().wq)
 }
 fn d_gentle() -> bool {
     RedConfig::default().gentle
@@ -94,18 +122,20 @@ impl QueueSpec {
         }
     }
 
-    /// The discipline of link `link` (rate `rate`); RED draws from the link's own queue stream.
-    pub fn build(&self, rate: Rate, seed: u64, link: u32) -> QueueDisc {
+    /// The discipline of link `link` (rate `rate`, propagation delay `delay`); RED draws from
+    /// the link's own queue stream.
+    pub fn build(&self, rate: Rate, delay: SimDuration, seed: u64, link: u32) -> QueueDisc {
         match self {
             QueueSpec::Droptail { limit, source_quench } => {
                 QueueDisc::DropTail(DropTail { limit: limit.0, source_quench: *source_quench })
             }
             QueueSpec::Red(r) => {
+                let (min_th, max_th, wq) = r.resolve(rate, delay);
                 let cfg = RedConfig {
-                    min_th: r.min_th,
-                    max_th: r.max_th,
+                    min_th,
+                    max_th,
                     max_p: r.max_p,
-                    wq: r.wq,
+                    wq,
                     gentle: r.gentle,
                     ecn: r.ecn,
                     source_quench: r.source_quench,
@@ -116,6 +146,24 @@ impl QueueSpec {
                 QueueDisc::Red(Box::new(Red::new(cfg, r.limit.0, rate, rng)))
             }
         }
+    }
+}
+
+impl RedSpec {
+    /// (min_th, max_th, wq) on a link of `rate` and `delay`, ns-2's automatic values where the
+    /// scenario says `"auto"` (ns-2.35 `red.cc` `initialize_params`, with C the link's capacity
+    /// in mean-size packets per second):
+    /// `wq = 1 − exp(−1 / (10 · RTT · C))`, RTT = max(0.1 s, 3 · (delay + 1/C));
+    /// `min_th = max(5, targetdelay · C / 2)`, targetdelay 5 ms; `max_th = 3 · min_th`.
+    pub fn resolve(&self, rate: Rate, delay: SimDuration) -> (f64, f64, f64) {
+        let c = rate.as_bps_f64() / (8.0 * self.mean_pktsize.0 as f64);
+        let min_th = self.min_th.value().unwrap_or_else(|| (NS2_TARGET_DELAY_S * c / 2.0).max(5.0));
+        let max_th = self.max_th.value().unwrap_or(3.0 * min_th);
+        let wq = self.wq.value().unwrap_or_else(|| {
+            let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / c)).max(0.1);
+            1.0 - (-1.0 / (10.0 * rtt * c)).exp()
+        });
+        (min_th, max_th, wq)
     }
 }
 
@@ -138,17 +186,26 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
 fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
     let bad = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}.{key}"), msg));
     let most = super::limits::MAX_QUEUE_PKTS as f64;
-    if !(r.min_th.is_finite() && r.min_th >= 0.0 && r.min_th < most) {
-        return bad("min_th", format!("{} is out of range: expected a number of packets in [0, {most})", r.min_th));
-    }
-    if !(r.max_th > r.min_th && r.max_th <= most) {
-        return bad("max_th", format!("{} must be greater than min_th ({}) and at most {most}", r.max_th, r.min_th));
+    match (r.min_th.value(), r.max_th.value()) {
+        (Some(min), _) if !(min.is_finite() && min >= 0.0 && min < most) => {
+            return bad("min_th", format!("{min} is out of range: expected a number of packets in [0, {most}) or \"auto\""));
+        }
+        (Some(min), Some(max)) if !(max > min && max <= most) => {
+            return bad("max_th", format!("{max} must be greater than min_th ({min}) and at most {most}"));
+        }
+        (None, Some(max)) => {
+            return bad("max_th", format!("{max} needs a numeric min_th: with min_th = \"auto\" use max_th = \"auto\" (3 · min_th, as ns-2)"));
+        }
+        (Some(_), None) => {
+            return bad("max_th", "\"auto\" needs min_th = \"auto\" too (max_th = 3 · min_th, as ns-2)".to_string());
+        }
+        _ => {}
     }
     if !(r.max_p > 0.0 && r.max_p <= 1.0) {
         return bad("max_p", format!("{} is not a probability: expected 0 < max_p <= 1", r.max_p));
     }
-    if !(r.wq > 0.0 && r.wq <= 1.0) {
-        return bad("wq", format!("{} is out of range: expected 0 < wq <= 1 (0.002 is the classic value)", r.wq));
+    if let Some(wq) = r.wq.value().filter(|&wq| !(wq > 0.0 && wq <= 1.0)) {
+        return bad("wq", format!("{wq} is out of range: expected 0 < wq <= 1 (0.002 is the classic value) or \"auto\""));
     }
     if !(1..=65_535).contains(&r.mean_pktsize.0) {
         return bad("mean_pktsize", format!("{}B is out of range: expected 1B..65535B", r.mean_pktsize.0));
@@ -168,7 +225,7 @@ mod tests {
     #[test]
     fn red_defaults_are_floyd_s_recommendations() {
         let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt" }"#).unwrap() else { panic!() };
-        assert_eq!((r.min_th, r.max_th, r.max_p, r.wq, r.gentle, r.ecn, r.source_quench), (5.0, 15.0, 0.1, 0.002, true, false, false));
+        assert_eq!((r.min_th, r.max_th, r.max_p, r.wq, r.gentle, r.ecn, r.source_quench), (AutoOr::Value(5.0), AutoOr::Value(15.0), 0.1, AutoOr::Value(0.002), true, false, false));
         assert_eq!((r.mean_pktsize, r.mode), (Bytes(1000), RedMode::Packets));
         // The normalised form parses back to the same spec.
         let again = parse_queue(&serde_json::to_value(QueueSpec::Red(r.clone())).unwrap(), "q").unwrap();
@@ -192,10 +249,31 @@ mod tests {
     }
 
     #[test]
+    fn auto_parameters_follow_ns2_initialize_params() {
+        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = "auto", wq = "auto", mean_pktsize = "500B" }"#).unwrap() else { panic!() };
+        // 10 Mbit/s of 500-byte packets: C = 2500 packets/s. Target queue 5 ms · C = 12.5
+        // packets, so min_th = 6.25 (above the floor of 5), max_th = 18.75. RTT = 3 · (10 ms +
+        // 0.4 ms) = 31.2 ms, below 100 ms: 100 ms, so wq = 1 − exp(−1/2500).
+        let (min, max, wq) = r.resolve(Rate::mbps(10), SimDuration::from_millis(10));
+        assert!((min - 6.25).abs() < 1e-12 && (max - 18.75).abs() < 1e-12, "{min} {max}");
+        assert!((wq - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15, "{wq}");
+        // A slow link keeps the floor of 5 packets; a long delay lengthens the RTT term.
+        let (min, _, wq) = r.resolve(Rate::mbps(1), SimDuration::from_millis(100));
+        let c: f64 = 250.0;
+        assert_eq!(min, 5.0);
+        assert!((wq - (1.0 - (-1.0 / (10.0 * 3.0 * (0.1 + 1.0 / c) * c)).exp())).abs() < 1e-15, "{wq}");
+        // Mixed forms are refused in one line.
+        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = 30 }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.max_th: 30 needs a numeric min_th"), "{e}");
+        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = "often" }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.wq:"), "{e}");
+    }
+
+    #[test]
     fn droptail_takes_an_optional_source_quench_flag() {
         assert_eq!(parse(r#"{ kind = "droptail", limit = "30pkt" }"#).unwrap(), QueueSpec::droptail(QueueLimit::Packets(30)));
         let sq = parse(r#"{ kind = "droptail", limit = "30pkt", source_quench = true }"#).unwrap();
-        assert!(sq.build(Rate::mbps(1), 1, 0).source_quench());
+        assert!(sq.build(Rate::mbps(1), SimDuration::ZERO, 1, 0).source_quench());
         let e = parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.ecn: unknown field `ecn`"), "{e}");
     }
