@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import itertools
 import math
+import os
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -92,11 +93,15 @@ class Experiment:
         """Read an experiment file: an ``[experiment]`` table (``base``, ``replications``,
         ``name``, ``set``, ``[experiment.grid]``, ``[[experiment.zip]]``) and either ``base``
         (a scenario path, relative to the file) or the scenario inline as ``[scenario]``."""
+        if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+            raise ExperimentError(f"experiment file: expected a path, not {type(path).__name__}")
         p = Path(path)
         try:
             doc = tomllib.loads(p.read_text(encoding="utf-8"))
         except OSError as exc:
             raise ExperimentError(f"{p}: cannot read the experiment file ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise ExperimentError(f"{p}: not a TOML file (not UTF-8 text)") from None
         except (tomllib.TOMLDecodeError, RecursionError) as exc:
             raise ExperimentError(f"{p}: not valid TOML ({_first_line(exc)})") from None
         exp = doc.get("experiment")
