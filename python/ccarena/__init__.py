@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ccarena._core import __version__
-from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, ScenarioError, SimulationError, TestbedError
+from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, ScenarioError, SimulationError, StoreDamagedWarning, TestbedError
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult, algorithms, run, validate
@@ -55,6 +55,7 @@ __all__ = [
     "ExperimentError",
     "TestbedError",
     "ArgumentError",
+    "StoreDamagedWarning",
 ]
 
 

@@ -345,9 +345,24 @@ def main() -> None:
     """The command line, as the ``ccarena`` console script runs it (``ccarena.__main__``, which
     first restarts the process on huge pages for commands that simulate)."""
     import signal
+    import warnings
 
     signal.signal(signal.SIGTERM, _on_sigterm)
+    warnings.showwarning = _show_warning
     app(prog_name="ccarena")
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int, file: Any = None, line: str | None = None) -> None:
+    """ccarena's own warnings (a damaged store run) as one ``warning:`` line, like its errors;
+    other libraries' warnings as Python prints them."""
+    from ccarena.errors import StoreDamagedWarning
+
+    if issubclass(category, StoreDamagedWarning):
+        click.echo(f"warning: {message}", err=True)
+    else:
+        import warnings
+
+        sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
 
 
 if __name__ == "__main__":

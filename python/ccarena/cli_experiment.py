@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 from ccarena import _format
-from ccarena._cli_params import Command, executor_options, jobs_option, out_dir_option, progress_default, progress_option
+from ccarena._cli_params import Command, OutputPath, executor_options, jobs_option, out_dir_option, progress_default, progress_option
 
 #: Metrics ``sweep`` prints by default, with their formatting.
 SWEEP_COLUMNS = ("goodput_bps", "utilisation", "jain", "dropped_pkts")
@@ -112,7 +112,7 @@ def register(app: click.Group) -> None:
     @click.option(
         "--out",
         "-o",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=OutputPath(dir_okay=False, path_type=Path),
         help="Write to this file instead of stdout (required for parquet).",
     )
     def results(store: Path, experiment: str | None, table: str, format_: str, out: Path | None) -> None:
