@@ -168,7 +168,7 @@ def test_unwritable_plot_paths_are_output_errors_naming_them(result: ccarena.Run
 
     a_file = tmp_path / "afile"
     a_file.write_text("x")
-    with pytest.raises(OutputError, match=f"cannot write {a_file}/x.png: {a_file} is not a directory"):
+    with pytest.raises(OutputError, match=f"cannot write {a_file}/x.png: {a_file} is a file, not a directory"):
         plots.plot_goodput(result, a_file / "x.png")
     with pytest.raises(OutputError, match="cannot write /proc/ccarena-x.png"):
         plots.plot_cwnd(result, "/proc/ccarena-x.png")
@@ -215,7 +215,7 @@ def test_topology_png_below_a_file_names_the_file_and_exits_2(tmp_path: Path, mo
     monkeypatch.chdir(tmp_path)
     Path("afile").write_text("x")
     res = runner.invoke(app, ["topology", str(RENO), "--png", "afile/x.png"])
-    assert res.exit_code == 2 and one_line(res.stderr) == "error: cannot write afile/x.png: afile is not a directory"
+    assert res.exit_code == 2 and one_line(res.stderr) == "error: cannot write afile/x.png: afile is a file, not a directory"
     res = runner.invoke(app, ["topology", str(RENO), "--png", "/proc/ccarena-x.png"])
     assert res.exit_code == 2 and one_line(res.stderr).startswith("error: cannot write /proc/ccarena-x.png: ")
     res = runner.invoke(app, ["topology", str(RENO), "--png", ""])

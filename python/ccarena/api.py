@@ -148,11 +148,7 @@ def _check_pcap(
         if pcap_links is not None or pcap_snaplen is not None:
             raise ArgumentError("pcap_links and pcap_snaplen need pcap: the directory the captures go to")
         return None, None
-    if not isinstance(pcap, (str, os.PathLike)):
-        raise ArgumentError(f"pcap: expected a directory path (a str or a Path), not {type(pcap).__name__}")
-    pcap_dir = os.fspath(pcap)
-    if not isinstance(pcap_dir, str):
-        raise ArgumentError(f"pcap: expected a directory path (a str or a Path), not {type(pcap_dir).__name__}")
+    pcap_dir = _path_text(pcap, "pcap", "directory")
     if not pcap_dir.strip():
         # An empty name would write the captures into the current directory.
         raise ArgumentError("pcap: the directory name is empty (give the directory the captures go to)")
@@ -213,14 +209,27 @@ def check_output_dir(directory: str | Path) -> Path:
     out = Path(directory)
     if out.exists() and not out.is_dir():
         raise OutputError(f"{out}: exists and is not a directory")
-    parent = out.parent
-    while not parent.exists():
-        parent = parent.parent
-    if not parent.is_dir():
-        raise OutputError(f"{out}: {parent} is a file, not a directory")
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise OutputError(f"{out}: no permission to write in {parent}")
+    _check_writable_below(out, f"{out}:")
     return out
+
+
+def _check_writable_below(out: Path, lead: str) -> None:
+    """Refuse ``out`` if its nearest existing ancestor is not a directory we may write in."""
+    ancestor = out.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        raise OutputError(f"{lead} {ancestor} is a file, not a directory")
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        raise OutputError(f"{lead} no permission to write in {ancestor}")
+
+
+def _path_text(value: Any, what: str, kind: str) -> str:
+    """``value`` as a text path (a str or an ``os.PathLike`` of str), or :class:`ArgumentError`."""
+    text = os.fspath(value) if isinstance(value, (str, os.PathLike)) else value
+    if not isinstance(text, str):
+        raise ArgumentError(f"{what}: expected a {kind} path (a str or a Path), not {type(text).__name__}")
+    return text
 
 
 def check_output_file(path: Any, default_name: str, what: str = "output file") -> Path:
@@ -228,23 +237,13 @@ def check_output_file(path: Any, default_name: str, what: str = "output file") -
     (:class:`OutputError`) if it cannot be written: an empty name, a path below a regular file,
     a directory without write permission. An existing directory, or a name ending in ``/``,
     means ``default_name`` inside it (``out`` → ``out/goodput.png``), never a file beside it."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise ArgumentError(f"{what}: expected a file path (a str or a Path), not {type(path).__name__}")
-    text = os.fspath(path)
-    if not isinstance(text, str):
-        raise ArgumentError(f"{what}: expected a file path (a str or a Path), not {type(text).__name__}")
+    text = _path_text(path, what, "file")
     if not text.strip():
         raise OutputError(f"{what}: the file name is empty")
     out = Path(text)
     if out.is_dir() or text.endswith(("/", os.sep)):
         out = out / default_name
-    ancestor = out.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir():
-        raise OutputError(f"cannot write {out}: {ancestor} is not a directory")
-    if not os.access(ancestor, os.W_OK | os.X_OK):
-        raise OutputError(f"cannot write {out}: no permission to write in {ancestor}")
+    _check_writable_below(out, f"cannot write {out}:")
     return out
 
 
