@@ -231,10 +231,14 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     links.push("meas_dropped_pkts", lu(&|i| lc[i].dropped_pkts - lw[i].dropped_pkts));
     links.push("mean_queue_pkts", Column::F64((0..ln).map(|i| (lc[i].queue_pkt_ns - lw[i].queue_pkt_ns) as f64 / meas_ns).collect()));
     let ls = std::mem::take(&mut w.link_series);
-    // Largest occupancy after warm-up: the per-interval maxima of intervals ending after it.
-    let max_q: Vec<u64> = (0..ln)
-        .map(|i| ls.link.iter().zip(&ls.t_s).zip(&ls.max_queue_pkts).filter(|((l, t), _)| **l as usize == i && **t > warmup_s).map(|(_, m)| *m).max().unwrap_or(0))
-        .collect();
+    // Largest occupancy after warm-up: the per-interval maxima of intervals ending after it,
+    // in one pass over the series (a pass per link was quadratic in the link count).
+    let mut max_q = vec![0u64; ln];
+    for ((&l, &t), &m) in ls.link.iter().zip(&ls.t_s).zip(&ls.max_queue_pkts) {
+        if t > warmup_s {
+            max_q[l as usize] = max_q[l as usize].max(m);
+        }
+    }
     links.push("max_queue_pkts", lu(&|i| max_q[i]));
     links.push("early_dropped_pkts", lu(&|i| lc[i].early_dropped_pkts));
     links.push("marked_pkts", lu(&|i| lc[i].marked_pkts));

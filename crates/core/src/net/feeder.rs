@@ -14,6 +14,7 @@
 //! packets enter it at events of their own, so a link any path starts on is not fed.
 
 use crate::net::packet::LinkId;
+use std::collections::HashSet;
 
 /// What feeds a link.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,30 +29,39 @@ enum Source {
 
 /// For each link, the links that feed it, if only links do.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Feeders(Vec<Source>);
+pub struct Feeders {
+    sources: Vec<Source>,
+    /// Every `(fed, feeder)` pair in `sources`, to find repeats without searching a list: a
+    /// dumbbell's bottleneck has one feeder per flow, and searching them for every path made
+    /// building quadratic in the flow count. Looked up only, so its order never matters.
+    pairs: HashSet<(LinkId, LinkId)>,
+}
 
 impl Feeders {
     pub fn new(n_links: usize) -> Self {
-        Feeders(vec![Source::Unused; n_links])
+        Feeders { sources: vec![Source::Unused; n_links], pairs: HashSet::new() }
     }
 
     /// No link is fed: every arrival at a node is an event (where routers send Source Quench,
     /// whose packets enter links no flow's route names; and in tests, to compare with).
     pub fn none(n_links: usize) -> Self {
-        Feeders(vec![Source::Endpoint; n_links])
+        Feeders { sources: vec![Source::Endpoint; n_links], pairs: HashSet::new() }
     }
 
     /// Records the links a packet crosses, in order, from the endpoint that sends it.
     pub fn add_path(&mut self, path: &[LinkId]) {
         let mut from = None; // the first link is fed by an endpoint
         for &l in path {
-            let source = &mut self.0[l.0 as usize];
+            let source = &mut self.sources[l.0 as usize];
             match (from, &mut *source) {
                 (_, Source::Endpoint) => {}
                 (None, _) => *source = Source::Endpoint,
-                (Some(f), Source::Unused) => *source = Source::Links(vec![f]),
+                (Some(f), Source::Unused) => {
+                    *source = Source::Links(vec![f]);
+                    self.pairs.insert((l, f));
+                }
                 (Some(f), Source::Links(feeders)) => {
-                    if !feeders.contains(&f) {
+                    if self.pairs.insert((l, f)) {
                         feeders.push(f);
                     }
                 }
@@ -62,7 +72,7 @@ impl Feeders {
 
     /// The links that feed `l`, if `l` is fed (at least one).
     pub fn of(&self, l: LinkId) -> Option<&[LinkId]> {
-        match self.0.get(l.0 as usize) {
+        match self.sources.get(l.0 as usize) {
             Some(Source::Links(feeders)) => Some(feeders),
             _ => None,
         }
@@ -89,5 +99,21 @@ mod tests {
         f.add_path(&[LinkId(1), LinkId(2)]);
         assert_eq!(f.of(LinkId(2)), None);
         assert_eq!(Feeders::none(3).of(LinkId(1)), None);
+    }
+
+    #[test]
+    fn a_link_behind_thousands_of_links_lists_each_once_in_first_entry_order() {
+        // A dumbbell's bottleneck (link 0) behind 20,000 access links, every path added twice
+        // and in a shuffled second order: the repeats add nothing, the order is the first one.
+        let n = 20_000u32;
+        let mut f = Feeders::new(n as usize + 1);
+        for round in 0..2u32 {
+            for i in 0..n {
+                let access = if round == 0 { i + 1 } else { (i * 7_919) % n + 1 };
+                f.add_path(&[LinkId(access), LinkId(0)]);
+            }
+        }
+        let want: Vec<LinkId> = (1..=n).map(LinkId).collect();
+        assert_eq!(f.of(LinkId(0)), Some(&want[..]));
     }
 }

@@ -45,6 +45,7 @@ use crate::time::{Rate, SimDuration, SimTime};
 use crate::scenario::topology::{HopRange, LanRing, ParkingLot};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 
 /// Shares of the offered load; default seed 003 (after Ha et al. 2007): 20% UDP, 24% FTP, 56% web.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -147,10 +148,26 @@ const UDP_SOURCE_SHARE: f64 = 0.01;
 const IW: f64 = 10.0;
 
 pub(crate) fn parse(values: &[Value], topology: &Topology, default_stack: Option<Stack>) -> Result<Vec<Background>, ScenarioError> {
-    values.iter().enumerate().map(|(i, v)| parse_one(v, &format!("background[{i}]"), i, values.len(), topology, default_stack)).collect()
+    // The nodes a background may name, listed once for all of them: listing (and searching) them
+    // per background made many backgrounds on a large graph quadratic.
+    let names: Vec<String> = match topology {
+        Topology::Graph(g) if !values.is_empty() => g.nodes.clone(),
+        Topology::LanRing(r) => (1..=r.lans).map(LanRing::router).collect(),
+        _ => Vec::new(),
+    };
+    let known: HashSet<&str> = names.iter().map(String::as_str).collect();
+    let nodes = NodeNames { names: &names, known };
+    values.iter().enumerate().map(|(i, v)| parse_one(v, &format!("background[{i}]"), i, values.len(), topology, &nodes, default_stack)).collect()
 }
 
-fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, default_stack: Option<Stack>) -> Result<Background, ScenarioError> {
+/// The nodes of a graph or LAN ring, in order (for messages) and as a set (for look-ups, which
+/// never depend on the set's order).
+struct NodeNames<'a> {
+    names: &'a [String],
+    known: HashSet<&'a str>,
+}
+
+fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, nodes: &NodeNames, default_stack: Option<Stack>) -> Result<Background, ScenarioError> {
     let mut v = v.clone();
     let take = |v: &mut Value, k: &str| v.as_object_mut().and_then(|m| m.remove(k));
     let (web_v, ftp_v) = (take(&mut v, "web"), take(&mut v, "ftp"));
@@ -164,7 +181,7 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, default_st
     if shares.iter().any(|x| !(0.0..=1.0).contains(x)) || (shares.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
         return Err(ScenarioError::new(at("mix"), format!("udp {}, ftp {}, web {} must be shares from 0 to 1 that sum to 1", mix.udp, mix.ftp, mix.web)));
     }
-    check_attachment(&raw, path, t)?;
+    check_attachment(&raw, path, t, nodes)?;
     let group = RawFlowGroup { stack: raw.stack.or(default_stack), cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
     let tcp = parse_tcp_options(&group, path, &AppSpec::Bulk, Bytes(1460))?;
     let packet_size = raw.packet_size.unwrap_or(Bytes(1000));
@@ -214,7 +231,7 @@ fn hop_segments(path: Option<&str>, hops: u32) -> Result<Vec<(String, HopRange)>
     }
 }
 
-fn check_attachment(raw: &RawBackground, path: &str, t: &Topology) -> Result<(), ScenarioError> {
+fn check_attachment(raw: &RawBackground, path: &str, t: &Topology, nodes: &NodeNames) -> Result<(), ScenarioError> {
     let at = |k: &str| format!("{path}.{k}");
     let not_here = |k: &str, why: &str| ScenarioError::new(at(k), why.to_string());
     let on_nodes = matches!(t, Topology::Graph(_) | Topology::LanRing(_));
@@ -225,15 +242,10 @@ fn check_attachment(raw: &RawBackground, path: &str, t: &Topology) -> Result<(),
         if raw.rtt.is_some() {
             return Err(not_here("rtt", "is only for dumbbell and parking_lot topologies: here the route's links set the RTT"));
         }
-        let names: Vec<String> = match t {
-            Topology::Graph(g) => g.nodes.clone(),
-            Topology::LanRing(r) => (1..=r.lans).map(LanRing::router).collect(),
-            _ => unreachable!(),
-        };
         for (k, v) in [("src", &raw.src), ("dst", &raw.dst)] {
             let v = v.as_ref().ok_or_else(|| ScenarioError::new(at(k), "is required on this topology: the node the background enters (src) or leaves (dst) at"))?;
-            if !names.contains(v) {
-                return Err(ScenarioError::new(at(k), format!("unknown node {v:?}: expected one of {}", names.join(", "))));
+            if !nodes.known.contains(v.as_str()) {
+                return Err(ScenarioError::new(at(k), format!("unknown node {v:?}: expected one of {}", nodes.names.join(", "))));
             }
         }
         if raw.src == raw.dst {
@@ -270,10 +282,18 @@ fn access_for(rtt: Option<Dur>, core: SimDuration, default: SimDuration) -> SimD
 /// Adds the hosts and access links of every background; returns its segments.
 pub(crate) fn attach(bgs: &[Background], t: &Topology, net: &mut Net) -> Vec<Segment> {
     let mut out = Vec::new();
+    if bgs.is_empty() {
+        return out;
+    }
+    // Every node a background names exists before the first background's hosts are added: one
+    // index of them, instead of a search of all nodes per look-up (quadratic on large graphs).
+    // Only looked up, so its order never reaches the results.
+    let ids: HashMap<String, NodeId> = net.names.iter().enumerate().map(|(i, n)| (n.clone(), NodeId(i as u32))).collect();
+    let find = |name: &str| *ids.get(name).expect("validated: the node exists");
     for (i, bg) in bgs.iter().enumerate() {
         let mut hosts = |label: String, a: &str, b: &str, rate: Rate, delay: SimDuration, q: &super::QueueSpec| {
             let tag = if label.is_empty() { String::new() } else { format!("_{label}") };
-            let (ra, rb) = (net.find(a).expect("router exists"), net.find(b).expect("router exists"));
+            let (ra, rb) = (find(a), find(b));
             let (ha, hb) = (net.host(format!("bg{i}{tag}_a")), net.host(format!("bg{i}{tag}_b")));
             net.duplex(ha, ra, rate, delay, q);
             net.duplex(hb, rb, rate, delay, q);
@@ -293,8 +313,8 @@ pub(crate) fn attach(bgs: &[Background], t: &Topology, net: &mut Net) -> Vec<Seg
                 }
             }
             Topology::Graph(_) | Topology::LanRing(_) => {
-                let src = net.find(bg.src.as_deref().expect("validated")).expect("validated node");
-                let dst = net.find(bg.dst.as_deref().expect("validated")).expect("validated node");
+                let src = find(bg.src.as_deref().expect("validated"));
+                let dst = find(bg.dst.as_deref().expect("validated"));
                 out.push(Segment { bg: i, label: String::new(), fwd: (src, dst) });
             }
         }

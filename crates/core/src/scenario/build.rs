@@ -23,6 +23,7 @@ use crate::rng::{Rng, StreamKind};
 use crate::scenario::units::Spread;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
+use std::collections::HashMap;
 use std::sync::Arc;
 use crate::scenario::topology::HopRange;
 use crate::transport::Addr;
@@ -69,6 +70,8 @@ struct FlowPlan<'a> {
     access_delay: Option<SimDuration>,
     /// Index of the flow within its group.
     index: u32,
+    /// Index of the group in `flows`, for error paths.
+    group_index: usize,
 }
 
 /// A flow ready for its endpoints: main or background.
@@ -118,10 +121,6 @@ impl Net {
     }
     pub(crate) fn host(&mut self, name: String) -> NodeId {
         self.add(name, "host")
-    }
-    /// The node named `name` (a linear search: used a few times per build).
-    pub(crate) fn find(&self, name: &str) -> Option<NodeId> {
-        self.names.iter().position(|n| n == name).map(|i| NodeId(i as u32))
     }
     /// Both directions between `a` and `b`, each with its own queue, named "A->B".
     pub(crate) fn duplex(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: SimDuration, queue: &QueueSpec) {
@@ -202,7 +201,7 @@ impl Scenario {
                     }
                     _ => None,
                 };
-                plans.push(FlowPlan { group: g, start, access_delay, index });
+                plans.push(FlowPlan { group: g, start, access_delay, index, group_index: gi });
             }
         }
         Ok(plans)
@@ -234,11 +233,10 @@ impl Scenario {
         // Packets are addressed only to flow endpoints (Source Quench goes back to a packet's source).
         let destinations: Vec<NodeId> = endpoints_at.iter().chain(segments.iter().map(|s| &s.fwd)).flat_map(|&(a, b)| [a, b]).collect();
         let routes = Routes::compute(net.names.len(), &net.edges, &destinations).map_err(|e| ScenarioError::new("topology", e))?;
-        let group_path = |g: &FlowGroup| format!("flows[{}]", self.flows.iter().position(|x| std::ptr::eq(x, g)).unwrap_or(0));
         let mut instances: Vec<Instance> = plans
             .iter()
             .zip(&endpoints_at)
-            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, stop: p.group.stop.map(|d| SimTime::ZERO + d.0), src, dst, role: "main", path: group_path(p.group) })
+            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, stop: p.group.stop.map(|d| SimTime::ZERO + d.0), src, dst, role: "main", path: format!("flows[{}]", p.group_index) })
             .collect();
         let bg = background::expand(self, &segments, &routes, &net, instances.len())?;
         instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, stop: None, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
@@ -397,7 +395,11 @@ fn build_graph(g: &Graph, seed: u64, net: &mut Net, plans: &[FlowPlan]) -> Vec<(
     for n in &g.nodes {
         net.node(n.clone());
     }
-    let id_of = |name: &str| NodeId(g.nodes.iter().position(|n| n == name).expect("validated node name") as u32);
+    // Looked up once per link end and flow end: a search of the list each time made building a
+    // 100,000-node graph take minutes (fuzzing finding). Only looked up, never iterated, so
+    // the map's order cannot reach the results.
+    let ids: HashMap<&str, NodeId> = g.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), NodeId(i as u32))).collect();
+    let id_of = |name: &str| *ids.get(name).expect("validated node name");
     for l in &g.links {
         let (a, b) = (id_of(&l.a), id_of(&l.b));
         let q = l.queue.as_ref().unwrap_or(&g.queue);
