@@ -413,9 +413,9 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                 let rate = Rate((payload_bps.round() as u64).max(1));
                 let app = AppSpec::Cbr { rate: RateQ(rate), packet_size: bg.packet_size };
                 let interval = rate.tx_time(bg.packet_size.0 as u32).as_secs_f64();
+                total = within_limit(total, n, &path)?;
                 let g = FlowGroup { name: format!("{label}:udp"), count: n as u32, protocol: Protocol::Udp, tcp: None, app, ..base.clone() };
                 push(&mut ex, g, n, first_flow, s.seed, bg.start.0, src, dst, |rng| rng.uniform() * interval);
-                total += n;
             }
             // FTP and web: closed loops with stretched gaps.
             let classes: [(f64, &str); 2] = [(bg.mix.ftp, "ftp"), (bg.mix.web, "web")];
@@ -433,7 +433,9 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                 };
                 let gap_mean = gap.mean().expect("validated finite");
                 let r_model = bytes * 8.0 / (gap_mean + x);
-                let n = ceil_count(target / r_model) as f64;
+                let n = ceil_count(target / r_model);
+                total = within_limit(total, n, &path)?;
+                let n = n as f64;
                 let stretch = ((n * bytes * 8.0 / target - x) / gap_mean).max(1e-9);
                 let gap = gap.scaled(stretch);
                 let cycle = stretch * gap_mean + x;
@@ -455,14 +457,20 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                         gap.sample_residual(rng).expect("finite mean")
                     }
                 });
-                total += n as u64;
-            }
-            if total > MAX_SOURCES {
-                return Err(ScenarioError::new(format!("{path}.load"), format!("needs more than {MAX_SOURCES} sources: lower the load or raise each source's rate (shorter web.think / ftp.idle, larger sizes)")));
             }
         }
     }
     Ok(ex)
+}
+
+/// `total + n` sources, or the refusal if that is above [`MAX_SOURCES`]: checked with the count
+/// alone, before a class's sources are made (a load needing millions of them used to allocate
+/// them all, ~1.5 GB, before being refused — fuzzing finding).
+fn within_limit(total: u64, n: u64, path: &str) -> Result<u64, ScenarioError> {
+    match total.checked_add(n) {
+        Some(t) if t <= MAX_SOURCES => Ok(t),
+        _ => Err(ScenarioError::new(format!("{path}.load"), format!("needs more than {MAX_SOURCES} sources: lower the load or raise each source's rate (shorter web.think / ftp.idle, larger sizes)"))),
+    }
 }
 
 /// ⌈x⌉ sources, at least one, forgiving rounding noise (0.2 · 0.2 / 0.01 is 4, not 4.000…1).
@@ -481,5 +489,38 @@ fn push(ex: &mut Expansion, g: FlowGroup, n: u64, first_flow: usize, seed: u64, 
         let mut rng = Rng::stream(seed, StreamKind::FlowSetup, id);
         let at = SimTime::ZERO + start + SimDuration::from_secs_f64(offset(&mut rng));
         ex.flows.push(BgFlow { group: gi, start: at, src, dst });
+    }
+}
+
+#[cfg(test)]
+mod limit_tests {
+    use super::*;
+
+    #[test]
+    fn the_source_limit_is_checked_on_the_count_before_sources_are_made() {
+        assert_eq!(within_limit(0, MAX_SOURCES, "background[0]").ok(), Some(MAX_SOURCES));
+        assert!(within_limit(1, MAX_SOURCES, "background[0]").is_err());
+        assert!(within_limit(5, u64::MAX, "background[0]").is_err(), "no overflow");
+        // Web at full load of a 1 Tbit/s bottleneck with hour-long think times: tens of millions
+        // of sources. Refused with one line, and `expand` returns before making any (the count is
+        // checked before `push`, so this neither allocates them nor takes long).
+        let text = r#"
+            name = "huge-background"
+            duration = "1s"
+            [topology]
+            kind = "dumbbell"
+            bottleneck_rate = "1Tbps"
+            bottleneck_delay = "1ms"
+            [[flows]]
+            name = "a"
+            cc = "reno"
+            [[background]]
+            load = 1.0
+            mix = { udp = 0.0, ftp = 0.0, web = 1.0 }
+            web = { think = "3600s" }
+        "#;
+        let s = crate::scenario::Scenario::from_toml(text).unwrap_or_else(|e| panic!("{e}"));
+        let e = s.build().err().expect("refused").to_string();
+        assert_eq!(e, "background[0].load: needs more than 100000 sources: lower the load or raise each source's rate (shorter web.think / ftp.idle, larger sizes)");
     }
 }
