@@ -48,7 +48,9 @@ pub fn check_rate(r: Rate, s: &str) -> Result<Rate, String> {
 /// A size within [`MAX_BYTES`].
 pub fn check_bytes(b: u64, s: &str) -> Result<u64, String> {
     if b > MAX_BYTES {
-        return Err(format!("{} is out of range: expected at most 1TB", shorten(s)));
+        // Written in a unit the size parser accepts (it has no TB: "1TB" here sent users to a
+        // value they could not write — fuzzing finding).
+        return Err(format!("{} is out of range: expected at most 1000GB", shorten(s)));
     }
     Ok(b)
 }
@@ -114,6 +116,14 @@ pub fn shorten_message(msg: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_size_limit_is_named_in_a_unit_sizes_may_be_written_in() {
+        let e = check_bytes(MAX_BYTES + 1, "2000GB").unwrap_err();
+        assert_eq!(e, "2000GB is out of range: expected at most 1000GB");
+        let limit = e.rsplit(' ').next().unwrap();
+        assert_eq!(crate::time::parse_bytes(limit), Ok(MAX_BYTES), "the message's limit parses to the limit");
+    }
 
     #[test]
     fn long_quoted_values_are_cut_and_short_ones_kept() {
