@@ -397,3 +397,13 @@ def test_public_api_raises_only_ccarena_errors(name: str, bad: Any, env: Env, tm
     finally:
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")
+
+
+@pytest.mark.parametrize("override", ["flows[0].count=-1", "flows[0].count=1.5", "flows[0].lan=-3", "flows[0].initial_cwnd=\"x\"", "flows[0].delayed_ack=3"])
+def test_type_errors_say_what_is_allowed_not_the_rust_type(override: str) -> None:
+    with pytest.raises(ccarena.ScenarioError) as exc:
+        ccarena.validate(RENO, overrides=[override])
+    message = str(exc.value)
+    assert message.startswith(override.split("=")[0] + ": ") and "\n" not in message, message
+    assert not any(t in message for t in ("u16", "u32", "u64", "usize", "f64", "floating point")), message
+    assert "expected an integer from" in message or "expected a number" in message or "expected true or false" in message, message

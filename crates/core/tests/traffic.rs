@@ -305,7 +305,7 @@ fn bad_traffic_and_topology_keys_name_their_field() {
         (format!("{DUMBBELL}[[background]]\nload = 0.5\nrtt = \"5ms\"\n"), "background[0].rtt: 5ms is shorter than twice"),
         (format!("{DUMBBELL}[[background]]\nload = 0.5\nweb = {{ think = {{ kind = \"pareto\", scale = \"1s\", shape = 0.9 }} }}\n"), "background[0].web: object sizes or think times have an infinite mean"),
         (format!("{DUMBBELL}[[background]]\nload = 0.5\nbursty = true\n"), "background[0].bursty: unknown field"),
-        (format!("{DUMBBELL}[[background]]\nload = 0.5\ndelay_quantiles = \"yes\"\n"), "background[0].delay_quantiles: invalid type: string \"yes\", expected a boolean"),
+        (format!("{DUMBBELL}[[background]]\nload = 0.5\ndelay_quantiles = \"yes\"\n"), "background[0].delay_quantiles: \"yes\" is the wrong type: expected true or false"),
         (format!("{DUMBBELL}path = \"hop:1\"\n"), "flows[0].path: is only for parking_lot"),
         (format!("{DUMBBELL}app = {{ kind = \"web\", think = \"-1s\" }}\n"), "flows[0].app.think:"),
         (format!("{DUMBBELL}protocol = \"udp\"\napp = {{ kind = \"ftp\" }}\n"), "flows[0].app: udp flows need"),

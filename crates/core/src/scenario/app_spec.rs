@@ -67,7 +67,7 @@ impl Unit {
         }
         .map_err(|m| ScenarioError::new(path, m))?;
         if !(x.is_finite() && x >= 0.0) {
-            return Err(ScenarioError::new(path, format!("{v} must be a non-negative {}", self.example())));
+            return Err(ScenarioError::new(path, format!("{v} is out of range: expected {} of at least 0", self.example())));
         }
         Ok(self.snap(x))
     }

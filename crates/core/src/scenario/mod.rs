@@ -26,6 +26,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 pub use queue::QueueSpec;
+mod messages;
 use queue::parse_queue;
 use units::{Bytes, Dur, RateQ, Spread};
 
@@ -69,7 +70,7 @@ fn join(prefix: &str, rest: &str) -> String {
 pub(crate) fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = join(prefix, &e.path().to_string());
-        let message = e.inner().to_string();
+        let message = messages::plain(&e.inner().to_string());
         // At the root serde's path is "."; name the missing key itself instead.
         match (path.as_str(), message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`'))) {
             (".", Some(key)) => ScenarioError::new(key, "is required: a scenario needs at least duration, [topology] and [[flows]]"),
