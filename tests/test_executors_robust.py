@@ -155,9 +155,8 @@ def test_the_parent_watch_ends_an_orphaned_worker() -> None:
     """The fallback where PR_SET_PDEATHSIG is not available: a worker whose parent pid is no
     longer the sweep's exits by itself."""
     code = "import os; from ccarena.experiment.executors import _watch_parent; _watch_parent(os.getppid() + 1_000_000, 0.01)"
-    started = time.monotonic()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=30)
-    assert out.returncode == 1 and out.stderr == "" and time.monotonic() - started < 10
+    assert out.returncode == 1 and out.stderr == ""
 
 
 # --- Ctrl-C while the command line starts ---------------------------------------------------------
@@ -224,11 +223,15 @@ def values(n: int, unit: str = "s") -> list[str]:
     return [f"{i}{unit}" for i in range(1, n + 1)]
 
 
-def test_an_absurd_grid_is_refused_at_once_with_its_size_and_axes() -> None:
-    started = time.monotonic()
+def never_expanded(self: Experiment) -> Any:
+    raise AssertionError("the grid was expanded")
+
+
+def test_an_absurd_grid_is_refused_at_once_with_its_size_and_axes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Refused from the axes' lengths alone: expanding the points would fail this test.
+    monkeypatch.setattr(Experiment, "iter_points", never_expanded)
     with pytest.raises(ExperimentError) as err:
         Experiment(RENO_PAIR, grid={"duration": values(10_000), "warmup": values(100, "ms"), "flows[0].start": values(100, "ms")})
-    assert time.monotonic() - started < 1.0
     message = str(err.value)
     assert "\n" not in message
     assert message.startswith("grid: 100000000 points × 1 replications = 100000000 runs")
@@ -245,12 +248,12 @@ def test_the_limit_counts_replications_and_zip_groups() -> None:
     assert len(at_limit) == MAX_RUNS
 
 
-def test_len_and_repr_of_a_large_grid_are_quick_and_small() -> None:
+def test_len_and_repr_of_a_large_grid_do_not_expand_it(monkeypatch: pytest.MonkeyPatch) -> None:
     exp = Experiment(RENO_PAIR, grid={"duration": values(1000), "warmup": values(100, "ms")}, name="big")
-    started = time.perf_counter()
-    text, n = repr(exp), len(exp)
-    assert time.perf_counter() - started < 0.01
-    assert n == exp.n_points == 100_000 and exp.describe()["points"] == 100_000
+    with monkeypatch.context() as m:
+        m.setattr(Experiment, "iter_points", never_expanded)
+        text, n = repr(exp), len(exp)
+        assert n == exp.n_points == 100_000 and exp.describe()["points"] == 100_000
     assert text == "Experiment('big': duration×1000, warmup×100; 1 replications, 100000 runs)"
     first = next(exp.iter_runs())
     assert (first.point, first.params) == (0, {"duration": "1s", "warmup": "1ms"})
