@@ -17,7 +17,7 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ccarena._core import __version__
-from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, ScenarioError, SimulationError, StoreDamagedWarning, TestbedError
+from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, PeerError, ScenarioError, SimulationError, StoreDamagedWarning, TestbedError
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult, algorithms, run, validate
@@ -54,6 +54,7 @@ __all__ = [
     "SimulationError",
     "ExperimentError",
     "TestbedError",
+    "PeerError",
     "ArgumentError",
     "StoreDamagedWarning",
 ]

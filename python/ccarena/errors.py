@@ -16,6 +16,8 @@ class                     raised when
                           or an internal error that should be reported)
 ``ExperimentError``       an experiment definition or a result store is invalid or unreadable
 ``TestbedError``          the Linux kernel backend cannot run a scenario on this machine
+``PeerError``             a peer simulator (ns-2, ns-3) cannot run a scenario, is not installed,
+                          or failed (the message says which key or what the peer printed)
 ``ArgumentError``         a function of the API got an argument it cannot use (also a
                           ``ValueError``), e.g. ``RunResult.jain(over="bogus")``
 ========================  =====================================================================
@@ -27,7 +29,7 @@ are missing, truncated or altered; the run is then treated as not run.
 from __future__ import annotations
 
 __all__ = [
-    "Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError", "ArgumentError",
+    "Error", "ScenarioError", "OutputError", "SimulationError", "ExperimentError", "TestbedError", "PeerError", "ArgumentError",
     "StoreDamagedWarning",
 ]
 
@@ -50,6 +52,10 @@ class SimulationError(Error):
 
 class ExperimentError(Error):
     """An experiment definition or a result store is invalid or cannot be read."""
+
+
+class PeerError(Error):
+    """A peer simulator (ns-2, ns-3) cannot run this scenario, is missing, or failed."""
 
 
 class TestbedError(Error):

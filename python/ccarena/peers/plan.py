@@ -1,0 +1,214 @@
+"""The scenario as a peer simulator is given it: every node, link direction and flow with the
+numbers resolved, in one JSON-able dict (the *peer plan*).
+
+The simulator builds the plan: it expands flow groups (counts, random start times and RTTs from
+the seed), places the nodes and names the links, and resolves every TCP option from the flow's
+stack profile. A peer runs exactly that network, so the ns-2 script and the ns-3 program never
+re-derive a default. What no peer can run (background aggregates, per-packet jitter, congestion
+controls written in Python) is refused here with one line; what one peer cannot run is refused
+by that peer's own module.
+
+The plan::
+
+    {"name", "seed", "duration_s", "warmup_s", "sample_interval_s",
+     "nodes": [name, ...],                       # in order of first appearance in "links"
+     "links": [{"name", "src", "dst", "rate_bps", "delay_s",
+                "queue": {"kind": "droptail", "limit": n, "unit": "pkt" | "B"}
+                       | {"kind": "red", "limit", "unit", "min_th", "max_th", "max_p", "wq",
+                          "gentle", "ecn"},      # thresholds in packets
+                "loss": None | {"kind": "bernoulli", "p"} | {"kind": "periodic", "every"}}],
+     "flows": [{"id", "group", "where", "protocol", "cc", "cc_base", "cc_preset", "cc_params",
+                "recovery", "stack", "src", "dst", "start_s", "stop_s", "rtt_base_s",
+                "app": {"kind": "bulk"} | {"kind": "file", "size_bytes"}
+                     | {"kind": "cbr", "rate_bps", "packet_size"}
+                     | {"kind": "onoff", "rate_bps", "packet_size", "on_mean_s", "off_mean_s"},
+                "tcp": None | {"mss", "header_bytes", "initial_cwnd", "min_rto_s", "delayed_ack",
+                               "delack_timeout_s", "handshake", "timestamps", "ecn", "sack",
+                               "rcv_buf_bytes", "rwnd_bytes"},
+                "dccp": None | {"packet_size"}}]}
+
+Quantities are SI: bit/s, seconds, bytes; a TCP flow's packet on the wire is ``mss +
+header_bytes`` bytes (IPv4 + TCP, plus the timestamp option when on).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ccarena.errors import PeerError
+from ccarena.testbed import units
+
+#: IPv4 + TCP headers without options, and the timestamp option as Linux sends it (padded).
+TCP_HEADERS, TIMESTAMP_OPTION = 40, 12
+#: The delayed-ACK timeout each stack profile uses (docs/tcp.md: Linux TCP_DELACK_MIN, ns-2's
+#: `Agent/TCPSink/DelAck interval_`).
+DELACK_TIMEOUT_S = {"linux": 0.04, "ns2": 0.1, "rfc": 0.04}
+#: The simulator's link description: "droptail 34pkt", "red 100pkt th 5..15 max_p 0.1 wq 0.002 gentle".
+_DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)$")
+_RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
+
+
+def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, peer: str) -> tuple[dict[str, Any], Any]:
+    """The peer plan of ``scenario`` and the simulator's plan run (a ``RunResult`` whose flow and
+    link tables give the identities a peer's result is built on). ``peer`` names the backend in
+    refusals. Raises :class:`PeerError` for what no peer can run."""
+    from ccarena import api
+
+    doc = api.prepare(scenario, overrides=overrides, seed=seed)
+    valid = api.validate(doc)
+    _refuse_common(valid, peer)
+    sim = api.run(doc, series=False)
+    meta = sim.meta
+    groups = valid["flows"]
+    group_of = [g for g, group in enumerate(groups) for _ in range(int(group.get("count", 1)))]
+    flows = [_flow(row, groups[g], f"flows[{g}]", float(meta["duration_s"])) for row, g in zip(sim.main_flows.to_dict("records"), group_of)]
+    links = [_link(row, peer) for row in sim.links.to_dict("records")]
+    _attach_losses(valid, links, peer)
+    nodes = list(dict.fromkeys(n for link in links for n in (link["src"], link["dst"])))
+    plan = {
+        "name": str(meta["name"]), "seed": int(meta["seed"]),
+        "duration_s": float(meta["duration_s"]), "warmup_s": float(meta["warmup_s"]),
+        "sample_interval_s": float(meta["sample_interval_s"]),
+        "nodes": nodes, "links": links, "flows": flows,
+    }
+    return plan, sim
+
+
+def _refuse_common(valid: dict[str, Any], peer: str) -> None:
+    if valid.get("background"):
+        raise PeerError(f"background: aggregate background traffic is simulator-only; {peer} cannot run it")
+    if valid.get("jitter"):
+        raise PeerError(f"jitter: {peer} has no per-packet jitter; set jitter = false to compare like with like")
+    for i, group in enumerate(valid["flows"]):
+        if str(group.get("cc", "")).startswith("py:") or group.get("cc_python"):
+            raise PeerError(f"flows[{i}].cc: {group['cc']!r} is written in Python and runs only in the simulator")
+
+
+def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
+    m = _DROPTAIL.match(text)
+    if m:
+        return {"kind": "droptail", "limit": int(m.group(1)), "unit": m.group(2)}
+    m = _RED.match(text)
+    if m:
+        flags = set(m.group(7).split())
+        if "bytes" in flags:
+            raise PeerError(f"link {name}: RED in byte mode is not mapped to {peer}; use mode = \"packets\"")
+        if "sq" in flags:
+            raise PeerError(f"link {name}: Source Quench is simulator-only; {peer} cannot send it")
+        return {
+            "kind": "red", "limit": int(m.group(1)), "unit": m.group(2),
+            "min_th": float(m.group(3)), "max_th": float(m.group(4)), "max_p": float(m.group(5)), "wq": float(m.group(6)),
+            "gentle": "gentle" in flags, "ecn": "ecn" in flags,
+        }
+    if text.endswith(" sq"):
+        raise PeerError(f"link {name}: Source Quench is simulator-only; {peer} cannot send it")
+    raise PeerError(f"link {name}: queue {text!r} is not mapped to {peer}")
+
+
+def _link(row: dict[str, Any], peer: str) -> dict[str, Any]:
+    return {
+        "name": row["name"], "src": row["src"], "dst": row["dst"],
+        "rate_bps": float(row["rate_bps"]), "delay_s": float(row["delay_s"]),
+        "queue": _queue(str(row["queue"]), row["name"], peer), "loss": None,
+    }
+
+
+def _loss(spec: dict[str, Any], where: str, peer: str) -> dict[str, Any]:
+    kind = spec["kind"]
+    if kind == "bernoulli":
+        return {"kind": "bernoulli", "p": float(spec["p"])}
+    if kind == "periodic":
+        return {"kind": "periodic", "every": int(spec["every"])}
+    raise PeerError(f"{where}.kind: {kind!r} loss is simulator-only; {peer} runs bernoulli and periodic loss")
+
+
+def _attach_losses(valid: dict[str, Any], links: list[dict[str, Any]], peer: str) -> None:
+    """Put the scenario's random or periodic losses on the link directions they act on: the
+    dumbbell's on its bottleneck (data direction), a graph link's on that link."""
+    topo = valid["topology"]
+    by_name = {link["name"]: link for link in links}
+    if topo.get("loss"):
+        if "bottleneck" not in by_name:
+            raise PeerError(f"topology.loss: not mapped to {peer} for a {topo['kind']} topology")
+        by_name["bottleneck"]["loss"] = _loss(topo["loss"], "topology.loss", peer)
+    for i, link in enumerate(topo.get("links", [])):
+        if link.get("loss"):
+            where = f"topology.links[{i}].loss"
+            targets = [x for x in links if {x["src"], x["dst"]} == {link["a"], link["b"]}]
+            if not targets:
+                raise PeerError(f"{where}: not mapped to {peer}")
+            for target in targets:
+                target["loss"] = _loss(link["loss"], where, peer)
+
+
+def _app(app: dict[str, Any], where: str) -> dict[str, Any]:
+    kind = app["kind"]
+    if kind == "bulk":
+        return {"kind": "bulk"}
+    if kind == "file":
+        return {"kind": "file", "size_bytes": units.size_bytes(app["size"], f"{where}.size")}
+    if kind == "cbr":
+        return {"kind": "cbr", "rate_bps": units.rate_bps(app["rate"], f"{where}.rate"),
+                "packet_size": units.size_bytes(app["packet_size"], f"{where}.packet_size")}
+    if kind == "onoff":
+        return {"kind": "onoff", "rate_bps": units.rate_bps(app["rate"], f"{where}.rate"),
+                "packet_size": units.size_bytes(app["packet_size"], f"{where}.packet_size"),
+                "on_mean_s": units.seconds(app["on_mean"], f"{where}.on_mean"),
+                "off_mean_s": units.seconds(app["off_mean"], f"{where}.off_mean")}
+    return {"kind": kind}
+
+
+def _tcp(group: dict[str, Any], where: str) -> dict[str, Any]:
+    stack = group.get("stack", "linux")
+    mss = units.size_bytes(group["mss"], f"{where}.mss")
+    rcv_buf = group.get("rcv_buf")
+    rwnd = group.get("rwnd")
+    return {
+        "mss": mss,
+        "header_bytes": TCP_HEADERS + (TIMESTAMP_OPTION if group.get("timestamps") else 0),
+        "initial_cwnd": float(group["initial_cwnd"]),
+        "min_rto_s": units.seconds(group["min_rto"], f"{where}.min_rto"),
+        "delayed_ack": bool(group.get("delayed_ack")),
+        "delack_timeout_s": DELACK_TIMEOUT_S[stack],
+        "handshake": bool(group.get("handshake")),
+        "timestamps": bool(group.get("timestamps")),
+        "ecn": bool(group.get("ecn")),
+        "sack": group.get("recovery") == "sack",
+        "rcv_buf_bytes": None if rcv_buf is None else units.size_bytes(rcv_buf, f"{where}.rcv_buf"),
+        "rwnd_bytes": None if rwnd is None else units.size_bytes(rwnd, f"{where}.rwnd"),
+    }
+
+
+def _flow(row: dict[str, Any], group: dict[str, Any], where: str, duration_s: float) -> dict[str, Any]:
+    proto = row["protocol"]
+    cc = str(row.get("cc") or "")
+    base, _, preset = cc.partition("@")
+    stop = group.get("stop")
+    return {
+        "id": int(row["id"]), "group": row["group"], "where": where, "protocol": proto,
+        "cc": cc, "cc_base": base, "cc_preset": preset or None, "cc_params": group.get("cc_params") or {},
+        "recovery": group.get("recovery"), "stack": group.get("stack"),
+        "src": row["src"], "dst": row["dst"],
+        "start_s": float(row["start_s"]),
+        "stop_s": min(duration_s, units.seconds(stop, f"{where}.stop")) if stop is not None else None,
+        "rtt_base_s": float(row["rtt_base_s"]) if not math.isnan(float(row["rtt_base_s"])) else None,
+        "app": _app(group["app"], f"{where}.app"),
+        "tcp": _tcp(group, where) if proto == "tcp" else None,
+        "dccp": {"packet_size": units.size_bytes(group["mss"], f"{where}.mss")} if proto == "dccp" else None,
+    }
+
+
+def default_cc_params(cc: str, stack: str | None) -> dict[str, Any]:
+    """The parameters ``cc`` resolves to under ``stack`` when a scenario gives none (a peer runs
+    an algorithm with its own constants, so a flow may use only these)."""
+    from ccarena import api
+
+    doc = {
+        "duration": "1s",
+        "topology": {"kind": "dumbbell", "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms"},
+        "flows": [{"cc": cc, **({"stack": stack} if stack else {})}],
+    }
+    return dict(api.validate(doc)["flows"][0].get("cc_params") or {})
