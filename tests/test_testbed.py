@@ -382,13 +382,13 @@ def test_compare_prints_both_backends_and_writes_the_plots(tmp_path: Path) -> No
     scenario = tmp_path / "cubic-reno.toml"
     scenario.write_text(CUBIC_RENO)
     out = subprocess.run(
-        [sys.executable, "-m", "ccarena.cli", "compare", str(scenario), "--replications", "1", "--set", "duration=4s",
+        [sys.executable, "-m", "ccarena.cli", "compare", str(scenario), "--with", "sim,kernel", "--replications", "1", "--set", "duration=4s",
          "-o", str(tmp_path / "cmp")],
         capture_output=True, text=True,
     )
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].split()[:3] == ["metric", "simulator", "(n=1)"]
+    assert lines[0].split() == ["metric", "sim", "(n=1)", "kernel", "(n=1)", "kernel", "vs", "sim"]
     for metric in ("goodput flow 0 (cubic)", "share reno", "Jain's index", "bottleneck utilisation", "mean queue (pkt)",
                    "retransmission timeouts", "fast recoveries"):
         assert any(line.startswith(metric) for line in lines), metric

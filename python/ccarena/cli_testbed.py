@@ -1,5 +1,6 @@
-"""``ccarena testbed run|cleanup`` and ``ccarena compare``: the Linux kernel backend on the command
-line (see docs/testbed.md). Heavy modules are imported inside the commands."""
+"""``ccarena testbed run|cleanup`` (the Linux kernel backend, docs/testbed.md) and ``ccarena
+compare`` (every backend side by side, docs/peers.md). Heavy modules are imported inside the
+commands."""
 
 from __future__ import annotations
 
@@ -16,21 +17,40 @@ def register(app: click.Group) -> None:
     @app.command()
     @scenario_argument()
     @click.option(
+        "--with", "with_", metavar="BACKENDS", default=None,
+        help="Comma-separated backends: sim, ns2, ns3, kernel. [default: every one; those that cannot run are listed with the reason]",
+    )
+    @click.option(
         "--replications", "-n", type=click.IntRange(min=1), default=3, show_default=True, help="Runs per backend (seed, seed+1, ...)."
     )
+    @click.option("--json", "json_", is_flag=True, help="Print everything as JSON keyed by backend name.")
     @out_dir_option("Directory for the plots.", default=Path("out/compare"))
     @set_option()
     @seed_option()
-    def compare(file: Path, replications: int, out: Path, set_: tuple[str, ...], seed: int | None) -> None:
-        """Run a scenario on the simulator and on the kernel testbed and print them side by side.
+    def compare(file: Path, with_: str | None, replications: int, json_: bool, out: Path, set_: tuple[str, ...], seed: int | None) -> None:
+        """Run a scenario on several backends (the simulator, ns-2, ns-3, the kernel) and print
+        them side by side: mean ± 95% CI per backend, the difference from the simulator and
+        each backend's wall time (docs/peers.md).
 
         \b
         Example:
-          ccarena compare scenarios/e1-cubic-vs-reno.toml --replications 3
+          ccarena compare scenarios/reno-pair.toml --set stack=ns2 --with sim,ns2 --replications 3
         """
-        from ccarena.testbed.compare import compare as run_compare
+        import json
 
-        result = run_compare(file, replications=replications, overrides=set_, seed=seed, log=lambda s: click.echo(s, err=True))
+        from ccarena import backends
+        from ccarena.compare import compare as run_compare
+        from ccarena.errors import ScenarioError
+
+        try:
+            wanted = backends.names(with_)
+        except ValueError as exc:
+            raise ScenarioError(f"--with: {str(exc).removeprefix('backends: ')}") from None
+        result = run_compare(file, backends_=wanted, replications=replications, overrides=set_, seed=seed,
+                             log=lambda s: click.echo(s, err=True))
+        if json_:
+            click.echo(json.dumps(result.to_dict(), indent=2, allow_nan=False))
+            return
         click.echo(result.table())
         files = result.plot(out)
         click.echo("\nwrote " + " ".join(str(f) for f in files))

@@ -102,6 +102,17 @@ def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
     return pd.DataFrame({"flow": fs["flow"].to_numpy(), "t_s": fs["t_s"].to_numpy(dtype=float), "goodput_bps": rate})
 
 
+#: Line styles of overlaid runs (e.g. backends): the same flow keeps its colour in every run.
+_RUN_STYLES = ("-", "--", ":", "-.")
+
+
+def _style(run: int, runs: int, flow_rank: int) -> dict[str, Any]:
+    """Colour by flow and, with several runs overlaid, line style by run."""
+    if runs == 1:
+        return {}
+    return {"color": f"C{flow_rank % 10}", "linestyle": _RUN_STYLES[run % len(_RUN_STYLES)]}
+
+
 def _bin_samples(result: RunResult, max_points: int) -> int:
     per_flow = result.flow_series.groupby("flow").size()
     n = int(per_flow.max()) if len(per_flow) else 0
@@ -167,11 +178,12 @@ def plot_goodput(
     interval = float(runs[0][1].meta.get("sample_interval_s", math.nan))
     ylabel = "goodput (Mbit/s)" if k == 1 else f"goodput (Mbit/s, {k * interval:g} s averages)"
     fig, ax = _new_axes(f"Goodput per flow — {_title(runs)}", ylabel)
-    for prefix, r in runs:
+    for run, (prefix, r) in enumerate(runs):
         labels = _flow_labels(r)
         gs = goodput_series(r, bin_samples=k)
-        for fid, g in gs.groupby("flow", sort=True):
-            ax.plot(g["t_s"], g["goodput_bps"] / 1e6, lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
+        for rank, (fid, g) in enumerate(gs.groupby("flow", sort=True)):
+            ax.plot(g["t_s"], g["goodput_bps"] / 1e6, lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")),
+                    **_style(run, len(runs), rank))
     ax.set_ylim(bottom=0)
     return _finish(fig, ax, path, "goodput.png")
 
@@ -181,14 +193,15 @@ def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | No
     runs = _runs(result)
     _check_path(path, "cwnd.png")
     fig, ax = _new_axes(f"Congestion window — {_title(runs)}", "cwnd (segments)")
-    for prefix, r in runs:
+    for run, (prefix, r) in enumerate(runs):
         labels = _flow_labels(r)
         fs = r.flow_series
-        for fid, g in fs.groupby("flow", sort=True):
+        for rank, (fid, g) in enumerate(fs.groupby("flow", sort=True)):
             cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
             if np.all(np.isnan(cwnd)):
                 continue  # UDP and rate-based flows have no window
-            ax.step(g["t_s"], cwnd, where="post", lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")))
+            ax.step(g["t_s"], cwnd, where="post", lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")),
+                    **_style(run, len(runs), rank))
     ax.set_ylim(bottom=0)
     return _finish(fig, ax, path, "cwnd.png")
 

@@ -158,7 +158,11 @@ def _tcp_agent(flow: dict[str, Any]) -> list[str]:
 
 def _udp_agent(flow: dict[str, Any]) -> list[str]:
     i = flow["id"]
-    return [f"set src({i}) [new Agent/UDP]", f"$src({i}) set fid_ {2 * i}", f"set dst({i}) [new Agent/LossMonitor]"]
+    # The agent splits a message larger than its packetSize_ into several packets: make it the
+    # datagram's IP size, so one application message is one packet as in the simulator.
+    size = flow["app"]["packet_size"] + 28
+    return [f"set src({i}) [new Agent/UDP]", f"$src({i}) set packetSize_ {size}", f"$src({i}) set fid_ {2 * i}",
+            f"set dst({i}) [new Agent/LossMonitor]"]
 
 
 def _app(flow: dict[str, Any]) -> list[str]:

@@ -1,0 +1,205 @@
+"""One scenario on several backends (simulator, ns-2, ns-3, kernel): replicated runs of each, one
+table per metric with mean ± 95 % CI per backend and its difference from the simulator.
+
+Replication ``r`` uses seed ``seed + r`` on every backend, so the flows start at the same times
+everywhere (the simulator draws them; the peers and the kernel run that plan). A backend that
+cannot run here or cannot run the scenario is listed with the one-line reason instead.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ccarena import _format, backends
+from ccarena.errors import PeerError, TestbedError
+
+#: (metric, unit kind, how the value comes from a RunResult); per-flow goodput rows come first.
+Metric = tuple[str, str, Callable[[Any], float]]
+
+
+@dataclass
+class Comparison:
+    """Replicated results per backend, the backends that did not run and why, the metrics."""
+
+    runs: dict[str, list[Any]]
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def reference(self) -> str:
+        """The backend the others are compared with: the simulator when it ran."""
+        return "sim" if "sim" in self.runs else next(iter(self.runs))
+
+    def metrics(self) -> list[tuple[str, str, dict[str, list[float]]]]:
+        """(metric, unit kind, values per backend) for every compared metric."""
+        return [(name, kind, {b: [float(metric(r)) for r in rs] for b, rs in self.runs.items()}) for name, kind, metric in _metrics(self.runs[self.reference][0])]
+
+    def wall_s(self) -> dict[str, list[float]]:
+        """Wall time of each run, per backend."""
+        return {b: [float(r.engine["wall_s"]) for r in rs] for b, rs in self.runs.items()}
+
+    def table(self) -> str:
+        """The side-by-side table: mean ± 95 % CI per backend and, for each other backend, its
+        difference from the reference (relative for rates and counts, absolute for ratios)."""
+        ref = self.reference
+        others = [b for b in self.runs if b != ref]
+        fmt: dict[str, Callable[[float], str]] = {"rate": _format.rate, "ratio": _format.ratio, "count": _format.number, "number": _format.number}
+        rows = []
+        for name, kind, values in [*self.metrics(), ("wall time per run", "seconds", self.wall_s())]:
+            f = fmt.get(kind, _seconds)
+            ref_mean = _mean(values[ref])
+            row = [name, _pm(f, values[ref])]
+            for b in others:
+                row += [_pm(f, values[b]), _diff(kind, _mean(values[b]), ref_mean)]
+            rows.append(row)
+        headers = ["metric", f"{ref} (n={len(self.runs[ref])})"]
+        for b in others:
+            headers += [f"{b} (n={len(self.runs[b])})", f"{b} vs {ref}"]
+        text = _format.text_table(headers, rows, [False] + [True] * (len(headers) - 1))
+        notes = [f"{b}: not run: {why}" for b, why in self.skipped.items()]
+        return "\n".join([text, *notes])
+
+    def to_dict(self) -> dict[str, Any]:
+        """Everything, keyed by backend name: each run's summary (the simulator's JSON contract),
+        the metric values, the wall times and the backends that did not run."""
+        import json
+
+        return {
+            "reference": self.reference,
+            "backends": {b: {"runs": [json.loads(r.to_json(indent=None)) for r in rs], "wall_s": self.wall_s()[b]} for b, rs in self.runs.items()},
+            "metrics": [{"metric": n, "unit": k, "values": {b: [_json_number(x) for x in v] for b, v in vals.items()}} for n, k, vals in self.metrics()],
+            "skipped": dict(self.skipped),
+        }
+
+    def plot(self, directory: str | Path) -> list[Path]:
+        """cwnd and goodput over time of replication 0 from every backend (the same flow in the
+        same colour, one line style per backend); returns the files."""
+        from ccarena import plots
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        first = {b: rs[0] for b, rs in self.runs.items()}
+        plots.plot_cwnd(first, out / "compare-cwnd.png")
+        plots.plot_goodput(first, out / "compare-goodput.png")
+        return [out / "compare-cwnd.png", out / "compare-goodput.png"]
+
+
+def _metrics(first: Any) -> list[Metric]:
+    flows = first.main_flows
+    rows: list[Metric] = [(f"goodput flow {fid} ({flows['group'].iloc[i]})", "rate", lambda r, fid=fid: _flow(r, fid, "goodput_bps"))
+                          for i, fid in enumerate(flows["id"])]
+    rows.append(("aggregate goodput", "rate", lambda r: float(r.main_flows["goodput_bps"].sum())))
+    rows += [(f"share {g}", "ratio", lambda r, g=g: _share(r, g)) for g in dict.fromkeys(flows["group"])]
+    rows += [
+        ("Jain's index", "ratio", lambda r: r.jain()),
+        ("bottleneck utilisation", "ratio", lambda r: _link(r, "utilisation")),
+        ("bottleneck drops", "count", lambda r: _link(r, "meas_dropped_pkts")),
+        ("retransmissions", "count", lambda r: float(r.main_flows["retransmitted_pkts"].sum())),
+        ("retransmission timeouts", "count", lambda r: _tcp_sum(r, "timeouts")),
+        ("fast recoveries", "count", lambda r: _tcp_sum(r, "fast_recoveries")),
+        ("mean queue (pkt)", "number", lambda r: _link(r, "mean_queue_pkts")),
+    ]
+    return rows
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
+
+
+def _pm(f: Callable[[float], str], values: list[float]) -> str:
+    from ccarena.metrics import mean_ci
+
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return "-"
+    if len(finite) < 2:
+        return f(finite[0])
+    ci = mean_ci(finite)
+    return f"{f(ci.mean)} ± {f(ci.half_width)}"
+
+
+def _diff(kind: str, value: float, ref: float) -> str:
+    if not (math.isfinite(value) and math.isfinite(ref)):
+        return "-"
+    if kind == "ratio":
+        return f"{value - ref:+.3f}"
+    if kind == "seconds":
+        return f"{value / ref:.3g}x the time" if ref > 0 else "-"
+    return f"{(value - ref) / ref * 100:+.1f}%" if ref else "-"
+
+
+def _seconds(x: float) -> str:
+    return f"{x:.3g} s"
+
+
+def _json_number(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def _tcp_sum(r: Any, column: str) -> float:
+    """A per-flow count summed over the main TCP flows (NaN where there is none or it is not measured)."""
+    tcp = r.main_flows[r.main_flows["protocol"] == "tcp"]
+    return float(tcp[column].sum(min_count=1)) if len(tcp) else math.nan
+
+
+def _flow(result: Any, fid: int, col: str) -> float:
+    flows = result.main_flows
+    return float(flows.loc[flows["id"] == fid, col].iloc[0])
+
+
+def _share(result: Any, group: str) -> float:
+    flows = result.main_flows
+    total = float(flows["goodput_bps"].sum())
+    return float(flows.loc[flows["group"] == group, "goodput_bps"].sum()) / total if total else math.nan
+
+
+def _link(result: Any, col: str) -> float:
+    links = result.links.set_index("name")
+    return float(links.loc["bottleneck", col]) if "bottleneck" in links.index else math.nan
+
+
+def compare(
+    scenario: Any,
+    *,
+    backends_: str | Iterable[str] | None = None,
+    replications: int = 3,
+    overrides: Iterable[str] = (),
+    seed: int | None = None,
+    log: Callable[[str], None] | None = None,
+) -> Comparison:
+    """Run ``scenario`` ``replications`` times on each of ``backends_`` (default: all) and
+    return the comparison. A backend missing here, or refusing the scenario, is recorded in
+    ``skipped`` with its reason; if only one was asked for and it cannot run, its error is raised."""
+    from ccarena import api
+
+    wanted = backends.names(backends_)
+    doc = api.prepare(scenario, overrides=overrides, seed=seed)
+    base = int(doc.get("seed", 1))
+    runs: dict[str, list[Any]] = {}
+    skipped: dict[str, str] = {}
+    for name in wanted:
+        why = backends.unavailable(name)
+        if why:
+            skipped[name] = why
+            continue
+        run = backends.runner(name)
+        try:
+            results = []
+            for r in range(replications):
+                if log and name != "sim":
+                    log(f"{name} run {r + 1}/{replications} (seed {base + r})")
+                results.append(run(doc, seed=base + r))
+            runs[name] = results
+        except (PeerError, TestbedError) as exc:
+            if len(wanted) == 1:
+                raise
+            skipped[name] = str(exc)
+    if not runs:
+        raise PeerError("compare: no backend could run the scenario (" + "; ".join(f"{b}: {w}" for b, w in skipped.items()) + ")")
+    return Comparison(runs=runs, skipped=skipped)
