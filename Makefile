@@ -18,7 +18,7 @@ STAMP_DEV  := $(VENV)/.stamp-dev
 STAMP_PYC  := $(VENV)/.stamp-pyc
 PY_SOURCES := $(shell find python/ccarena -name '*.py' 2>/dev/null)
 
-.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools
+.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
 
 all: demo
 
@@ -63,7 +63,7 @@ test: test-rust test-python stubtest typecheck
 test-rust:
 	cargo test --workspace --exclude ccarena-py
 
-test-python: dev testbed tools
+test-python: dev testbed tools peers-best-effort
 	$(BIN)/python -m pytest
 
 ## tools: Debian packages some tests use: tshark for the packet-capture tests (docs/pcap.md),
@@ -77,6 +77,20 @@ tools:
 		export DEBIAN_FRONTEND=noninteractive; \
 		timeout 300 apt-get install -y -q $$missing >/dev/null 2>&1 || \
 		{ timeout 300 apt-get update -q >/dev/null 2>&1 && timeout 300 apt-get install -y -q $$missing >/dev/null 2>&1; } || true; \
+	fi
+
+## peers: install ns-2.35 and ns-3.37 (Debian packages ns2, libns3-dev, and the compiler the ns-3
+## driver needs) and build the ccarena ns-3 driver (docs/peers.md); needs root and apt
+PEER_PACKAGES := ns2 libns3-dev g++ pkg-config nlohmann-json3-dev
+peers: $(STAMP_EXT) $(STAMP_PYC)
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PEER_PACKAGES) >/dev/null || \
+		{ apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(PEER_PACKAGES) >/dev/null; }
+	$(BIN)/python -c "from ccarena.peers import ns3; print('ns-3 driver:', ns3.driver())"
+
+# `make test` installs the peers where it can (root, apt); their tests skip, with the reason, elsewhere.
+peers-best-effort: $(STAMP_EXT) $(STAMP_PYC)
+	@if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		timeout 900 $(MAKE) --no-print-directory peers || echo "peers: not installed; their tests will be skipped"; \
 	fi
 
 stubtest: dev

@@ -11,8 +11,9 @@ Mapping (docs/peers.md has the table):
   Linux-derived algorithms are `Agent/TCP/Linux` with `select_ca` — the Linux 2.6.22 modules,
   so only the `@linux-2.6.22` presets (and the algorithms that did not change) run.
 - Every agent variable the plan resolves is set explicitly (`packetSize_`, `windowInit_`,
-  `minrto_`, `syn_`, `timestamps_`, `ecn_`, `window_`); the rest are ns-2's compiled-in
-  defaults (`ns-default.tcl`: `tcpTick_ 0.01`, `rtxcur_init_ 3`, `maxrto_ 60`).
+  `minrto_`, `syn_`, `timestamps_`, `ecn_`, `window_`), and `delay_growth_` is off (ccarena's
+  TCP has no first-RTT hold); the rest are ns-2's compiled-in defaults (`ns-default.tcl`:
+  `tcpTick_ 0.01`, `rtxcur_init_ 3`, `maxrto_ 60`).
 - UDP CBR is `Application/Traffic/CBR` on `Agent/UDP` into an `Agent/LossMonitor`; exponential
   on/off is `Application/Traffic/Exponential`; bulk and file transfers are `Application/FTP`.
 - Bernoulli loss is an `ErrorModel` (`unit_ pkt`, `rate_ p`) on the link direction; periodic
@@ -140,6 +141,9 @@ def _tcp_agent(flow: dict[str, Any]) -> list[str]:
         f"$src({i}) set windowInit_ {tcp['initial_cwnd']:g}",
         f"$src({i}) set minrto_ {tcp['min_rto_s']!r}",
         f"$src({i}) set syn_ {'true' if tcp['handshake'] else 'false'}",
+        # ns-2.35's default `delay_growth_ true` holds cwnd for the first RTT (2 → 3 → 6 → 12);
+        # ccarena's TCP grows from the first ACK, as the scenario describes.
+        f"$src({i}) set delay_growth_ false",
         f"$src({i}) set timestamps_ {'true' if tcp['timestamps'] else 'false'}",
         f"$src({i}) set ts_option_size_ 12",
         f"$src({i}) set ecn_ {1 if tcp['ecn'] else 0}",

@@ -1,0 +1,152 @@
+"""The ns-2 backend against ns-2.35 itself (Debian package ``ns2``): every example scenario is run
+or refused in one line, and like-for-like runs agree with the simulator within the fidelity
+tolerances of docs/peers.md. Skipped where ns-2 is not installed (`make peers` installs it)."""
+
+from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import ccarena
+from ccarena.errors import PeerError
+from ccarena.peers import ns2
+
+REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.skipif(ns2.available() is not None, reason=ns2.available() or "")
+SHORT = ['duration="3s"', 'warmup="0s"']
+#: A refusal names the scenario key it is about, then says why.
+REFUSAL = re.compile(r"^(flows\[\d+\](\.[a-z_.]+)?|topology(\.[a-z_]+)*|background|jitter|link \S+): \S")
+EXAMPLES = sorted(p for p in (REPO / "scenarios").glob("**/*.toml") if "experiments" not in p.parts)
+
+
+def _pair(path: str | Path, overrides: list[str]) -> tuple[ccarena.RunResult, ccarena.RunResult]:
+    return ccarena.run(path, overrides=overrides), ns2.run(path, overrides=overrides)
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: str(p.relative_to(REPO / "scenarios")))
+def test_every_example_runs_on_ns2_or_is_refused_in_one_line(path: Path) -> None:
+    for overrides in ([], ['stack="ns2"', "jitter=false"]):
+        try:
+            text = ns2.script(path, overrides=[*SHORT, *overrides])
+        except PeerError as exc:
+            message = str(exc)
+            assert "\n" not in message and REFUSAL.match(message), message
+            continue
+        result = ns2.run(path, overrides=[*SHORT, *overrides])
+        assert text.startswith("# ccarena: generated for ns-2.35")
+        assert result.meta["backend"] == "ns2"
+        assert float(result.links.set_index("name")["tx_bytes"].sum()) > 0
+
+
+def test_reno_pair_under_the_ns2_stack_matches_ns2() -> None:
+    sim, peer = _pair(REPO / "scenarios" / "reno-pair.toml", ['stack="ns2"', 'duration="30s"', 'warmup="5s"'])
+    total = float(sim.main_flows["goodput_bps"].sum())
+    assert abs(float(peer.main_flows["goodput_bps"].sum()) - total) / total < 0.03
+    assert abs(peer.jain() - sim.jain()) < 0.02
+    links = peer.links.set_index("name")
+    assert abs(links.loc["bottleneck", "utilisation"] - sim.links.set_index("name").loc["bottleneck", "utilisation"]) < 0.03
+    # Conservation on ns-2's own counters: what the bottleneck carried is what the flows sent, less drops upstream (none).
+    flows = peer.main_flows
+    assert float(flows["goodput_bytes"].sum()) <= float(flows["sent_bytes"].sum())
+    assert (flows["timeouts"] >= 0).all() and (flows["fast_recoveries"] > 0).all()
+    series = peer.flow_series
+    assert series["cwnd_pkts"].notna().all() and len(series) == 2 * 300
+
+
+def test_tcp_linux_cubic_fills_the_link_as_in_the_simulator() -> None:
+    """One CUBIC flow of Linux 2.6.22 (ns-2's TCP-Linux `select_ca cubic`) on the E1 line."""
+    sim, peer = _pair(REPO / "scenarios" / "e1-cubic-vs-reno.toml",
+                      ['stack="ns2"', 'flows[0].cc="cubic@linux-2.6.22"', 'flows[1].start="100s"', 'duration="40s"', 'warmup="10s"'])
+    cubic = lambda r: float(r.main_flows.set_index("group").loc["cubic", "goodput_bps"])  # noqa: E731
+    assert abs(cubic(peer) - cubic(sim)) / cubic(sim) < 0.03
+    assert peer.flow_series.groupby("flow")["cwnd_pkts"].max().iloc[0] > 10
+
+
+def test_udp_cbr_beside_reno_matches_ns2() -> None:
+    sim, peer = _pair(REPO / "scenarios" / "cbr-vs-reno.toml", ['stack="ns2"', "jitter=false", 'duration="20s"'])
+    for group in ("cbr", "reno"):
+        s, p = (float(r.main_flows.set_index("group").loc[group, "goodput_bps"]) for r in (sim, peer))
+        assert abs(p - s) / s < 0.03, group
+    cbr = peer.main_flows.set_index("group").loc["cbr"]
+    # 625 datagrams a second (5 Mbit/s of 1000 B), one more at the instant the run ends
+    assert abs(cbr["sent_pkts"] - 20 * 625) <= 1 and math.isnan(cbr["timeouts"])
+
+
+def test_red_runs_with_the_scenario_s_parameters() -> None:
+    """RED's parameters reach ns-2 (thresholds 5..15, max_p 0.1, gentle): its average holds the
+    mean queue near the thresholds, far below the 100-packet buffer that drop-tail fills."""
+    overrides = ['stack="ns2"', 'topology.queue={kind="red",limit="100pkt"}', 'duration="30s"']
+    text = ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=overrides)
+    for line in ("$q set thresh_ 5.0", "$q set maxthresh_ 15.0", "$q set linterm_ 10.0", "$q set gentle_ true", "$q set q_weight_ 0.002"):
+        assert line in text
+    peer = ns2.run(REPO / "scenarios" / "reno-pair.toml", overrides=overrides)
+    bottleneck = peer.links.set_index("name").loc["bottleneck"]
+    assert 3 < bottleneck["mean_queue_pkts"] < 15 and bottleneck["utilisation"] > 0.9
+
+
+def test_random_loss_goes_through_an_error_model() -> None:
+    sim, peer = _pair(REPO / "scenarios" / "random-loss.toml", ['stack="ns2"', 'duration="30s"'])
+    # 1 % Bernoulli loss: the drops are the error model's, at the rate asked for.
+    flow = peer.main_flows.iloc[0]
+    assert abs(flow["dropped_pkts"] / flow["sent_pkts"] - 0.01) < 0.003
+    s, p = float(sim.main_flows["goodput_bps"].sum()), float(peer.main_flows["goodput_bps"].sum())
+    assert abs(p - s) / s < 0.10
+
+
+def test_a_file_transfer_reports_its_completion_time() -> None:
+    overrides = ['stack="ns2"', 'flows[0].count=1', 'flows[0].app={kind="file",size="1MB"}', 'flows[0].start="0s"', 'duration="10s"', 'warmup="0s"']
+    sim, peer = _pair(REPO / "scenarios" / "reno-pair.toml", overrides)
+    s, p = (float(r.main_flows["completion_s"].iloc[0]) for r in (sim, peer))
+    # 1 MB at 10 Mbit/s takes 0.8 s of sending. Both lose ~70 segments at the end of slow start;
+    # ns-2's SACK agent then resends them more slowly (its pipe counter falls by one per
+    # duplicate ACK), so it finishes later (docs/fidelity.md).
+    assert 0.8 < s < p < 2.0
+
+
+def test_compare_cli_puts_ns2_beside_the_simulator() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena", "compare", str(REPO / "scenarios" / "reno-pair.toml"), "--with", "sim,ns2",
+         "-n", "2", "--set", "stack=ns2", "--set", "duration=10s", "--set", "warmup=2s", "--json"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    import json
+
+    doc = json.loads(out.stdout)
+    assert set(doc["backends"]) == {"sim", "ns2"} and doc["reference"] == "sim"
+    assert all(len(b["runs"]) == 2 and all(w > 0 for w in b["wall_s"]) for b in doc["backends"].values())
+    jain = next(m for m in doc["metrics"] if m["metric"] == "Jain's index")
+    assert all(0.5 < v <= 1 for v in jain["values"]["ns2"])
+
+
+def test_compare_lists_a_backend_that_refuses_the_scenario() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena", "compare", str(REPO / "scenarios" / "reno-pair.toml"), "--with", "sim,ns2",
+         "-n", "1", "--set", "duration=2s", "--set", "warmup=0s", "-o", "/tmp/ccarena-test-compare"],
+        capture_output=True, text=True, timeout=300,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "ns2: not run: flows[0].rack_tlp: ns-2's agents have no RACK-TLP" in out.stdout
+
+
+def test_a_single_backend_that_refuses_is_an_error_line() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "ccarena", "compare", str(REPO / "scenarios" / "bbr-vs-cubic.toml"), "--with", "ns2", "-n", "1"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert out.returncode == 2
+    assert out.stderr.strip().splitlines()[-1:] == ["error: flows[0].cc: 'bbr' is not in ns-2.35 (its stock agents and TCP-Linux's "
+                                               "Linux 2.6.22 modules: reno, cubic@linux-2.6.22, scalable@linux-2.6.22, bic, "
+                                               "highspeed, htcp, vegas)"]
+
+
+def test_unknown_backend_is_refused() -> None:
+    out = subprocess.run([sys.executable, "-m", "ccarena", "compare", str(REPO / "scenarios" / "reno-pair.toml"), "--with", "sim,ns4"],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2
+    assert out.stderr.strip() == "error: --with: unknown backend 'ns4' (allowed: sim, ns2, ns3, kernel)"
