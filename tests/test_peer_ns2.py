@@ -150,3 +150,41 @@ def test_unknown_backend_is_refused() -> None:
                          capture_output=True, text=True, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == "error: --with: unknown backend 'ns4' (allowed: sim, ns2, ns3, kernel)"
+
+
+DCCP_BULK = {
+    "name": "dccp-bulk", "duration": "30s", "warmup": "5s",
+    "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms", "queue": {"kind": "droptail", "limit": "34pkt"}},
+    "flows": [{"name": "dccp", "protocol": "dccp", "count": 2, "rtt": "40ms", "start": {"uniform": ["0s", "1s"]}, "app": {"kind": "bulk"}}],
+}
+
+
+@pytest.mark.parametrize(("cc", "params"), [("ccid2", {"cwnd_validation": False}), ("ccid3", {"profile": "rfc3448"})])
+def test_dccp_bulk_pair_matches_ns2(cc: str, params: dict[str, object]) -> None:
+    scenario = {**DCCP_BULK, "flows": [{**DCCP_BULK["flows"][0], "cc": cc, "cc_params": params}]}
+    sim, peer = ccarena.run(scenario), ns2.run(scenario)
+    total = float(sim.main_flows["goodput_bps"].sum())
+    assert abs(float(peer.main_flows["goodput_bps"].sum()) - total) / total < 0.03
+    assert abs(peer.jain() - sim.jain()) < 0.05
+    column = "cwnd_pkts" if cc == "ccid2" else "rate_bps"
+    assert peer.flow_series[column].notna().any()
+
+
+def test_dccp_voip_against_ccid2_gets_the_simulator_s_rates() -> None:
+    overrides = ['flows[1].cc_params={cwnd_validation=false}', 'flows[0].cc_params={profile="rfc3448"}', 'duration="100s"']
+    sim, peer = _pair(REPO / "scenarios" / "ccid3-vs-ccid2.toml", overrides)
+    for group in ("ccid2", "ccid3"):
+        s, p = (float(r.main_flows.groupby("group")["goodput_bps"].mean()[group]) for r in (sim, peer))
+        assert abs(p - s) / s < 0.08, group
+
+
+@pytest.mark.parametrize(("overrides", "expected"), [
+    (["flows[0].cc_params={profile=\"rfc5348\"}"], "flows[0].cc_params.profile: ns-2's CCID 3 follows RFC 3448 (2003)"),
+    (["flows[0].cc_params={profile=\"rfc3448\"}", "flows[1].cc_params={cwnd_validation=true}"],
+     "flows[1].cc_params.cwnd_validation: ns-2's CCID 2 does not validate"),
+    (["flows[0].cc=\"fast_tfrc\""], "flows[0].cc: 'fast_tfrc' is not in ns-2.35's DCCP"),
+])
+def test_dccp_refusals_name_the_parameter(overrides: list[str], expected: str) -> None:
+    with pytest.raises(PeerError) as info:
+        ns2.script(REPO / "scenarios" / "ccid3-vs-ccid2.toml", overrides=overrides)
+    assert str(info.value).startswith(expected)

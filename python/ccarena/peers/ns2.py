@@ -11,6 +11,8 @@ link of its flow monitors:
 - ``T t id sink_bytes ndatapack ndatabytes nrexmitpack cwnd ssthresh srtt_s nrexmit ncwndcuts``
   (TCP; the sink's ``bytes_`` counts the IP bytes of in-order segments)
 - ``U t id npkts bytes nlost`` (UDP, the receiving `LossMonitor`)
+- ``K t id msgs bytes sent cwnd ssthresh rate_Bps`` (DCCP: the receiver's byte counter, the
+  sender's data packets, CCID 2's window or CCID 3's allowed rate in bytes per second)
 - ``L t link pdepartures bdepartures pdrops pkts size pkts_integral``
 - ``D link fid parrivals barrivals pdrops`` (per flow id: data ``2·id``, ACKs ``2·id + 1``)
 - ``C id t`` (a file transfer's last byte acknowledged)
@@ -105,6 +107,7 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
     """The raw measurements (:mod:`ccarena.peers.results`) from what the ns-2 script printed."""
     tcp_rows: dict[int, list[list[float]]] = defaultdict(list)
     udp_rows: dict[int, list[list[float]]] = defaultdict(list)
+    dccp_rows: dict[int, list[list[float]]] = defaultdict(list)
     link_rows: dict[int, list[list[float]]] = defaultdict(list)
     per_fid: dict[tuple[int, int], tuple[float, float, float]] = {}
     completion: dict[int, float] = {}
@@ -114,6 +117,8 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
             tcp_rows[int(fields[1])].append([float(fields[0]), *map(float, fields[2:])])
         elif kind == "U":
             udp_rows[int(fields[1])].append([float(fields[0]), *map(float, fields[2:])])
+        elif kind == "K":
+            dccp_rows[int(fields[1])].append([float(fields[0]), *map(float, fields[2:])])
         elif kind == "L":
             link_rows[int(fields[1])].append([float(fields[0]), *map(float, fields[2:])])
         elif kind == "D":
@@ -127,6 +132,8 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
         ack_drops = sum(v[2] for (k, f), v in per_fid.items() if f == 2 * fid + 1)
         if flow["protocol"] == "tcp":
             entry = _tcp_flow(flow, tcp_rows[fid])
+        elif flow["protocol"] == "dccp":
+            entry = _dccp_flow(flow, dccp_rows[fid])
         else:
             entry = _udp_flow(flow, udp_rows[fid], _first_hop(p, flow, per_fid))
         entry["final"].update({"dropped_pkts": data_drops, "ack_dropped_pkts": ack_drops, "completion_s": completion.get(fid)})
@@ -168,6 +175,22 @@ def _tcp_flow(flow: dict[str, Any], rows: list[list[float]]) -> dict[str, Any]:
     # that were not timeouts are the fast recoveries (and, with ECN, the responses to echoes).
     final["timeouts"] = last[8]
     final["fast_recoveries"] = max(last[9] - last[8], 0.0)
+    return {"id": flow["id"], "final": final, "series": series}
+
+
+def _dccp_flow(flow: dict[str, Any], rows: list[list[float]]) -> dict[str, Any]:
+    payload = ns2_tcl._dccp_payload(flow)
+    series: dict[str, list[float]] = {
+        "t_s": [r[0] for r in rows], "delivered_pkts": [r[1] for r in rows], "goodput_bytes": [r[1] * payload for r in rows],
+        "sent_pkts": [r[3] for r in rows],
+        "cwnd_pkts": [r[4] for r in rows],
+        # ns-2's CCID 2 starts with ssthresh 65535 packets: no threshold yet.
+        "ssthresh_pkts": [math.nan if r[5] >= 65535 else r[5] for r in rows],
+        "rate_bps": [r[6] * 8.0 if flow["cc"] == "ccid3" else math.nan for r in rows],
+    }
+    last = rows[-1] if rows else [0.0] * 7
+    final = {"sent_pkts": last[3], "sent_bytes": math.nan, "retransmitted_pkts": 0.0, "delivered_pkts": last[1],
+             "delivered_bytes": math.nan, "goodput_bytes": last[1] * payload, "timeouts": math.nan, "fast_recoveries": math.nan}
     return {"id": flow["id"], "final": final, "series": series}
 
 

@@ -14,6 +14,8 @@ Mapping (docs/peers.md has the table):
   `minrto_`, `syn_`, `timestamps_`, `ecn_`, `window_`), and `delay_growth_` is off (ccarena's
   TCP has no first-RTT hold); the rest are ns-2's compiled-in defaults (`ns-default.tcl`:
   `tcpTick_ 0.01`, `rtxcur_init_ 3`, `maxrto_ 60`).
+- DCCP CCID 2 and CCID 3 are `Agent/DCCP/TCPlike` and `Agent/DCCP/TFRC` at both ends, their
+  variables set from the CCID's `cc_params` (what ns-2 has fixed must match or is refused).
 - UDP CBR is `Application/Traffic/CBR` on `Agent/UDP` into an `Agent/LossMonitor`; exponential
   on/off is `Application/Traffic/Exponential`; bulk and file transfers are `Application/FTP`.
 - Bernoulli loss is an `ErrorModel` (`unit_ pkt`, `rate_ p`) on the link direction; periodic
@@ -53,7 +55,8 @@ def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
         where, group = flow["where"], valid["flows"][int(flow["where"][6:-1])]
         proto = flow["protocol"]
         if proto == "dccp":
-            raise PeerError(f"{where}.protocol: 'dccp' is not mapped to ns-2 yet")
+            _refuse_dccp(flow, where)
+            continue
         if flow["app"]["kind"] not in ("bulk", "file", "cbr", "onoff"):
             raise PeerError(f"{where}.app.kind: {flow['app']['kind']!r} has no ns-2 model here (allowed: bulk, file, cbr, onoff)")
         if proto == "udp":
@@ -87,6 +90,29 @@ def _refuse_tcp(flow: dict[str, Any], group: dict[str, Any], where: str) -> None
         raise PeerError(f"{where}.rcv_buf: ns-2 has no receive buffer; remove it (or use rwnd) to compare like with like")
     if group.get("slow_start_after_idle") is False and flow["app"]["kind"] == "onoff":
         raise PeerError(f"{where}.slow_start_after_idle: not mapped to ns-2")
+
+
+#: ccarena CCID → ns-2's DCCP agent (the module of Nils-Erik Mattsson, ns-2.35 `dccp/`).
+DCCP_AGENTS = {"ccid2": "Agent/DCCP/TCPlike", "ccid3": "Agent/DCCP/TFRC"}
+#: CCID parameters ns-2's agents have fixed: (ccid, parameter, the only value ns-2 has, why).
+DCCP_FIXED = (
+    ("ccid2", "beta", 0.5, "ns-2's CCID 2 halves its window"),
+    ("ccid2", "ack_ratio_dynamic", True, "ns-2's CCID 2 always adapts its Ack Ratio (RFC 4341 §6.1.2)"),
+    ("ccid2", "cwnd_validation", False, "ns-2's CCID 2 does not validate an application-limited window (RFC 2861)"),
+    ("ccid3", "profile", "rfc3448", "ns-2's CCID 3 follows RFC 3448 (2003)"),
+    ("ccid3", "loss_history", 8, "ns-2's CCID 3 keeps 8 loss intervals"),
+)
+
+
+def _refuse_dccp(flow: dict[str, Any], where: str) -> None:
+    cc = flow["cc"]
+    if cc not in DCCP_AGENTS:
+        raise PeerError(f"{where}.cc: {cc!r} is not in ns-2.35's DCCP (it has ccid2 and ccid3)")
+    for ccid, key, value, why in DCCP_FIXED:
+        if ccid == cc and flow["cc_params"].get(key) != value:
+            raise PeerError(f"{where}.cc_params.{key}: {why}; set cc_params.{key} = {_toml(value)} to compare like with like")
+    if flow["app"]["kind"] not in ("bulk", "cbr", "onoff"):
+        raise PeerError(f"{where}.app.kind: DCCP flows on ns-2 are 'bulk', 'cbr' or 'onoff', not {flow['app']['kind']!r}")
 
 
 def _toml(value: Any) -> str:
@@ -160,6 +186,45 @@ def _tcp_agent(flow: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _dccp_agent(flow: dict[str, Any]) -> list[str]:
+    """Both ends of a DCCP connection (ns-2's agents are symmetric; the receiver listens) and a
+    byte counter on the receiving end (DCCPAgent::recv hands each packet's data to it)."""
+    i, params = flow["id"], flow["cc_params"]
+    agent = DCCP_AGENTS[flow["cc"]]
+    size = _dccp_payload(flow)
+    lines = [f"set src({i}) [new {agent}]", f"set dst({i}) [new {agent}]"]
+    for end in ("src", "dst"):
+        # ns-2's DCCP agents offer ECN by default; ccarena's DCCP does not use it.
+        lines += [f"${end}({i}) set use_ecn_local_ 0", f"${end}({i}) set use_ecn_remote_ 0"]
+    lines += [f"$src({i}) set packetSize_ {size + IP_HEADER}", f"$src({i}) set fid_ {2 * i}", f"$dst({i}) set fid_ {2 * i + 1}"]
+    if flow["cc"] == "ccid2":
+        initial = params.get("initial_cwnd") or min(4, max(2, 4380 // size))  # RFC 4341 §5 via RFC 3390
+        for end in ("src", "dst"):
+            lines += [f"${end}({i}) set ack_ratio_local_ {params['ack_ratio']}", f"${end}({i}) set ack_ratio_remote_ {params['ack_ratio']}"]
+        lines += [f"$src({i}) set initial_cwnd_ {initial:g}", f"$src({i}) set min_rto_ {params['min_rto_s']!r}",
+                  f"$src({i}) set num_dup_acks_ {params['numdupack']}", f"$dst({i}) set dack_delay_ {params['max_ack_delay_s']!r}"]
+    else:
+        lines += [f"$src({i}) set s_s_ {size}", f"$src({i}) set s_initial_rto_ {params['initial_nofeedback_s']!r}",
+                  f"$src({i}) set s_t_mbi_ {params['t_mbi_s']!r}", f"$src({i}) set s_rtt_q_ {params['rtt_filter_q']!r}",
+                  f"$dst({i}) set num_dup_acks_ {params['ndupack']}",
+                  # ccarena's TFRC has no oscillation reduction (RFC 3448 §4.5, optional).
+                  f"$src({i}) set s_use_osc_prev_ 0"]
+    lines += [f"set rcv({i}) [new Application/ByteCounter]", f"$rcv({i}) attach-agent $dst({i})",
+              f"$ns at 0.0 \"$dst({i}) listen; $rcv({i}) start\""]
+    return lines
+
+
+#: The IPv4 header ns-2's DCCP packets lack (their size is data + DCCP header + options): the
+#: backend sends it as data so that packets on the wire have the simulator's size; goodput
+#: counts the scenario's payload.
+IP_HEADER = 20
+
+
+def _dccp_payload(flow: dict[str, Any]) -> int:
+    app = flow["app"]
+    return int(app["packet_size"]) if app["kind"] in ("cbr", "onoff") else int(flow["dccp"]["packet_size"])
+
+
 def _udp_agent(flow: dict[str, Any]) -> list[str]:
     i = flow["id"]
     # The agent splits a message larger than its packetSize_ into several packets: make it the
@@ -173,7 +238,7 @@ def _app(flow: dict[str, Any]) -> list[str]:
     i, app = flow["id"], flow["app"]
     # A UDP datagram's size in ns-2 is its IP packet (payload + 28 B of IPv4 and UDP headers); on
     # TCP the agent adds its own headers to the message.
-    headers = 28 if flow["protocol"] == "udp" else 0
+    headers = {"udp": 28, "dccp": IP_HEADER}.get(flow["protocol"], 0)
     start, stop = flow["start_s"], flow["stop_s"]
     if app["kind"] in ("bulk", "file"):
         lines = [f"set app({i}) [new Application/FTP]", f"$app({i}) attach-agent $src({i})"]
@@ -203,6 +268,10 @@ def script(plan: dict[str, Any]) -> str:
         # Error models and exponential sources draw from ns-2's default generator, seeded by the
         # scenario's seed (ns-2 takes 1..2^31-2; 0 would mean "from the clock").
         f"$defaultRNG seed {plan['seed'] % 2147483646 + 1}",
+        # Counts what a DCCP receiver delivers to its application.
+        "Class Application/ByteCounter -superclass Application",
+        "Application/ByteCounter instproc init {} { $self next; $self instvar bytes_ msgs_; set bytes_ 0; set msgs_ 0 }",
+        "Application/ByteCounter instproc recv {n} { $self instvar bytes_ msgs_; incr bytes_ $n; incr msgs_ }",
     ]
     out += [f"set node({n}) [$ns node]" for n in plan["nodes"]]
     for k, link in enumerate(plan["links"]):
@@ -216,7 +285,7 @@ def script(plan: dict[str, Any]) -> str:
                 f"$ns attach-fmon [$ns link $node({link['src']}) $node({link['dst']})] $mon({k})"]
     for flow in plan["flows"]:
         i = flow["id"]
-        out += _tcp_agent(flow) if flow["protocol"] == "tcp" else _udp_agent(flow)
+        out += {"tcp": _tcp_agent, "udp": _udp_agent, "dccp": _dccp_agent}[flow["protocol"]](flow)
         out += [f"$ns attach-agent $node({flow['src']}) $src({i})", f"$ns attach-agent $node({flow['dst']}) $dst({i})",
                 f"$ns connect $src({i}) $dst({i})"]
         out += _app(flow)
@@ -229,15 +298,19 @@ def _measurement(plan: dict[str, Any]) -> list[str]:
     flows = plan["flows"]
     tcp = [f["id"] for f in flows if f["protocol"] == "tcp"]
     udp = [f["id"] for f in flows if f["protocol"] == "udp"]
+    ccid2 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc"] == "ccid2"]
+    ccid3 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc"] == "ccid3"]
     n = round(plan["duration_s"] / plan["sample_interval_s"])
     return [
         f"set tcp_flows {{{' '.join(map(str, tcp))}}}",
         f"set udp_flows {{{' '.join(map(str, udp))}}}",
+        f"set ccid2_flows {{{' '.join(map(str, ccid2))}}}",
+        f"set ccid3_flows {{{' '.join(map(str, ccid3))}}}",
         f"set nlinks {len(plan['links'])}",
         # A file transfer is complete when its last byte is acknowledged (TcpAgent::finish).
         "Agent/TCP instproc done {} { global ns; $self instvar fid_; puts \"C [expr $fid_ / 2] [$ns now]\" }",
         "proc sample {} {",
-        "  global ns src dst mon int tcp_flows udp_flows nlinks",
+        "  global ns src dst rcv mon int tcp_flows udp_flows ccid2_flows ccid3_flows nlinks",
         "  set t [$ns now]",
         "  foreach i $tcp_flows {",
         "    set s $src($i)",
@@ -245,6 +318,10 @@ def _measurement(plan: dict[str, Any]) -> list[str]:
         "[$s set cwnd_] [$s set ssthresh_] [expr [$s set srtt_] * [$s set tcpTick_] / 8.0] [$s set nrexmit_] [$s set ncwndcuts_]\"",
         "  }",
         "  foreach i $udp_flows { puts \"U $t $i [$dst($i) set npkts_] [$dst($i) set bytes_] [$dst($i) set nlost_]\" }",
+        "  foreach i $ccid2_flows { puts \"K $t $i [$rcv($i) set msgs_] [$rcv($i) set bytes_] "
+        "[expr [$src($i) set num_data_pkt_] + [$src($i) set num_dataack_pkt_]] [$src($i) set cwnd_] [$src($i) set ssthresh_] 0\" }",
+        "  foreach i $ccid3_flows { puts \"K $t $i [$rcv($i) set msgs_] [$rcv($i) set bytes_] "
+        "[expr [$src($i) set num_data_pkt_] + [$src($i) set num_dataack_pkt_]] nan nan [$src($i) set s_x_]\" }",
         "  for {set k 0} {$k < $nlinks} {incr k} {",
         "    $int($k) newpoint $t [$mon($k) set pkts_]",
         "    puts \"L $t $k [$mon($k) set pdepartures_] [$mon($k) set bdepartures_] [$mon($k) set pdrops_] "

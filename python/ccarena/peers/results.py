@@ -8,7 +8,7 @@ Both peers report the same *raw* form, cumulative counters sampled once per ``sa
                                 "goodput_bytes", "dropped_pkts", "timeouts", "fast_recoveries",
                                 "completion_s"},
                 "series": {"t_s", "sent_pkts", "sent_bytes", "retransmitted_pkts", "delivered_pkts",
-                           "goodput_bytes", "cwnd_pkts", "ssthresh_pkts", "srtt_s"}}],
+                           "goodput_bytes", "cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"}}],
      "links": [{"name", "final": {"tx_pkts", "tx_bytes", "dropped_pkts"},
                 "series": {"t_s", "tx_pkts", "tx_bytes", "dropped_pkts", "queue_pkts",
                            "queue_bytes", "queue_pkt_s"}}]}
@@ -78,12 +78,12 @@ def _flow_series(fid: int, series: dict[str, list[Any]]) -> list[dict[str, Any]]
     rows = []
     prev = dict.fromkeys(FLOW_COUNTERS, 0.0)
     for k, t in enumerate(series.get("t_s", ())):
-        row: dict[str, Any] = {"flow": fid, "t_s": float(t), "dropped_pkts": NAN, "delay_mean_s": NAN, "rate_bps": NAN}
+        row: dict[str, Any] = {"flow": fid, "t_s": float(t), "dropped_pkts": NAN, "delay_mean_s": NAN}
         for key in FLOW_COUNTERS:
             now = _num(series[key][k]) if key in series else NAN
             row[key] = now - prev[key]
             prev[key] = now
-        for key in ("cwnd_pkts", "ssthresh_pkts", "srtt_s"):
+        for key in ("cwnd_pkts", "ssthresh_pkts", "srtt_s", "rate_bps"):
             row[key] = _num(series[key][k]) if key in series else NAN
         rows.append(row)
     return rows

@@ -27,7 +27,7 @@ using namespace ns3;
 // serialise those 2 bytes (DataRate::CalculateBytesTxTime of the framed packet): a 1500-B packet
 // takes 1502 B of time, 0.13 % of the link, which is not compensated (Python reports it in facts).
 constexpr uint32_t PPP = 2;
-constexpr double NaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // A link loss model, applied as the simulator does (crates/core/src/net/loss.rs): to every packet
 // entering the link direction, before the buffer; a lost packet counts as a drop of that link.
@@ -141,7 +141,7 @@ struct Flow
     uint64_t dropped_pkts = 0, timeouts = 0, fast_recoveries = 0;
     bool any_sent = false;
     uint32_t high_seq = 0; // one past the highest data byte sent (SequenceNumber32 value)
-    double completion_s = NaN;
+    double completion_s = kNaN;
     uint32_t cwnd = 0, ssthresh = std::numeric_limits<uint32_t>::max();
 
     std::vector<double> t, s_pkts, s_bytes, s_retx, s_deliv, s_good, s_cwnd, s_ssth, s_srtt;
