@@ -157,9 +157,15 @@ OnTxEnd(Link* l, Ptr<const Packet> p)
 }
 
 void
-OnQueueLen(Link* l, uint32_t, uint32_t)
+OnDevQueueLen(Link* l, uint32_t, uint32_t now)
 {
-    l->Touch();
+    l->Change(true, now);
+}
+
+void
+OnQdiscLen(Link* l, uint32_t, uint32_t now)
+{
+    l->Change(false, now);
 }
 
 // TCP sender traces.
@@ -321,7 +327,7 @@ Sample()
     }
     for (Link& l : g_links)
     {
-        l.Touch();
+        l.Read();
         l.t.push_back(now);
         l.s_tx_pkts.push_back(l.tx_pkts);
         l.s_tx_bytes.push_back(l.tx_bytes);
@@ -520,10 +526,10 @@ BuildLink(const json& spec, const std::map<std::string, uint32_t>& index, int64_
             "LinkBandwidth", DataRateValue(DataRate(uint64_t(rate))),
             "LinkDelay", TimeValue(NanoSeconds(std::llround(l.delay_s * 1e9))));
         l.qdisc = tch.Install(l.dev).Get(0);
-        l.qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnQueueLen, &l));
+        l.qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnQdiscLen, &l));
         l.qdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnQdiscDrop, &l));
     }
-    l.devq->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnQueueLen, &l));
+    l.devq->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnDevQueueLen, &l));
     l.devq->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnDevDrop, &l));
     l.dev->TraceConnectWithoutContext("PhyTxEnd", MakeBoundCallback(&OnTxEnd, &l));
 }
@@ -746,7 +752,7 @@ main(int argc, char** argv)
         }
         for (Link& l : g_links)
         {
-            l.Touch();
+            l.Read();
             json final = {{"tx_pkts", l.tx_pkts}, {"tx_bytes", l.tx_bytes},
                           {"dropped_pkts", l.dropped_pkts}};
             json series = Series({{"t_s", &l.t}, {"tx_pkts", &l.s_tx_pkts}, {"tx_bytes", &l.s_tx_bytes},

@@ -166,18 +166,29 @@ struct Link
 
     std::vector<double> t, s_tx_pkts, s_tx_bytes, s_drop, s_qpkts, s_qbytes, s_qint;
 
+    uint32_t dev_pkts = 0, qdisc_pkts = 0;
+
     // Integrates the waiting packets up to now with the value held since the last change, then
-    // reads the new value: called at every change of the device queue's or the queue disc's
-    // "PacketsInQueue", so queue_pkt_s is the exact integral.
-    void Touch()
+    // takes the new one. Called from the device queue's and the queue disc's "PacketsInQueue"
+    // with the new value: TracedValue::Set calls its callbacks before it stores the value, so
+    // GetNPackets() still gives the old one there. queue_pkt_s is so the exact integral.
+    void Change(bool dev, uint32_t now_pkts)
     {
         double now = Simulator::Now().GetSeconds();
-        integral += qpkts * (now - last);
+        integral += (dev_pkts + qdisc_pkts) * (now - last);
         last = now;
+        (dev ? dev_pkts : qdisc_pkts) = now_pkts;
+    }
+
+    // The state between events (at a sample, at the end): read from the queues themselves.
+    void Read()
+    {
+        Change(true, devq->GetNPackets());
         qpkts = devq->GetNPackets();
         qbytes = devq->GetNBytes() - PPP * devq->GetNPackets();
         if (qdisc)
         {
+            Change(false, qdisc->GetNPackets());
             qpkts += qdisc->GetNPackets();
             qbytes += qdisc->GetNBytes(); // Ipv4QueueDiscItem::GetSize: IP bytes, no PPP
         }
