@@ -1,5 +1,6 @@
-"""``ccarena testbed run|cleanup`` (the Linux kernel backend, docs/testbed.md) and ``ccarena
-compare`` (every backend side by side, docs/peers.md). Heavy modules are imported inside the
+"""``ccarena testbed run|cleanup`` (the Linux kernel backend, docs/testbed.md), ``ccarena
+compare`` (every backend side by side, docs/peers.md) and ``ccarena fidelity`` (the suite of
+docs/fidelity.md). Heavy modules are imported inside the
 commands."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from ccarena._cli_params import out_dir_option, scenario_argument, seed_option, 
 
 
 def register(app: click.Group) -> None:
-    """Add ``testbed run|cleanup`` and ``compare`` to ``app``."""
+    """Add ``testbed run|cleanup``, ``compare`` and ``fidelity`` to ``app``."""
 
     @app.command()
     @scenario_argument()
@@ -54,6 +55,41 @@ def register(app: click.Group) -> None:
         click.echo(result.table())
         files = result.plot(out)
         click.echo("\nwrote " + " ".join(str(f) for f in files))
+
+    @app.command()
+    @click.option(
+        "--backends", metavar="BACKENDS", default=None,
+        help="Comma-separated backends besides the simulator: ns2, ns3, kernel. [default: ns2,ns3 where they run]",
+    )
+    @click.option("--replications", "-n", type=click.IntRange(min=1), default=2, show_default=True, help="Runs per row and backend.")
+    @click.option("--only", metavar="NAME", default=None, help="Only the rows of this algorithm (e.g. cubic) or case (e.g. two-flows).")
+    @click.option("--duration", metavar="TIME", default=None, help="Shorter runs for a quick look (no warm-up), e.g. 10s.")
+    @out_dir_option("Directory for fidelity.md, fidelity.html and fidelity.json.", default=Path("docs"))
+    def fidelity(backends: str | None, replications: int, only: str | None, duration: str | None, out: Path) -> None:
+        """Run the fidelity suite on the simulator and the peer simulators and write the table of
+        where they agree (docs/fidelity.md: every row's values, verdicts within stated
+        tolerances, causes, and each backend's wall time).
+
+        \b
+        Example:
+          ccarena fidelity --only reno -o out/fidelity
+        """
+        from ccarena import backends as _backends
+        from ccarena import fidelity as _fidelity
+        from ccarena.errors import ScenarioError
+
+        try:
+            wanted = _backends.names(backends) if backends is not None else None
+        except ValueError as exc:
+            raise ScenarioError(f"--backends: {str(exc).removeprefix('backends: ')}") from None
+        if only is not None and not _fidelity.rows(only):
+            raise ScenarioError(f"--only: {only!r} is no algorithm or case of the suite")
+        rows, missing = _fidelity.run_suite(wanted, replications=replications, only=only, duration=duration,
+                                            log=lambda s: click.echo(s, err=True))
+        for name, why in missing.items():
+            click.echo(f"{name}: not available: {why}", err=True)
+        paths = _fidelity.write(out, rows, {"replications": replications, "unavailable": missing, "only": only, "duration": duration})
+        click.echo("wrote " + " ".join(str(p) for p in paths))
 
     @app.group(no_args_is_help=True)
     def testbed() -> None:

@@ -137,7 +137,7 @@ OnDevDrop(Link* l, Ptr<const Packet> p)
 
 // Queue disc "Drop" (RED: early and forced drops): the IP header is kept beside the packet.
 void
-OnQdiscDrop(Link* l, Ptr<const QueueDiscItem> item, const char*)
+OnQdiscDrop(Link* l, Ptr<const QueueDiscItem> item)
 {
     l->dropped_pkts++;
     auto ipItem = DynamicCast<const Ipv4QueueDiscItem>(item);

@@ -1,0 +1,119 @@
+"""Run the fidelity suite on the backends and compare each peer with the simulator."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ccarena import backends as _backends
+from ccarena.errors import PeerError, TestbedError
+from ccarena.fidelity.suite import COUNT_SLACK, TOLERANCES, Row, rows as suite_rows
+
+#: Backends the suite runs by default: the simulator and the peer simulators.
+DEFAULT_BACKENDS = ("sim", "ns2", "ns3")
+
+
+def measure(result: Any) -> dict[str, float]:
+    """The compared metrics of one run."""
+    flows = result.main_flows
+    groups = list(dict.fromkeys(flows["group"]))
+    total = float(flows["goodput_bps"].sum())
+    links = result.links.set_index("name")
+    tcp = flows[flows["protocol"] == "tcp"]
+    # Retransmissions in the measurement window, as the drops are (the flows' table counts the whole run).
+    series = result.flow_series
+    window = series[(series["t_s"] > float(result.meta["warmup_s"]) + 1e-9) & series["flow"].isin(tcp["id"])]
+    share = float(flows.loc[flows["group"] == groups[0], "goodput_bps"].sum()) / total if len(groups) > 1 and total else math.nan
+    return {
+        "aggregate goodput": total,
+        "utilisation": float(links.loc["bottleneck", "utilisation"]),
+        "share": share,
+        "Jain's index": float(result.jain()) if len(flows) > 1 else math.nan,
+        "drops": float(links.loc["bottleneck", "meas_dropped_pkts"]),
+        "retransmissions": float(window["retransmitted_pkts"].sum()) if len(tcp) else math.nan,
+    }
+
+
+def within(metric: str, value: float, reference: float) -> bool | None:
+    """Whether a peer's ``value`` is within the tolerance of the simulator's ``reference`` (None
+    when either is missing)."""
+    if not (math.isfinite(value) and math.isfinite(reference)):
+        return None
+    kind, tol = TOLERANCES[metric]
+    diff = abs(value - reference)
+    if metric in ("drops", "retransmissions") and diff <= COUNT_SLACK:
+        return True
+    return diff <= tol if kind == "abs" else diff <= tol * abs(reference)
+
+
+@dataclass
+class RowResult:
+    """One row's measurements per backend (means over replications), wall time, and why a
+    backend did not run it."""
+
+    row: Row
+    values: dict[str, dict[str, float]] = field(default_factory=dict)
+    wall_s: dict[str, float] = field(default_factory=dict)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    def verdict(self, peer: str) -> tuple[bool, list[str]] | None:
+        """(passed, metrics out of tolerance) of ``peer`` against the simulator; None if either
+        did not run."""
+        if peer not in self.values or "sim" not in self.values:
+            return None
+        failed = [m for m in TOLERANCES if within(m, self.values[peer][m], self.values["sim"][m]) is False]
+        return (not failed, failed)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"row": self.row.key, "cc": self.row.cc, "case": self.row.case.name,
+                "values": {b: {m: (v if math.isfinite(v) else None) for m, v in vals.items()} for b, vals in self.values.items()},
+                "wall_s": self.wall_s, "skipped": self.skipped}
+
+
+def run_row(row: Row, backends: list[str], replications: int, duration: str | None) -> RowResult:
+    out = RowResult(row)
+    scenario = row.scenario(duration)
+    for name in backends:
+        run = _backends.runner(name)
+        try:
+            results = [run(scenario, seed=1 + r) for r in range(replications)]
+        except (PeerError, TestbedError) as exc:
+            out.skipped[name] = str(exc)
+            continue
+        per_run = [measure(r) for r in results]
+        out.values[name] = {m: _mean([p[m] for p in per_run]) for m in TOLERANCES}
+        out.wall_s[name] = float(sum(float(r.engine["wall_s"]) for r in results))
+    return out
+
+
+def _mean(values: list[float]) -> float:
+    finite = [v for v in values if math.isfinite(v)]
+    return float(np.mean(finite)) if finite else math.nan
+
+
+def run_suite(
+    backends: Iterable[str] | str | None = None,
+    *,
+    replications: int = 2,
+    only: str | None = None,
+    duration: str | None = None,
+    log: Callable[[str], None] | None = None,
+) -> tuple[list[RowResult], dict[str, str]]:
+    """Run every row of the suite on ``backends`` (default: the simulator and the peers that run
+    here). Returns every row's result and the backends that are unavailable, with the reason."""
+    wanted = _backends.names(backends if backends is not None else DEFAULT_BACKENDS)
+    if "sim" not in wanted:
+        wanted.insert(0, "sim")
+    missing = {b: why for b in wanted if (why := _backends.unavailable(b))}
+    usable = [b for b in wanted if b not in missing]
+    results = []
+    todo = suite_rows(only)
+    for k, row in enumerate(todo, start=1):
+        if log:
+            log(f"[{k}/{len(todo)}] {row.key}")
+        results.append(run_row(row, usable, replications, duration))
+    return results, missing
