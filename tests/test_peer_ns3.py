@@ -1,0 +1,109 @@
+"""The ns-3 peer backend (ccarena.peers.ns3): refusals, and the same scenario on ns-3.37 and in
+the simulator. Skipped where the installed ns-3.37 (libns3-dev) or the compiler is missing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ccarena import api, metrics
+from ccarena.errors import PeerError
+from ccarena.peers import ns3
+
+REASON = ns3.available()
+pytestmark = pytest.mark.skipif(REASON is not None, reason=f"ns-3 peer: {REASON}")
+
+SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
+RENO_PAIR = SCENARIOS / "reno-pair.toml"
+# ns-2's TCP profile, with what ns-3 cannot run otherwise: it always opens with a handshake, and
+# it sends while the pipe is below cwnd outside fast recovery too.
+NS2 = ('stack="ns2"', "flows[0].handshake=true", "flows[0].window_from_una=false")
+SHORT = ('duration="20s"', 'warmup="5s"')
+
+
+@pytest.mark.parametrize(
+    "scenario, overrides, key",
+    [
+        (RENO_PAIR, (), "flows[0].rack_tlp: ns-3.37 has no RACK-TLP"),
+        (RENO_PAIR, ('stack="ns2"',), "flows[0].handshake = false: ns-3 always opens with a three-way handshake"),
+        (RENO_PAIR, (*NS2, 'flows[0].cc="fast"'), "flows[0].cc: 'fast' is not in ns-3 (ns-3.37 has: bbr, bic"),
+        (RENO_PAIR, (*NS2, "flows[0].cc_params.beta=0.7"), "flows[0].cc_params.beta: 0.7 is not reno's default 0.5"),
+        (RENO_PAIR, (*NS2, 'flows[0].recovery="reno"'), "flows[0].recovery: 'reno' is not in ns-3"),
+        (RENO_PAIR, (*NS2, "flows[0].delayed_ack=true", "flows[0].quickack=true"), "flows[0].quickack: ns-3 has no quick-ACK"),
+        (RENO_PAIR, ('stack="ns2"', "flows[0].handshake=true"), "flows[0].window_from_una = true"),
+        (RENO_PAIR, (*NS2, 'flows[0].stop="10s"'), "flows[0].stop: ns-3's TCP cannot go quiet"),
+        (RENO_PAIR, (*NS2, 'topology.queue={kind="red",limit="100pkt"}', 'topology.loss={kind="bernoulli",p=0.01}'),
+         "link bottleneck: loss on a RED link"),
+        (SCENARIOS / "ccid2-vs-cubic.toml", (), "flows[0].protocol: 'dccp' is not in ns-3"),
+    ],
+)
+def test_refusals_name_the_key_in_one_line(scenario, overrides, key):
+    with pytest.raises(PeerError) as err:
+        ns3.program(scenario, overrides=overrides)
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(key), message
+
+
+def test_program_maps_reno_by_its_reduction_basis():
+    prog = json.loads(ns3.program(RENO_PAIR, overrides=(*NS2, *SHORT)))
+    assert [f["ns3"]["congestion_ops"] for f in prog["flows"]] == ["ns3::TcpLinuxReno"] * 2  # halves cwnd
+    assert prog["flows"][0]["ns3"]["recovery"] == "ns3::TcpClassicRecovery"
+    assert prog["flows"][0]["tcp"]["sack"] is True
+    rfc = json.loads(ns3.program(RENO_PAIR, overrides=('stack="rfc"', "flows[0].handshake=true", 'flows[0].rto="rfc6298"',
+                                                   "flows[0].head_retransmit_rearms_rto=false", *SHORT)))
+    assert rfc["flows"][0]["ns3"]["congestion_ops"] == "ns3::TcpNewReno"  # halves FlightSize (RFC 5681)
+
+
+def test_driver_is_cached_by_source_hash():
+    exe = ns3.driver()
+    assert exe.name == "ccarena-ns3" and len(exe.parent.name) == 16
+    assert ns3.driver() == exe
+
+
+@pytest.fixture(scope="module")
+def reno_pair():
+    overrides = (*NS2, *SHORT)
+    peer = ns3.run(RENO_PAIR, overrides=overrides)
+    sim = api.run(api.prepare(RENO_PAIR, overrides=overrides))
+    return peer, sim
+
+
+def test_reno_pair_matches_the_simulator(reno_pair):
+    peer, sim = reno_pair
+    assert peer.meta["backend"] == "ns3" and peer.meta["peer"]["version"] == "ns-3.37"
+    gp_peer, gp_sim = peer.flows.goodput_bps, sim.flows.goodput_bps
+    assert abs(gp_peer.sum() - gp_sim.sum()) <= 0.03 * gp_sim.sum(), (list(gp_peer), list(gp_sim))
+    assert abs(metrics.jain_index(gp_peer) - metrics.jain_index(gp_sim)) <= 0.02, (list(gp_peer), list(gp_sim))
+
+
+def test_reno_pair_tables_conserve(reno_pair):
+    peer, _ = reno_pair
+    flows, links = peer.flows, peer.links.set_index("name")
+    wire = 1460 + 40
+    # every data packet of these bulk flows is full-sized; the bottleneck also carries the
+    # handshakes (a SYN and an ACK per flow), and a window of data is between it and the sinks
+    delivered_wire = float((flows.delivered_pkts * wire).sum())
+    assert abs(links.loc["bottleneck", "tx_bytes"] - delivered_wire) <= 0.005 * delivered_wire
+    assert (flows.sent_bytes == flows.sent_pkts * wire).all()
+    assert (flows.goodput_bytes <= flows.sent_pkts * 1460).all()
+    in_flight = flows.sent_pkts - flows.delivered_pkts - flows.dropped_pkts
+    assert ((in_flight >= 0) & (in_flight <= 200)).all(), list(in_flight)
+    # the links' drops are the flows' data packets, and handshake packets (a lost SYN)
+    assert 0 <= links.dropped_pkts.sum() - flows.dropped_pkts.sum() <= 2 * len(flows)
+    assert (flows.retransmitted_pkts > 0).all() and (flows.fast_recoveries > 0).all()
+    assert 0 < links.loc["bottleneck", "mean_queue_pkts"] <= 34
+    assert links.loc["bottleneck", "max_queue_pkts"] <= 34  # limit counts the packets waiting
+
+
+def test_red_with_ecn_runs():
+    overrides = (*NS2, 'duration="10s"', 'warmup="3s"', "flows[0].ecn=true",
+                 'topology.queue={kind="red",limit="100pkt",min_th=5,max_th=15,max_p=0.1,wq=0.002,ecn=true}')
+    peer = ns3.run(RENO_PAIR, overrides=overrides)
+    bottleneck = peer.links.set_index("name").loc["bottleneck"]
+    assert bottleneck.meas_tx_bytes * 8 / 7 > 0.85 * 10e6
+    assert 1 < bottleneck.mean_queue_pkts < 15  # RED keeps the average between its thresholds
+    assert bottleneck.max_queue_pkts < 100
+    assert (peer.flows.goodput_bps > 1e6).all()
