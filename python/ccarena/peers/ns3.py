@@ -39,16 +39,37 @@ SND_BUF = 1 << 28
 RCV_BUF_UNLIMITED = 1 << 30
 #: The SYN's timeout (ConnTimeout): the stack's initial RTO (docs/tcp.md).
 SYN_RTO_S = {"linux": 1.0, "ns2": 3.0, "rfc": 1.0}
-#: What ns-3.37 does differently from the simulator that no scenario key selects.
+#: What ns-3.37 does differently from the simulator that no scenario key selects (always, and
+#: when the scenario has RED, ECN-capable flows or UDP sources).
 DIFFERENCES = (
-    "PointToPointNetDevice serialises its 2-byte PPP header: a 1500-B packet takes 1502 B of link time",
+    "PointToPointNetDevice serialises its 2-byte PPP header: a 1500-B packet takes 1502 B of link time (0.13 %)",
     "the fast retransmit does not restart the retransmission timer (only new ACKs and the first partial ACK do)",
     "a timeout at the 60 s RTO ceiling is not counted (timeouts are counted from the RTO doubling)",
-    "RED: RedQueueDisc exempts arrivals finding at most 2 packets waiting, and sees the queue disc, one less than "
-    "the packets waiting (thresholds lowered by one to match)",
-    "UDP cbr/onoff: OnOffApplication sends its first datagram one packet time after the start; onoff talkspurts are "
-    "exponential in time, not in packets",
 )
+RED_DIFFERENCES = (
+    "RED: RedQueueDisc exempts arrivals that find at most 2 packets waiting, restarts its count when the average "
+    "first crosses min_th, and sees the queue disc, one packet less than the packets waiting (thresholds and "
+    "MaxSize lowered by one to match)",
+)
+ECN_DIFFERENCES = (
+    "ECN: the reaction to ECN-Echo is ns-3's (EnterCwr: ssthresh from the congestion control, cwnd brought down "
+    "by the recovery algorithm, no growth until the window sent before is acknowledged), not the stack profile's",
+)
+UDP_DIFFERENCES = (
+    "UDP cbr/onoff: OnOffApplication sends its first datagram one packet time after the start, and its "
+    "talkspurts are exponential in time, not in packets",
+)
+
+
+def _differences(prog: dict[str, Any]) -> list[str]:
+    out = list(DIFFERENCES)
+    if any(link["queue"]["kind"] == "red" for link in prog["links"]):
+        out += RED_DIFFERENCES
+    if any(f["tcp"] and f["tcp"]["ecn"] for f in prog["flows"]):
+        out += ECN_DIFFERENCES
+    if any(f["protocol"] == "udp" for f in prog["flows"]):
+        out += UDP_DIFFERENCES
+    return out
 
 
 def available() -> str | None:
@@ -324,7 +345,7 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
     raw["wall_s"] = float(raw.get("wall_s", elapsed))
     facts = {"version": VERSION, "driver": exe.parent.name, "process_wall_s": elapsed,
              "congestion_ops": sorted({f["ns3"]["congestion_ops"] for f in prog["flows"] if f["ns3"]}),
-             "differences": list(DIFFERENCES)}
+             "differences": _differences(prog)}
     return results.build(sim, raw, backend=NAME, facts=facts)
 
 

@@ -120,8 +120,6 @@ class WaitingQueue : public Queue<Packet>
     Loss* m_loss = nullptr;
 };
 
-NS_OBJECT_ENSURE_REGISTERED(WaitingQueue);
-
 // One flow's counters: totals, and the cumulative series sampled every sample_interval.
 struct Flow
 {
@@ -194,5 +192,31 @@ struct Link
         }
     }
 };
+
+// traces.cc: the run's flows and link directions (addresses stable: sized before any callback
+// is bound), the receiver port of each flow, and the trace sinks and applications.
+extern std::vector<Flow> g_flows;
+extern std::vector<Link> g_links;
+extern std::map<uint16_t, int> g_by_port;
+
+void OnSend(const Ipv4Header& ip, Ptr<const Packet> p, uint32_t);
+void OnDeliver(const Ipv4Header& ip, Ptr<const Packet> p, uint32_t);
+void OnDevDrop(Link* l, Ptr<const Packet> p);
+void OnQdiscDrop(Link* l, Ptr<const QueueDiscItem> item);
+void OnTxEnd(Link* l, Ptr<const Packet> p);
+void OnDevQueueLen(Link* l, uint32_t, uint32_t now);
+void OnQdiscLen(Link* l, uint32_t, uint32_t now);
+void OnCwnd(Flow* f, uint32_t, uint32_t v);
+void OnSsthresh(Flow* f, uint32_t, uint32_t v);
+void OnCongState(Flow* f, TcpSocketState::TcpCongState_t from, TcpSocketState::TcpCongState_t to);
+void OnRto(Flow* f, Time from, Time to);
+void OnAck(Flow* f, SequenceNumber32, SequenceNumber32 ack);
+void Connected(Flow* f, Ptr<Socket>);
+void ConnectFailed(Flow* f, Ptr<Socket>);
+void CanSend(Flow* f, Ptr<Socket>, uint32_t);
+void StartFlow(Flow* f, Address remote);
+void Accepted(Flow* f, Ptr<Socket> s, const Address&);
+void OnSinkRx(Flow* f, Ptr<const Packet> p, const Address&);
+void Sample();
 
 } // namespace ccarena
