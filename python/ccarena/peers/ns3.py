@@ -1,9 +1,35 @@
 """The ns-3 peer backend: the scenario's peer plan (:mod:`ccarena.peers.plan`) run by a small C++
-program on the installed ns-3.37 (``ns3_driver/``, compiled once per source version), its
-measurements turned into the simulator's tables (:mod:`ccarena.peers.results`).
+program on the installed ns-3.37 (``ns3_driver/``, compiled once per source version into
+``target/ns3-driver/<hash>/``), its measurements turned into the simulator's tables
+(:mod:`ccarena.peers.results`).
 
-What ns-3.37 cannot run as the scenario says is refused with one line naming the key; what it
-runs differently in ways no key selects is listed in ``result.meta["peer"]["differences"]``.
+Mapping (the driver's comments cite the ns-3 code each rests on):
+
+- links: one PointToPointChannel per link direction (Delay), its sending device's DataRate; a
+  drop-tail buffer is the device queue, which holds only the packets waiting (measured: a 12
+  Mbit/s UDP flood into 10 Mbit/s gives the simulator's mean queue, 33.595 packets with
+  ``limit = "34pkt"``, 18.595 with ``"20000B"``); RED is RedQueueDisc (MinTh, MaxTh, LInterm =
+  1/max_p, QW, Gentle, UseEcn, Wait = false, UseHardDrop = false, MeanPktSize, LinkBandwidth),
+  with MaxSize and thresholds one less for the packet waiting in the 1-packet device queue;
+  loss acts before the buffer, as the simulator's; routes are the simulator's (fewest hops,
+  then lowest delay, then lowest link id), installed as static routes;
+- bytes are IP bytes (mss + 40, + 12 with timestamps): the 2-byte PPP header is not counted;
+- TCP: SegmentSize = mss, InitialCwnd, MinRto, DelAckCount (2 with delayed ACKs, else 1),
+  DelAckTimeout, Timestamp, Sack (recovery "sack"; "newreno" runs Sack = false), UseEcn,
+  RecoveryType TcpPrrRecovery with ``prr``, else TcpClassicRecovery; ssthresh unlimited; the
+  receive buffer the scenario's window (rwnd, half of rcv_buf as Linux advertises, else 1 GiB);
+  reno is TcpLinuxReno (ssthresh = cwnd / 2, the linux and ns2 stacks) or TcpNewReno
+  (FlightSize / 2, RFC 5681, the rfc stack's ``basis = "flight_size"``); cubic, bic, highspeed,
+  htcp, scalable, vegas, bbr (paced) are TcpCubic ... TcpBbr with their ns-3 defaults;
+- apps: bulk and file (a sender that keeps the socket's buffer full, as BulkSendApplication),
+  UDP cbr and onoff (OnOffApplication); goodput is the payload the receiving socket delivers.
+
+Refused, one line naming the key: DCCP; a cc ns-3.37 lacks, a cc preset, cc_params off the
+algorithm's defaults; tahoe/reno recovery; rack_tlp; quickack with delayed ACKs; handshake =
+false; rto = "linux"; head_retransmit_rearms_rto = true; window_from_una = true; source_quench;
+stop on TCP; TCP apps other than bulk/file; a fractional initial window; loss on a RED link; RED
+with a byte limit or below 2 packets; RED queues with different mean_pktsize. What ns-3 does
+differently with no key to select it is listed in ``result.meta["peer"]["differences"]``.
 """
 
 from __future__ import annotations
