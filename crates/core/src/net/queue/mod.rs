@@ -18,7 +18,7 @@ pub mod droptail;
 pub mod red;
 
 pub use droptail::DropTail;
-pub use red::{Red, RedConfig, RedMode};
+pub use red::{Red, RedConfig, RedMode, RedVariant};
 
 use crate::time::SimTime;
 
@@ -118,7 +118,11 @@ impl QueueDisc {
 
     pub fn describe(&self) -> String {
         match self {
-            QueueDisc::DropTail(d) => format!("droptail {}{}", d.limit, if d.source_quench { " sq" } else { "" }),
+            QueueDisc::DropTail(d) => format!(
+                "droptail {}{}",
+                d.limit,
+                if d.source_quench { " sq" } else { "" }
+            ),
             QueueDisc::Red(r) => r.describe(),
         }
     }
