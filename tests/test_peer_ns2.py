@@ -77,16 +77,27 @@ def test_udp_cbr_beside_reno_matches_ns2() -> None:
     assert abs(cbr["sent_pkts"] - 20 * 625) <= 1 and math.isnan(cbr["timeouts"])
 
 
-def test_red_runs_with_the_scenario_s_parameters() -> None:
-    """RED's parameters reach ns-2 (thresholds 5..15, max_p 0.1, gentle): its average holds the
-    mean queue near the thresholds, far below the 100-packet buffer that drop-tail fills."""
-    overrides = ['stack="ns2"', 'topology.queue={kind="red",limit="100pkt"}', 'duration="30s"']
+def test_ns2_s_red_matches_the_simulator_s_ns2_variant() -> None:
+    """RED's parameters reach ns-2 (thresholds 5..15, max_p 0.1, gentle, avpkt, wait_), and
+    ns-2's RED agrees with the simulator's `variant = "ns2"`."""
+    queue = 'topology.queue={kind="red",limit="100pkt",variant="ns2",mean_pktsize="500B"}'
+    overrides = ['stack="ns2"', queue, 'duration="40s"']
     text = ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=overrides)
-    for line in ("$q set thresh_ 5.0", "$q set maxthresh_ 15.0", "$q set linterm_ 10.0", "$q set gentle_ true", "$q set q_weight_ 0.002"):
+    for line in ("$q set thresh_ 5.0", "$q set maxthresh_ 15.0", "$q set linterm_ 10.0", "$q set gentle_ true",
+                 "$q set q_weight_ 0.002", "$q set mean_pktsize_ 500", "$q set wait_ true"):
         assert line in text
-    peer = ns2.run(REPO / "scenarios" / "reno-pair.toml", overrides=overrides)
-    bottleneck = peer.links.set_index("name").loc["bottleneck"]
-    assert 3 < bottleneck["mean_queue_pkts"] < 15 and bottleneck["utilisation"] > 0.9
+    sim, peer = _pair(REPO / "scenarios" / "reno-pair.toml", overrides)
+    s, p = (r.links.set_index("name").loc["bottleneck"] for r in (sim, peer))
+    assert 3 < p["mean_queue_pkts"] < 15
+    assert abs(p["utilisation"] - s["utilisation"]) / s["utilisation"] < 0.03
+    assert abs(p["meas_dropped_pkts"] - s["meas_dropped_pkts"]) <= max(10, 0.25 * s["meas_dropped_pkts"])
+
+
+def test_the_paper_s_red_is_refused_with_the_variant_to_set() -> None:
+    with pytest.raises(PeerError) as info:
+        ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=['stack="ns2"', 'topology.queue={kind="red",limit="100pkt"}'])
+    assert str(info.value).startswith("link bottleneck: ns-2's RED acts early only when more than one packet waits")
+    assert 'set the queue\'s variant = "ns2"' in str(info.value)
 
 
 def test_random_loss_goes_through_an_error_model() -> None:

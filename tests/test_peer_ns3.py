@@ -34,8 +34,9 @@ SHORT = ('duration="20s"', 'warmup="5s"')
         (RENO_PAIR, (*NS2, "flows[0].delayed_ack=true", "flows[0].quickack=true"), "flows[0].quickack: ns-3 has no quick-ACK"),
         (RENO_PAIR, ('stack="ns2"', "flows[0].handshake=true"), "flows[0].window_from_una = true"),
         (RENO_PAIR, (*NS2, 'flows[0].stop="10s"'), "flows[0].stop: ns-3's TCP cannot go quiet"),
-        (RENO_PAIR, (*NS2, 'topology.queue={kind="red",limit="100pkt"}', 'topology.loss={kind="bernoulli",p=0.01}'),
+        (RENO_PAIR, (*NS2, 'topology.queue={kind="red",limit="100pkt",variant="ns2"}', 'topology.loss={kind="bernoulli",p=0.01}'),
          "link bottleneck: loss on a RED link"),
+        (RENO_PAIR, (*NS2, 'topology.queue={kind="red",limit="100pkt"}'), "link bottleneck: ns-3's RedQueueDisc is ns-2's RED"),
         (SCENARIOS / "ccid2-vs-cubic.toml", (), "flows[0].protocol: 'dccp' is not in ns-3"),
     ],
 )
@@ -100,7 +101,7 @@ def test_reno_pair_tables_conserve(reno_pair):
 
 def test_red_with_ecn_runs():
     overrides = (*NS2, 'duration="10s"', 'warmup="3s"', "flows[0].ecn=true",
-                 'topology.queue={kind="red",limit="100pkt",min_th=5,max_th=15,max_p=0.1,wq=0.002,ecn=true}')
+                 'topology.queue={kind="red",limit="100pkt",min_th=5,max_th=15,max_p=0.1,wq=0.002,ecn=true,variant="ns2"}')
     peer = ns3.run(RENO_PAIR, overrides=overrides)
     bottleneck = peer.links.set_index("name").loc["bottleneck"]
     assert bottleneck.meas_tx_bytes * 8 / 7 > 0.85 * 10e6

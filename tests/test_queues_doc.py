@@ -46,3 +46,13 @@ def test_red_auto_parameters_are_resolved_per_link_as_ns2_does() -> None:
     # 10 Mbit/s of 500-byte packets: C = 2500/s, min_th = 5 ms · C / 2 = 6.25, max_th = 18.75;
     # RTT = max(0.1, 3 · (10 ms + 0.4 ms)) = 0.1 s, wq = 1 − exp(−1/2500) ≈ 0.0004.
     assert "th 6.25..18.75" in described and "wq 0.0003999" in described, described
+
+
+def test_the_ns2_variant_line_gives_the_figures_it_prints() -> None:
+    toml, _ = red_example()
+    line = re.search(r"```sh\n(ccarena run red\.toml --set '(topology\.queue=\{kind=\"red\"[^']+variant=\"ns2\"\})'.*?)\n```", DOC.read_text(), re.S)
+    assert line, "the ns2 variant example is missing from docs/queues.md"
+    queue, util = printed(line.group(1))
+    bottleneck = ccarena.run(toml, overrides=[line.group(2)], series=False).links.set_index("name").loc["bottleneck"]
+    assert abs(bottleneck["mean_queue_pkts"] - queue) <= 0.1 * queue, bottleneck["mean_queue_pkts"]
+    assert abs(bottleneck["utilisation"] - util) <= 0.005, bottleneck["utilisation"]

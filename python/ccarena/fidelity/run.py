@@ -52,20 +52,25 @@ def within(metric: str, value: float, reference: float) -> bool | None:
 
 @dataclass
 class RowResult:
-    """One row's measurements per backend (means over replications), wall time, and why a
-    backend did not run it."""
+    """One row's measurements (means over replications) per peer and of the simulator on each
+    peer's version of the scenario (``sim:<peer>``), wall times, and why a peer did not run it."""
 
     row: Row
     values: dict[str, dict[str, float]] = field(default_factory=dict)
     wall_s: dict[str, float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
 
+    def reference(self, peer: str) -> dict[str, float] | None:
+        """The simulator's values on ``peer``'s version of the scenario."""
+        return self.values.get(f"sim:{peer}")
+
     def verdict(self, peer: str) -> tuple[bool, list[str]] | None:
         """(passed, metrics out of tolerance) of ``peer`` against the simulator; None if either
         did not run."""
-        if peer not in self.values or "sim" not in self.values:
+        ref = self.reference(peer)
+        if peer not in self.values or ref is None:
             return None
-        failed = [m for m in TOLERANCES if within(m, self.values[peer][m], self.values["sim"][m]) is False]
+        failed = [m for m in TOLERANCES if within(m, self.values[peer][m], ref[m]) is False]
         return (not failed, failed)
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,19 +79,22 @@ class RowResult:
                 "wall_s": self.wall_s, "skipped": self.skipped}
 
 
-def run_row(row: Row, backends: list[str], replications: int, duration: str | None) -> RowResult:
+def _replicate(backend: str, scenario: dict[str, Any], replications: int) -> tuple[dict[str, float], float]:
+    results = [_backends.runner(backend)(scenario, seed=1 + r) for r in range(replications)]
+    per_run = [measure(r) for r in results]
+    return {m: _mean([p[m] for p in per_run]) for m in TOLERANCES}, float(sum(float(r.engine["wall_s"]) for r in results))
+
+
+def run_row(row: Row, peers: list[str], replications: int, duration: str | None) -> RowResult:
     out = RowResult(row)
-    scenario = row.scenario(duration)
-    for name in backends:
-        run = _backends.runner(name)
+    for peer in peers:
+        scenario = row.scenario(peer, duration)
         try:
-            results = [run(scenario, seed=1 + r) for r in range(replications)]
+            out.values[peer], out.wall_s[peer] = _replicate(peer, scenario, replications)
         except (PeerError, TestbedError) as exc:
-            out.skipped[name] = str(exc)
+            out.skipped[peer] = str(exc)
             continue
-        per_run = [measure(r) for r in results]
-        out.values[name] = {m: _mean([p[m] for p in per_run]) for m in TOLERANCES}
-        out.wall_s[name] = float(sum(float(r.engine["wall_s"]) for r in results))
+        out.values[f"sim:{peer}"], out.wall_s[f"sim:{peer}"] = _replicate("sim", scenario, replications)
     return out
 
 
@@ -103,11 +111,9 @@ def run_suite(
     duration: str | None = None,
     log: Callable[[str], None] | None = None,
 ) -> tuple[list[RowResult], dict[str, str]]:
-    """Run every row of the suite on ``backends`` (default: the simulator and the peers that run
-    here). Returns every row's result and the backends that are unavailable, with the reason."""
-    wanted = _backends.names(backends if backends is not None else DEFAULT_BACKENDS)
-    if "sim" not in wanted:
-        wanted.insert(0, "sim")
+    """Run every row of the suite on the simulator and ``backends`` (default: the peers that run
+    here), each peer beside the simulator on its own like-for-like version of the row. Returns every row's result and the backends that are unavailable, with the reason."""
+    wanted = [b for b in _backends.names(backends if backends is not None else DEFAULT_BACKENDS) if b != "sim"]
     missing = {b: why for b in wanted if (why := _backends.unavailable(b))}
     usable = [b for b in wanted if b not in missing]
     results = []

@@ -51,6 +51,7 @@ STOCK_BEHAVIOUR = (
 
 def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
     """Raise a one-line :class:`PeerError` for the first thing of the plan ns-2 cannot run."""
+    refuse_queues(plan)
     for flow in plan["flows"]:
         where, group = flow["where"], valid["flows"][int(flow["where"][6:-1])]
         proto = flow["protocol"]
@@ -64,6 +65,19 @@ def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
                 raise PeerError(f"{where}.app.kind: UDP flows on ns-2 are 'cbr' or 'onoff', not {flow['app']['kind']!r}")
             continue
         _refuse_tcp(flow, group, where)
+
+
+def refuse_queues(plan: dict[str, Any]) -> None:
+    """ns-2's RED is its own variant (`red.cc`): the paper's is refused, naming the link."""
+    for link in plan["links"]:
+        q = link["queue"]
+        if q["kind"] == "red" and q["variant"] != "ns2":
+            raise PeerError(
+                f"link {link['name']}: ns-2's RED acts early only when more than one packet waits and spaces its drops "
+                "(wait_); set the queue's variant = \"ns2\" to compare like with like"
+            )
+        if q["kind"] == "red" and q["unit"] == "B":
+            raise PeerError(f"link {link['name']}: RED with a byte limit is not mapped to ns-2; give the limit in packets")
 
 
 def _refuse_tcp(flow: dict[str, Any], group: dict[str, Any], where: str) -> None:
@@ -122,13 +136,13 @@ def _toml(value: Any) -> str:
 def _queue(link: dict[str, Any]) -> tuple[str, list[str]]:
     """The ns-2 queue class of a link direction and the lines that configure it (`$q` is the queue)."""
     q = link["queue"]
-    lines = []
-    if q["unit"] == "B":
-        lines += ["$q set queue_in_bytes_ true", "$q set mean_pktsize_ 1"]
     if q["kind"] == "droptail":
+        lines = ["$q set queue_in_bytes_ true", "$q set mean_pktsize_ 1"] if q["unit"] == "B" else []
         return "DropTail", lines
+    lines = []
     lines += [
         "$q set bytes_ false", "$q set queue_in_bytes_ " + ("true" if q["unit"] == "B" else "false"),
+        f"$q set mean_pktsize_ {q['mean_pktsize']}", "$q set wait_ true",
         f"$q set thresh_ {q['min_th']!r}", f"$q set maxthresh_ {q['max_th']!r}", f"$q set q_weight_ {q['wq']!r}",
         f"$q set linterm_ {1.0 / q['max_p']!r}", f"$q set gentle_ {'true' if q['gentle'] else 'false'}",
         f"$q set setbit_ {'true' if q['ecn'] else 'false'}",

@@ -9,7 +9,8 @@ Mapping (the driver's comments cite the ns-3 code each rests on):
   drop-tail buffer is the device queue, which holds only the packets waiting (measured: a 12
   Mbit/s UDP flood into 10 Mbit/s gives the simulator's mean queue, 33.595 packets with
   ``limit = "34pkt"``, 18.595 with ``"20000B"``); RED is RedQueueDisc (MinTh, MaxTh, LInterm =
-  1/max_p, QW, Gentle, UseEcn, Wait = false, UseHardDrop = false, MeanPktSize, LinkBandwidth),
+  1/max_p, QW, Gentle, UseEcn, Wait, UseHardDrop = false, MeanPktSize, LinkBandwidth) for
+  RED's ``variant = "ns2"`` (ns-3's RED is ns-2's; the paper's variant is refused),
   with MaxSize and thresholds one less for the packet waiting in the 1-packet device queue;
   loss acts before the buffer, as the simulator's; routes are the simulator's (fewest hops,
   then lowest delay, then lowest link id), installed as static routes;
@@ -27,8 +28,8 @@ Mapping (the driver's comments cite the ns-3 code each rests on):
 Refused, one line naming the key: DCCP; a cc ns-3.37 lacks, a cc preset, cc_params off the
 algorithm's defaults; tahoe/reno recovery; rack_tlp; quickack with delayed ACKs; handshake =
 false; rto = "linux"; head_retransmit_rearms_rto = true; window_from_una = true; source_quench;
-stop on TCP; TCP apps other than bulk/file; a fractional initial window; loss on a RED link; RED
-with a byte limit or below 2 packets; RED queues with different mean_pktsize. What ns-3 does
+stop on TCP; TCP apps other than bulk/file; a fractional initial window; RED's variant "fj93";
+loss on a RED link; RED with a byte limit or below 2 packets; RED queues with different mean_pktsize. What ns-3 does
 differently with no key to select it is listed in ``result.meta["peer"]["differences"]``.
 """
 
@@ -73,9 +74,9 @@ DIFFERENCES = (
     "a timeout at the 60 s RTO ceiling is not counted (timeouts are counted from the RTO doubling)",
 )
 RED_DIFFERENCES = (
-    "RED: RedQueueDisc exempts arrivals that find at most 2 packets waiting, restarts its count when the average "
-    "first crosses min_th, and sees the queue disc, one packet less than the packets waiting (thresholds and "
-    "MaxSize lowered by one to match)",
+    "RED: RedQueueDisc sees the queue disc, one packet less than the packets waiting (thresholds and MaxSize "
+    "lowered by one to match), so it exempts arrivals that find at most 2 packets waiting where ns-2's RED "
+    "exempts those that find at most 1",
 )
 ECN_DIFFERENCES = (
     "ECN: the reaction to ECN-Echo is ns-3's (EnterCwr: ssthresh from the congestion control, cwnd brought down "
@@ -262,6 +263,10 @@ def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
     for link in plan["links"]:
         q = link["queue"]
         if q["kind"] == "red":
+            if q["variant"] != "ns2":
+                raise PeerError(f"link {link['name']}: ns-3's RedQueueDisc is ns-2's RED (it acts early only when more than "
+                                "one packet waits, restarts its count when the average crosses min_th); set the queue's "
+                                "variant = \"ns2\" to compare like with like")
             if link["loss"]:
                 raise PeerError(f"link {link['name']}: loss on a RED link is not mapped to ns-3 (it would act after "
                                 "RedQueueDisc, the simulator's acts before the queue)")

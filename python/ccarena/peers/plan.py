@@ -15,7 +15,7 @@ The plan::
      "links": [{"name", "src", "dst", "rate_bps", "delay_s",
                 "queue": {"kind": "droptail", "limit": n, "unit": "pkt" | "B"}
                        | {"kind": "red", "limit", "unit", "min_th", "max_th", "max_p", "wq",
-                          "gentle", "ecn"},      # thresholds in packets
+                          "gentle", "ecn", "mean_pktsize", "variant"},  # thresholds in packets
                 "loss": None | {"kind": "bernoulli", "p"} | {"kind": "periodic", "every"}}],
      "flows": [{"id", "group", "where", "protocol", "cc", "cc_base", "cc_preset", "cc_params",
                 "recovery", "stack", "src", "dst", "start_s", "stop_s", "rtt_base_s",
@@ -46,7 +46,10 @@ TCP_HEADERS, TIMESTAMP_OPTION = 40, 12
 #: The delayed-ACK timeout each stack profile uses (docs/tcp.md: Linux TCP_DELACK_MIN, ns-2's
 #: `Agent/TCPSink/DelAck interval_`).
 DELACK_TIMEOUT_S = {"linux": 0.04, "ns2": 0.1, "rfc": 0.04}
-#: The simulator's link description: "droptail 34pkt", "red 100pkt th 5..15 max_p 0.1 wq 0.002 gentle".
+#: RED's typical packet size when the link description names none (`RedConfig::default`).
+RED_MEAN_PKTSIZE = 1000
+#: The simulator's link description: "droptail 34pkt", "red 100pkt th 5..15 max_p 0.1 wq 0.002
+#: [avpkt 500] gentle [ecn] [ns2]".
 _DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)$")
 _RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
 
@@ -93,7 +96,9 @@ def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
         return {"kind": "droptail", "limit": int(m.group(1)), "unit": m.group(2)}
     m = _RED.match(text)
     if m:
-        flags = set(m.group(7).split())
+        tokens = m.group(7).split()
+        flags = set(tokens)
+        mean_pktsize = int(tokens[tokens.index("avpkt") + 1]) if "avpkt" in tokens else RED_MEAN_PKTSIZE
         if "bytes" in flags:
             raise PeerError(f"link {name}: RED in byte mode is not mapped to {peer}; use mode = \"packets\"")
         if "sq" in flags:
@@ -102,6 +107,7 @@ def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
             "kind": "red", "limit": int(m.group(1)), "unit": m.group(2),
             "min_th": float(m.group(3)), "max_th": float(m.group(4)), "max_p": float(m.group(5)), "wq": float(m.group(6)),
             "gentle": "gentle" in flags, "ecn": "ecn" in flags,
+            "mean_pktsize": mean_pktsize, "variant": "ns2" if "ns2" in flags else "fj93",
         }
     if text.endswith(" sq"):
         raise PeerError(f"link {name}: Source Quench is simulator-only; {peer} cannot send it")

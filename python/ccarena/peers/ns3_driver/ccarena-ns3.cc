@@ -200,8 +200,8 @@ BuildLink(const json& spec, const std::map<std::string, uint32_t>& index, int64_
             "LInterm", DoubleValue(1.0 / double(q["max_p"])), // max_p = 1 / LInterm
             "QW", DoubleValue(q["wq"]),
             "Gentle", BooleanValue(q["gentle"]),
-            // the simulator's p_a = p_b / (1 - count p_b) is RedQueueDisc::ModifyP without Wait
-            "Wait", BooleanValue(false),
+            // variant = "ns2" (the only one mapped): ns-2's wait_ spacing (RedQueueDisc::ModifyP)
+            "Wait", BooleanValue(true),
             "UseEcn", BooleanValue(q["ecn"]),
             // the simulator marks ECT packets in every early-action region (docs/queues.md)
             "UseHardDrop", BooleanValue(false),
