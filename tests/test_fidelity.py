@@ -1,0 +1,77 @@
+"""The fidelity suite: its verdict logic on hand-made values, and `ccarena fidelity` writing the
+pages from real ns-2 runs (skipped where ns-2 is not installed)."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ccarena.fidelity import rows
+from ccarena.fidelity.run import RowResult, within
+from ccarena.fidelity.suite import PEER_TCP_KEYS, TOLERANCES
+from ccarena.peers import ns2
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(("metric", "value", "reference", "ok"), [
+    ("aggregate goodput", 9.70e6, 9.99e6, True),    # 2.9 %
+    ("aggregate goodput", 9.60e6, 9.99e6, False),   # 3.9 %
+    ("Jain's index", 0.951, 1.0, True),
+    ("Jain's index", 0.949, 1.0, False),
+    ("drops", 19.0, 10.0, True),                    # 90 % but within 10 packets
+    ("drops", 160.0, 120.0, False),                 # 33 %
+    ("retransmissions", 149.0, 120.0, True),        # 24 %
+    ("share", math.nan, 0.5, None),                 # not measured: not compared
+])
+def test_tolerances_are_the_stated_ones(metric: str, value: float, reference: float, ok: bool | None) -> None:
+    assert within(metric, value, reference) is ok
+
+
+def test_a_row_is_judged_against_the_simulator_on_the_peer_s_own_version() -> None:
+    row = RowResult(rows("reno")[0])
+    ref = dict.fromkeys(TOLERANCES, 1.0)
+    row.values = {"sim:ns3": ref, "ns3": {**ref, "Jain's index": 0.9}, "sim:ns2": ref, "ns2": ref}
+    assert row.verdict("ns2") == (True, [])
+    assert row.verdict("ns3") == (False, ["Jain's index"])
+    assert row.verdict("kernel") is None
+
+
+def test_every_peer_version_differs_only_in_the_keys_it_needs() -> None:
+    for row in rows():
+        base = row.case.build(row.cc)
+        for peer, keys in PEER_TCP_KEYS.items():
+            doc = row.scenario(peer)
+            for g, group in enumerate(doc["flows"]):
+                expected = {**base["flows"][g], **(keys if group["protocol"] == "tcp" else {})}
+                assert group == expected
+    names = {(r.cc, r.case.name) for r in rows()}
+    assert ("reno", "vs-reno") not in names and ("ccid2", "random-loss") not in names and ("bbr", "red") not in names
+
+
+@pytest.mark.skipif(ns2.available() is not None, reason=ns2.available() or "")
+def test_the_command_writes_the_three_pages(tmp_path: Path) -> None:
+    out = subprocess.run([sys.executable, "-m", "ccarena", "fidelity", "--only", "one-flow", "--backends", "ns2",
+                          "--duration", "5s", "-n", "1", "-o", str(tmp_path)], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "fidelity.json").read_text())
+    ran = {r["cc"] for r in data["rows"] if "ns2" in r["values"]}
+    refused = {r["cc"] for r in data["rows"] if "ns2" in r["skipped"]}
+    assert {"reno", "cubic@linux-2.6.22", "bic", "vegas"} <= ran and {"bbr", "cubic"} <= refused
+    page = (tmp_path / "fidelity.md").read_text()
+    assert "| reno | one-flow |" in page and "## Rows no peer runs" not in page.split("## Rows")[0]
+    assert "bbr / one-flow: ns-2.35: flows[0].cc: 'bbr' is not in ns-2.35" in page
+    html = (tmp_path / "fidelity.html").read_text()
+    assert html.startswith("<!doctype html>") and "reno" in html
+
+
+def test_unknown_names_are_refused_in_one_line() -> None:
+    for args, message in ((["--only", "nope"], "error: --only: 'nope' is no algorithm or case of the suite"),
+                          (["--backends", "ns9"], "error: --backends: unknown backend 'ns9' (allowed: sim, ns2, ns3, kernel)")):
+        out = subprocess.run([sys.executable, "-m", "ccarena", "fidelity", *args], capture_output=True, text=True, timeout=60)
+        assert out.returncode == 2 and out.stderr.strip() == message
