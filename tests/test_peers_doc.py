@@ -61,3 +61,15 @@ def test_the_fidelity_example_writes_the_pages(tmp_path: Path) -> None:
     page = (tmp_path / "fidelity.md").read_text()
     assert "| reno | one-flow |" in page and "ns-2.35" in page
     assert (tmp_path / "fidelity.html").read_text().startswith("<!doctype html>")
+
+
+def test_the_ns3_example_runs_like_for_like(tmp_path: Path) -> None:
+    from ccarena.peers import ns3
+
+    if ns3.available() is not None:
+        pytest.skip(ns3.available() or "")
+    command = next(b for b in _blocks("sh") if "--with sim,ns3" in b).strip()
+    out = _ccarena(command + f" -o {tmp_path}", REPO)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].split()[:5] == ["metric", "sim", "(n=1)", "ns3", "(n=1)"]
+    assert "not run" not in out.stdout
