@@ -75,7 +75,7 @@ def detail(result: RowResult, peers: list[str]) -> tuple[list[str], list[list[st
     for p in ran:
         v = result.verdict(p)
         if v and not v[0]:
-            notes.append(f"{TITLES[p]}: {cause(p, result.row.cc, result.row.case.name, v[1])}")
+            notes.append(f"{TITLES[p]}: {cause(p, result, v[1])}")
     for p in peers:
         if p in result.skipped:
             notes.append(f"{TITLES[p]} does not run it: {result.skipped[p]}")
@@ -160,11 +160,17 @@ def markdown(results: Sequence[RowResult], meta: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _base_text() -> str:
+def _base_text(code: str = "`") -> str:
+    """The suite's common settings in words (``code`` quotes a scenario key: a backtick in
+    Markdown, nothing in HTML)."""
+    from ccarena import _core
+
     topo = BASE["topology"]
-    return (f"a {topo['bottleneck_rate']}, {topo['bottleneck_delay']} dumbbell, base RTT 40 ms, "
-            f"DropTail {topo['queue']['limit']} (one BDP) unless the case says otherwise, "
-            f"`stack = \"{BASE['stack']}\"`, {BASE['duration']} with the first {BASE['warmup']} left out")
+    rate = _format.rate(float(topo["bottleneck_rate"].removesuffix("Mbps")) * 1e6)
+    return (f"a {rate}, {_core.duration_s(topo['bottleneck_delay']) * 1e3:g} ms dumbbell, base RTT 40 ms, "
+            f"a drop-tail buffer of {topo['queue']['limit'].removesuffix('pkt')} packets (one BDP) unless the case says otherwise, "
+            f"{code}stack = \"{BASE['stack']}\"{code}, {_core.duration_s(BASE['duration']):g} s with the first "
+            f"{_core.duration_s(BASE['warmup']):g} s left out")
 
 
 def _speed_text(results: Sequence[RowResult], peers: list[str]) -> str:
@@ -186,7 +192,7 @@ def page_html(results: Sequence[RowResult], meta: dict[str, Any]) -> str:
     passed, compared = _totals(results, peers)
     body = ["<h1>Fidelity: ccarena against ns-2 and ns-3</h1>",
             f'<p class="sub">Generated {html.escape(meta["generated"])} by <code>ccarena fidelity</code> {html.escape(meta["version"])}. '
-            f"Every scenario: {html.escape(_base_text())}; {meta['replications']} replications.</p>",
+            f"Every scenario: {html.escape(_base_text(''))}; {_format.counted(meta['replications'], 'replication')}.</p>",
             "<ul>" + "".join(f"<li>{html.escape(TITLES[p])}: {passed[p]} of {compared[p]} rows within tolerance</li>" for p in peers) + "</ul>",
             f"<p>{html.escape(_speed_text(results, peers))}</p>",
             "<p>Tolerances: " + html.escape("; ".join(_tolerance_text())) + ".</p>"]
