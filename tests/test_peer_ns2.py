@@ -199,3 +199,16 @@ def test_dccp_refusals_name_the_parameter(overrides: list[str], expected: str) -
     with pytest.raises(PeerError) as info:
         ns2.script(REPO / "scenarios" / "ccid3-vs-ccid2.toml", overrides=overrides)
     assert str(info.value).startswith(expected)
+
+
+def test_byte_counters_that_wrap_at_2_gib_are_unwrapped() -> None:
+    rows = [[1.0, 2.0**31 - 10], [2.0, -(2.0**31) + 5], [3.0, 100.0]]
+    ns2._unwrap(rows, (1,))
+    assert [r[1] for r in rows] == [2.0**31 - 10, 2.0**31 + 5, 2.0**32 + 100.0]
+
+
+def test_a_gigabit_link_keeps_its_utilisation_past_2_gib() -> None:
+    # 1 Gbit/s for 20 s carries 2.5 GB: past the 32-bit range of ns-2's byte counters.
+    peer = ns2.run(REPO / "scenarios" / "bench" / "b1.toml", overrides=['stack="ns2"', 'duration="20s"'])
+    bottleneck = peer.links.set_index("name").loc["bottleneck"]
+    assert bottleneck["tx_bytes"] > 2**31 and 0.85 < bottleneck["utilisation"] <= 1.0

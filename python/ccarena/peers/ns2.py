@@ -103,6 +103,23 @@ def _series_of(rows: list[list[float]], keys: tuple[str, ...]) -> dict[str, list
     return {k: [r[j] for r in rows] for j, k in enumerate(keys)}
 
 
+#: ns-2 keeps its byte counters (a sink's `bytes_`, an agent's `ndatabytes_`, a queue monitor's
+#: `bdepartures_`) in 32-bit ints, which wrap after 2 GiB: 17 s of a 1 Gbit/s link.
+WRAP = 1 << 32
+
+
+def _unwrap(rows: list[list[float]], columns: tuple[int, ...]) -> None:
+    """Undo the 32-bit wrap of the cumulative byte counters in ``columns`` of sampled ``rows``
+    (in place): each sample's increase is taken modulo 2³², so a counter may grow by up to 4 GiB
+    between samples (an interval of 3.4 s at 10 Gbit/s)."""
+    for j in columns:
+        previous, total = 0.0, 0.0
+        for row in rows:
+            total += (row[j] - previous) % WRAP
+            previous = row[j]
+            row[j] = total
+
+
 def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
     """The raw measurements (:mod:`ccarena.peers.results`) from what the ns-2 script printed."""
     tcp_rows: dict[int, list[list[float]]] = defaultdict(list)
@@ -125,6 +142,12 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
             per_fid[(int(fields[0]), int(fields[1]))] = (float(fields[2]), float(fields[3]), float(fields[4]))
         elif kind == "C":
             completion.setdefault(int(fields[0]), float(fields[1]))
+    for rows in tcp_rows.values():
+        _unwrap(rows, (1, 3))
+    for rows in (*udp_rows.values(), *dccp_rows.values()):
+        _unwrap(rows, (2,))
+    for rows in link_rows.values():
+        _unwrap(rows, (2,))
     flows = []
     for flow in p["flows"]:
         fid = flow["id"]
@@ -143,11 +166,12 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
 
 
 def _first_hop(p: dict[str, Any], flow: dict[str, Any], per_fid: dict[tuple[int, int], tuple[float, float, float]]) -> tuple[float, float]:
-    """Packets and bytes a flow's source put on its first link (what a UDP sender sent)."""
+    """Packets and bytes a UDP flow's source put on its first link (its datagrams all have one
+    size, so the bytes follow from the packets: the flow monitor's byte count wraps at 2 GiB)."""
     for k, link in enumerate(p["links"]):
         if link["src"] == flow["src"] and (k, 2 * flow["id"]) in per_fid:
-            arrivals, barrivals, _ = per_fid[(k, 2 * flow["id"])]
-            return arrivals, barrivals
+            arrivals = per_fid[(k, 2 * flow["id"])][0]
+            return arrivals, arrivals * (flow["app"]["packet_size"] + 28)
     return 0.0, 0.0
 
 
