@@ -193,7 +193,7 @@ def test_campaign_sample_compares_two_builds_run_by_run(tmp_path: Path) -> None:
 
 
 def test_instructions_counts_a_functions_own_executions_by_source_line() -> None:
-    """tools/instructions.py (BENCHMARKS.md, session 44): a callgrind profile's compressed names
+    """tools/instructions.py (BENCHMARKS.md, "How to run"): a callgrind profile's compressed names
     and relative positions are followed, the cost line after `calls=` (the callee's inclusive
     cost) is not the caller's own, the calls made to the function are counted, and each address
     goes to the source line `objdump -l` printed last before it."""

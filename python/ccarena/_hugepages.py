@@ -3,7 +3,7 @@
 A seed-003 run reads a few hundred megabytes of per-flow state, packets and queues in no order
 the page tables can follow (tens of thousands of background sources, each touched once a round
 trip). On 4 KB pages most of those reads miss the TLB as well as the caches, and a parking-lot
-run takes about 7 % longer than on 2 MB pages (BENCHMARKS.md, session 32). Linux's usual THP
+run takes about 7 % longer than on 2 MB pages (seed 003's parking lot, measured side by side). Linux's usual THP
 mode, ``madvise``, gives huge pages only to memory a program asks for, and glibc's malloc asks
 only when the process starts with the tunable ``glibc.malloc.hugetlb=1`` in ``GLIBC_TUNABLES``:
 a library cannot turn it on for the process it is loaded into.
