@@ -75,3 +75,15 @@ def test_unknown_names_are_refused_in_one_line() -> None:
                           (["--backends", "ns9"], "error: --backends: unknown backend 'ns9' (allowed: sim, ns2, ns3, kernel)")):
         out = subprocess.run([sys.executable, "-m", "ccarena", "fidelity", *args], capture_output=True, text=True, timeout=60)
         assert out.returncode == 2 and out.stderr.strip() == message
+
+
+def test_the_committed_page_is_the_current_suite_s() -> None:
+    """docs/fidelity.md is regenerated, not written: its rows and tolerances are the suite's
+    (regenerate with `ccarena fidelity -o docs` after changing the suite)."""
+    data = json.loads((REPO / "docs" / "fidelity.json").read_text())
+    assert [r["row"] for r in data["rows"]] == [r.key for r in rows()]
+    page = (REPO / "docs" / "fidelity.md").read_text()
+    from ccarena.fidelity.page import _tolerance_text
+
+    for line in _tolerance_text():
+        assert f"- {line}" in page

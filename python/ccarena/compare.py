@@ -89,12 +89,20 @@ class Comparison:
         return [out / "compare-cwnd.png", out / "compare-goodput.png"]
 
 
+def _flow_goodput(fid: int) -> Callable[[Any], float]:
+    return lambda r: _flow(r, fid, "goodput_bps")
+
+
+def _group_share(group: str) -> Callable[[Any], float]:
+    return lambda r: _share(r, group)
+
+
 def _metrics(first: Any) -> list[Metric]:
     flows = first.main_flows
-    rows: list[Metric] = [(f"goodput flow {fid} ({flows['group'].iloc[i]})", "rate", lambda r, fid=fid: _flow(r, fid, "goodput_bps"))
+    rows: list[Metric] = [(f"goodput flow {fid} ({flows['group'].iloc[i]})", "rate", _flow_goodput(int(fid)))
                           for i, fid in enumerate(flows["id"])]
     rows.append(("aggregate goodput", "rate", lambda r: float(r.main_flows["goodput_bps"].sum())))
-    rows += [(f"share {g}", "ratio", lambda r, g=g: _share(r, g)) for g in dict.fromkeys(flows["group"])]
+    rows += [(f"share {g}", "ratio", _group_share(str(g))) for g in dict.fromkeys(flows["group"])]
     rows += [
         ("Jain's index", "ratio", lambda r: r.jain()),
         ("bottleneck utilisation", "ratio", lambda r: _link(r, "utilisation")),

@@ -19,7 +19,7 @@ from typing import Any
 #: preset) that is that peer's code; DCCP's CCIDs in the profile ns-2 runs.
 TCP_ALGORITHMS = ("reno", "cubic@linux-2.6.22", "cubic", "bic", "highspeed", "htcp", "scalable@linux-2.6.22", "scalable", "vegas", "bbr")
 #: What a DCCP CCID needs to be ns-2's (docs/peers.md).
-DCCP_PARAMS = {"ccid2": {"cwnd_validation": False}, "ccid3": {"profile": "rfc3448"}}
+DCCP_PARAMS: dict[str, dict[str, Any]] = {"ccid2": {"cwnd_validation": False}, "ccid3": {"profile": "rfc3448"}}
 
 #: What each peer needs set on every TCP flow group to run ns-2's profile like for like (ns-3
 #: always opens with a handshake and sends while the pipe is below cwnd, docs/peers.md); the
@@ -54,7 +54,7 @@ BASE: dict[str, Any] = {
 
 def _group(name: str, cc: str, **keys: Any) -> dict[str, Any]:
     protocol = "dccp" if cc in DCCP_PARAMS else "tcp"
-    group = {"name": name, "protocol": protocol, "cc": cc, "rtt": "40ms", "start": {"uniform": ["0s", "1s"]}, "app": {"kind": "bulk"}}
+    group: dict[str, Any] = {"name": name, "protocol": protocol, "cc": cc, "rtt": "40ms", "start": {"uniform": ["0s", "1s"]}, "app": {"kind": "bulk"}}
     if protocol == "dccp":
         group["cc_params"] = dict(DCCP_PARAMS[cc])
     return {**group, **keys}
