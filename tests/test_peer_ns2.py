@@ -212,3 +212,30 @@ def test_a_gigabit_link_keeps_its_utilisation_past_2_gib() -> None:
     peer = ns2.run(REPO / "scenarios" / "bench" / "b1.toml", overrides=['stack="ns2"', 'duration="20s"'])
     bottleneck = peer.links.set_index("name").loc["bottleneck"]
     assert bottleneck["tx_bytes"] > 2**31 and 0.85 < bottleneck["utilisation"] <= 1.0
+
+
+def test_an_experiment_runs_on_ns2_beside_the_simulator_in_one_store(tmp_path: Path) -> None:
+    from ccarena import Experiment, open_store
+
+    exp = Experiment(REPO / "scenarios" / "reno-pair.toml", {"flows[0].cc": ["reno", "cubic@linux-2.6.22"]}, name="cc",
+                     overrides=['stack="ns2"', 'duration="10s"', 'warmup="2s"'])
+    sim = exp.run(tmp_path / "store", progress=False, jobs=1)
+    peer = exp.run(tmp_path / "store", progress=False, jobs=1, backend="ns2")
+    for res in (sim, peer):
+        assert len(res.metrics) == 2 and res.failures.empty
+    # Both stay in the store, each under its own name, and are read back as they were.
+    again = open_store(tmp_path / "store", "cc@ns2")
+    assert sorted(again.metrics["run_id"]) == sorted(peer.metrics["run_id"])
+    assert set(again.metrics["run_id"]).isdisjoint(set(sim.metrics["run_id"]))
+    goodput = lambda r: float(r.runs["goodput_bps"].sum())  # noqa: E731
+    assert abs(goodput(peer) - goodput(sim)) / goodput(sim) < 0.05
+
+
+def test_an_experiment_on_ns2_records_its_refusals_as_failures(tmp_path: Path) -> None:
+    from ccarena import Experiment
+
+    exp = Experiment(REPO / "scenarios" / "reno-pair.toml", {"flows[0].cc": ["bbr"]}, name="bbr",
+                     overrides=['duration="3s"', 'warmup="0s"'])
+    res = exp.run(tmp_path / "store", progress=False, jobs=1, backend="ns2")
+    failures = res.failures
+    assert len(failures) == 1 and "PeerError: flows[0].cc: 'bbr' is not in ns-2.35" in failures["error"].iloc[0]

@@ -51,6 +51,8 @@ def register(app: click.Group) -> None:
     @click.option("--force", is_flag=True, help="Recompute runs already in the store.")
     @click.option("--series", is_flag=True, help="Also store each run's time series.")
     @click.option("--metric", "-m", multiple=True, help=f"Metric to print (repeatable; default: {', '.join(SWEEP_COLUMNS)}).")
+    @click.option("--backend", default="sim", show_default=True, metavar="NAME",
+                  help="Run on sim, ns2, ns3 or kernel (docs/peers.md); each backend's runs are stored apart.")
     @progress_option()
     def sweep(
         file: Path,
@@ -62,6 +64,7 @@ def register(app: click.Group) -> None:
         force: bool,
         series: bool,
         metric: tuple[str, ...],
+        backend: str,
         progress: bool | None,
     ) -> None:
         """Run an experiment into a resumable store; print means ± 95% CI per grid point.
@@ -80,7 +83,8 @@ def register(app: click.Group) -> None:
         store = out if out is not None else Path("out") / exp.name
         click.echo(f"{exp}; store {store}", err=True)
         res = exp.run(
-            store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress_default(progress), series=series
+            store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress_default(progress), series=series,
+            backend=backend,
         )
         from ccarena.experiment.tables import failures_text, grid_table
 

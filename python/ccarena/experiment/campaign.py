@@ -32,14 +32,15 @@ def _store_version() -> str:
     return f"{_core.__version__}+metrics.{METRICS_VERSION}"
 
 
-def plan(experiment: Experiment) -> tuple[list[dict[str, Any]], dict[str, str], dict[str, dict[str, Any]]]:
+def plan(experiment: Experiment, backend: str = "sim") -> tuple[list[dict[str, Any]], dict[str, str], dict[str, dict[str, Any]]]:
     """Every run with its store key; the runs whose scenario the core refuses (key → error);
-    and the scenario of every valid run (key → scenario)."""
+    and the scenario of every valid run (key → scenario). A run on a backend other than the
+    simulator has a key of its own (``backend`` is part of what is hashed)."""
     rows, invalid, scenarios = [], {}, {}
     for spec in experiment.iter_runs():  # one run at a time: no list of every scenario besides `scenarios`
         try:
             normalised = _core.validate(_scenario.to_json(spec.scenario))
-            key = run_key(normalised, _store_version())
+            key = run_key(normalised if backend == "sim" else {**normalised, "backend": backend}, _store_version())
             scenarios[key] = spec.scenario
         except ScenarioError as exc:
             key = run_key({"invalid": spec.scenario}, _store_version())
@@ -58,11 +59,19 @@ def run_campaigns(
     force: bool,
     progress: bool | None,
     on_outcome: Callable[[RunOutcome], None] | None = None,
+    backend: str = "sim",
 ) -> list[ExperimentResult]:
     """Run several experiments (each with its ``series`` flag) through one store and one pool of
     workers, so that a worker done with one experiment starts on the next instead of idling
-    until the slowest run of each experiment ends. A run two experiments share runs once."""
+    until the slowest run of each experiment ends. A run two experiments share runs once.
+    ``backend`` runs them on the simulator (``"sim"``), ns-2, ns-3 or the kernel testbed
+    (:mod:`ccarena.backends`); a run a backend refuses is recorded as failed with its reason."""
+    from ccarena import backends as _backends
     from ccarena.experiment.result import ExperimentResult
+
+    (backend,) = _backends.names([backend]) if isinstance(backend, str) else _backends.names(backend)
+    if (why := _backends.unavailable(backend)) is not None:
+        raise ExperimentError(f"backend: {backend!r} cannot run here: {why}")
 
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise ExperimentError(f"jobs: {jobs!r} is not a positive integer")
@@ -72,14 +81,17 @@ def run_campaigns(
     store = Store(store_dir)
     store.prepare()
     descriptions, bars = [], []
-    todo: dict[str, tuple[dict[str, Any], bool]] = {}
+    todo: dict[str, tuple[dict[str, Any], bool, str]] = {}
     owners: dict[str, list[int]] = {}  # run key -> the experiments (progress bars) it counts for
     scenarios: dict[str, dict[str, Any]] = {}
     for index, (experiment, series) in enumerate(experiments):
-        rows, invalid, valid = plan(experiment)
+        rows, invalid, valid = plan(experiment, backend)
         scenarios.update(valid)
         description = {**experiment.describe(), "runs": rows}
-        store.write_experiment(experiment.name, description)
+        if backend != "sim":
+            # Stored beside the simulator's runs of the same experiment, not over them.
+            description.update(name=f"{experiment.name}@{backend}", backend=backend)
+        store.write_experiment(description["name"], description)
         descriptions.append(description)
         keys = list(dict.fromkeys(row["key"] for row in rows))  # a value listed twice is one run
         for row in rows:
@@ -87,11 +99,11 @@ def run_campaigns(
                 store.write_failure(row["key"], {"error": invalid[row["key"]], "params": row["params"], "seed": row["seed"]})
         pending = [k for k in keys if k not in invalid and (force or not store.has(k))]
         for key in pending:
-            scenario, wanted = todo.get(key, (valid[key], False))
-            todo[key] = (scenario, wanted or series)
+            scenario, wanted, _ = todo.get(key, (valid[key], False, backend))
+            todo[key] = (scenario, wanted or series, backend)
             owners.setdefault(key, []).append(index)
         n_invalid = sum(k in invalid for k in keys)
-        bars.append((experiment.name, len(keys), len(keys) - len(pending), n_invalid))
+        bars.append((description["name"], len(keys), len(keys) - len(pending), n_invalid))
 
     show = progress if progress is not None else sys.stderr.isatty()
     with open_executor(executor, jobs, scheduler, len(todo)) as pool, progress_bars(show, bars) as advance:
@@ -101,6 +113,7 @@ def run_campaigns(
                 info = {
                     "key": outcome.key,
                     "version": _store_version(),
+                    "backend": backend,
                     "seed": scenarios[outcome.key].get("seed"),
                     "scenario": scenarios[outcome.key],
                     "metrics": outcome.metrics,

@@ -197,6 +197,7 @@ class Experiment:
         force: bool = False,
         progress: bool | None = None,
         series: bool = False,
+        backend: str = "sim",
     ) -> ExperimentResult:
         """Run every run not yet in ``store`` (all of them with ``force``) and return the results.
 
@@ -205,12 +206,16 @@ class Experiment:
         ``"tcp://10.0.0.1:8786"``, or a ``LocalCluster`` of ``jobs`` workers when None). Each
         finished run is written at once; a failing run is recorded and the others go on.
         ``series=True`` also stores the per-interval time series. ``progress`` draws a progress
-        bar (default: when stderr is a terminal).
+        bar (default: when stderr is a terminal). ``backend`` runs every run on another backend:
+        ``"ns2"``, ``"ns3"`` or ``"kernel"`` (docs/peers.md); its runs have their own store keys,
+        and the experiment is stored as ``NAME@BACKEND``, so one store holds it on several backends
+        side by side.
         """
         from ccarena.experiment.campaign import run_campaigns
 
         return run_campaigns(
-            [(self, series)], store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress
+            [(self, series)], store, executor=executor, jobs=jobs, scheduler=scheduler, force=force, progress=progress,
+            backend=backend,
         )[0]
 
     def describe(self) -> dict[str, Any]:

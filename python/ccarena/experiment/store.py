@@ -287,7 +287,7 @@ def _verify(run_dir: Path) -> tuple[str | None, dict[str, Any] | None]:
 
 
 def _safe_name(name: str) -> str:
-    keep = "".join(c if c.isalnum() or c in "-_." else "-" for c in name).strip(".")
+    keep = "".join(c if c.isalnum() or c in "-_.@" else "-" for c in name).strip(".")
     return keep or "experiment"
 
 

@@ -37,15 +37,16 @@ class RunOutcome:
     error: str | None = None
 
 
-def execute(key: str, scenario: dict[str, Any], series: bool) -> RunOutcome:
-    """Run ``scenario`` and return its tables (``flows``, ``links`` and, with ``series``, the
-    time series) and its per-run metrics. Any failure becomes ``RunOutcome.error``: a campaign
-    goes on when one of its runs fails."""
-    from ccarena import api
+def execute(key: str, scenario: dict[str, Any], series: bool, backend: str = "sim") -> RunOutcome:
+    """Run ``scenario`` on ``backend`` (the simulator by default; :mod:`ccarena.backends`) and
+    return its tables (``flows``, ``links`` and, with ``series``, the time series) and its
+    per-run metrics. Any failure, a backend's refusal too, becomes ``RunOutcome.error``: a
+    campaign goes on when one of its runs fails."""
+    from ccarena import backends
     from ccarena.errors import Error
 
     try:
-        res = api.run(scenario)
+        res = backends.runner(backend)(scenario)
     except Error as exc:
         return RunOutcome(key, error=f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # noqa: BLE001 - recorded with its traceback, never fatal to a campaign
