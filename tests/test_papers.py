@@ -152,8 +152,8 @@ QUICK_VERDICTS = {
     "sqm-response": {"shorter-transfer": True, "faster-rate": True, "fast-notification": True},
     "dccp-voip": {
         "t1-dropped_pkts-cubic": True, "t1-delivery_pct-ccid2": True, "t2-delivery_pct-ctcp": True,
-        "t3-throughput_kbps-ccid2": False, "t4-ccid3-below-ccid2": False, "ccid3-falls-with-rtt": True,
-        "ccid3-delivers": False,
+        "t3-throughput_kbps-ccid2": False, "t4-ccid3-below-ccid2": True, "ccid3-falls-with-rtt": True,
+        "ccid3-delivers": True,
     },
     "e1-testbed": {"inter-fairness": False, "rtt-fairness": False, "cubic-rtt": True},
     "highspeed-tcp": {"delay-hurts": True},

@@ -15,10 +15,11 @@ RING = "topology.ring_delay"
 PAIR = "flows[0].name"  # the first protocol's label names the pair
 
 #: The seed's protocols: its label → (protocol, cc) in ccarena. CUBIC is ns-2.34's TCP-Linux
-#: CUBIC (the cubic@linux-2.6.22 preset); CTCP is Compound TCP.
+#: CUBIC (the cubic@linux-2.6.22 preset); CTCP is Compound TCP; the CCIDs are ns-2's DCCP agents
+#: (the `ns2` presets: CCID 3 with ns-2's fixed 500-byte s, docs/algorithms/ccid3.md).
 PROTOCOLS = {
-    "DCCP CCID2": ("dccp", "ccid2"),
-    "DCCP CCID3": ("dccp", "ccid3"),
+    "DCCP CCID2": ("dccp", "ccid2@ns2"),
+    "DCCP CCID3": ("dccp", "ccid3@ns2"),
     "CUBIC": ("tcp", "cubic@linux-2.6.22"),
     "CTCP": ("tcp", "compound"),
 }
@@ -229,6 +230,10 @@ PAPER = Paper(
         "timestamps, duplicate-ACK loss detection, no PRR, no receive-buffer limit (docs/tcp.md).",
         "Which ring direction the traffic takes (both are two hops): clockwise for all, so each clockwise ring link carries two LANs' traffic.",
         "CUBIC: the cubic@linux-2.6.22 preset (ns-2.34's TCP-Linux, which the paper's ns-2 used). CTCP: ccarena's compound with its defaults.",
+        "CCIDs: ns-2's DCCP agents with their defaults, the ccid2@ns2 and ccid3@ns2 presets. ns-2's CCID 3 puts a fixed "
+        "500-byte s into its equation and spacing whatever the 160-byte packets carry (s_s_), which holds it near one "
+        "packet per round trip; checked against ns-2 itself (12.4 against ns-2's 13.2 kbit/s at 100 ms, docs/reproducing.md). "
+        "With the packets' own s, CCID 3 takes as much as CCID 2.",
         "Start times (unstated): uniform in 0-1 s, so replications differ.",
         "Warm-up: the first 30 s are left out of throughput and delay (packet counts cover the whole run).",
         "Delivery rate: packets delivered over packets sent, all of a protocol's flows together.",

@@ -210,7 +210,7 @@ def _dccp_flow(flow: dict[str, Any], rows: list[list[float]]) -> dict[str, Any]:
         "cwnd_pkts": [r[4] for r in rows],
         # ns-2's CCID 2 starts with ssthresh 65535 packets: no threshold yet.
         "ssthresh_pkts": [math.nan if r[5] >= 65535 else r[5] for r in rows],
-        "rate_bps": [r[6] * 8.0 if flow["cc"] == "ccid3" else math.nan for r in rows],
+        "rate_bps": [r[6] * 8.0 if flow["cc_base"] == "ccid3" else math.nan for r in rows],
     }
     last = rows[-1] if rows else [0.0] * 7
     final = {"sent_pkts": last[3], "sent_bytes": math.nan, "retransmitted_pkts": 0.0, "delivered_pkts": last[1],

@@ -119,7 +119,7 @@ DCCP_FIXED = (
 
 
 def _refuse_dccp(flow: dict[str, Any], where: str) -> None:
-    cc = flow["cc"]
+    cc = flow["cc_base"]
     if cc not in DCCP_AGENTS:
         raise PeerError(f"{where}.cc: {cc!r} is not in ns-2.35's DCCP (it has ccid2 and ccid3)")
     for ccid, key, value, why in DCCP_FIXED:
@@ -204,21 +204,24 @@ def _dccp_agent(flow: dict[str, Any]) -> list[str]:
     """Both ends of a DCCP connection (ns-2's agents are symmetric; the receiver listens) and a
     byte counter on the receiving end (DCCPAgent::recv hands each packet's data to it)."""
     i, params = flow["id"], flow["cc_params"]
-    agent = DCCP_AGENTS[flow["cc"]]
+    agent = DCCP_AGENTS[flow["cc_base"]]
     size = _dccp_payload(flow)
     lines = [f"set src({i}) [new {agent}]", f"set dst({i}) [new {agent}]"]
     for end in ("src", "dst"):
         # ns-2's DCCP agents offer ECN by default; ccarena's DCCP does not use it.
         lines += [f"${end}({i}) set use_ecn_local_ 0", f"${end}({i}) set use_ecn_remote_ 0"]
     lines += [f"$src({i}) set packetSize_ {size + IP_HEADER}", f"$src({i}) set fid_ {2 * i}", f"$dst({i}) set fid_ {2 * i + 1}"]
-    if flow["cc"] == "ccid2":
+    if flow["cc_base"] == "ccid2":
         initial = params.get("initial_cwnd") or min(4, max(2, 4380 // size))  # RFC 4341 §5 via RFC 3390
         for end in ("src", "dst"):
             lines += [f"${end}({i}) set ack_ratio_local_ {params['ack_ratio']}", f"${end}({i}) set ack_ratio_remote_ {params['ack_ratio']}"]
         lines += [f"$src({i}) set initial_cwnd_ {initial:g}", f"$src({i}) set min_rto_ {params['min_rto_s']!r}",
                   f"$src({i}) set num_dup_acks_ {params['numdupack']}", f"$dst({i}) set dack_delay_ {params['max_ack_delay_s']!r}"]
     else:
-        lines += [f"$src({i}) set s_s_ {size}", f"$src({i}) set s_initial_rto_ {params['initial_nofeedback_s']!r}",
+        # TFRC's s: the packet's payload, or the fixed size of `equation_size` (ns-2's own is 500 B).
+        s_eq = params.get("equation_size") or size
+        lines += [f"$src({i}) set s_s_ {s_eq}", f"$dst({i}) set r_s_ {s_eq}", f"$src({i}) set s_initial_x_ {float(s_eq)!r}",
+                  f"$src({i}) set s_initial_rto_ {params['initial_nofeedback_s']!r}",
                   f"$src({i}) set s_t_mbi_ {params['t_mbi_s']!r}", f"$src({i}) set s_rtt_q_ {params['rtt_filter_q']!r}",
                   f"$dst({i}) set num_dup_acks_ {params['ndupack']}",
                   # ccarena's TFRC has no oscillation reduction (RFC 3448 §4.5, optional).
@@ -312,8 +315,8 @@ def _measurement(plan: dict[str, Any]) -> list[str]:
     flows = plan["flows"]
     tcp = [f["id"] for f in flows if f["protocol"] == "tcp"]
     udp = [f["id"] for f in flows if f["protocol"] == "udp"]
-    ccid2 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc"] == "ccid2"]
-    ccid3 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc"] == "ccid3"]
+    ccid2 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc_base"] == "ccid2"]
+    ccid3 = [f["id"] for f in flows if f["protocol"] == "dccp" and f["cc_base"] == "ccid3"]
     n = round(plan["duration_s"] / plan["sample_interval_s"])
     return [
         f"set tcp_flows {{{' '.join(map(str, tcp))}}}",

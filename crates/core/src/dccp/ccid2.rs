@@ -84,7 +84,27 @@ impl Default for Ccid2Config {
     }
 }
 
-impl CcParams for Ccid2Config {}
+impl CcParams for Ccid2Config {
+    const PRESETS: &'static [(&'static str, &'static str)] = &[(
+        "ns2",
+        "ns-2.35's Agent/DCCP/TCPlike (ns-default.tcl): initial window 3, min RTO 1 s, the receiver's ack delay 0.2 s, no window validation when idle",
+    )];
+
+    fn preset(name: &str) -> Option<Self> {
+        match name {
+            // `initial_cwnd_ 3`, `min_rto_ 1.0`, `dack_delay_ 0.2`; dccp_tcplike.cc has no RFC 2861
+            // restart after idle periods.
+            "ns2" => Some(Ccid2Config {
+                initial_cwnd: Some(3.0),
+                min_rto_s: 1.0,
+                max_ack_delay_s: 0.2,
+                cwnd_validation: false,
+                ..Ccid2Config::default()
+            }),
+            _ => None,
+        }
+    }
+}
 
 impl Ccid2Config {
     pub fn validate(&self) -> Result<(), String> {

@@ -98,6 +98,7 @@ impl FastTfrcConfig {
             rtt_filter_q: self.rtt_filter_q,
             initial_nofeedback_s: self.initial_nofeedback_s,
             profile: super::ccid3::TfrcProfile::Rfc5348,
+            equation_size: None,
         }
     }
 

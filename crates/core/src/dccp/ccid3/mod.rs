@@ -43,6 +43,12 @@ pub struct Ccid3Config {
     pub initial_nofeedback_s: f64,
     /// The sender's specification: `"rfc5348"` (current) or `"rfc3448"` (what the seeds ran).
     pub profile: TfrcProfile,
+    /// The segment size s of the equation, the rate floors and the spacing (s/X), bytes, at both
+    /// ends; `null`: the application's packet size (RFC 4342 §5.3). ns-2's CCID 3 uses a fixed
+    /// one (`s_s_` and `r_s_`, 500 B, `ns-default.tcl`; `dccp_tfrc.cc` `s_t_ipi_ = s_s_ /
+    /// s_x_inst_`), whatever its packets carry: 160-byte VoIP packets then leave one per 500/X
+    /// seconds, and their receive rate, in real bytes, holds X near s/R.
+    pub equation_size: Option<u32>,
 }
 
 impl Default for Ccid3Config {
@@ -54,11 +60,28 @@ impl Default for Ccid3Config {
             rtt_filter_q: 0.9,
             initial_nofeedback_s: 2.0,
             profile: TfrcProfile::Rfc5348,
+            equation_size: None,
         }
     }
 }
 
-impl CcParams for Ccid3Config {}
+impl CcParams for Ccid3Config {
+    const PRESETS: &'static [(&'static str, &'static str)] = &[(
+        "ns2",
+        "ns-2.35's Agent/DCCP/TFRC (ns-default.tcl): RFC 3448 rules, s = 500 B in the equation and the spacing whatever the packet size (s_s_, r_s_), initial rate 500 B/s",
+    )];
+
+    fn preset(name: &str) -> Option<Self> {
+        match name {
+            "ns2" => Some(Ccid3Config {
+                profile: TfrcProfile::Rfc3448,
+                equation_size: Some(500),
+                ..Ccid3Config::default()
+            }),
+            _ => None,
+        }
+    }
+}
 
 impl Ccid3Config {
     pub fn validate(&self) -> Result<(), String> {
@@ -87,6 +110,15 @@ impl Ccid3Config {
             return Err(format!(
                 "rtt_filter_q: {} is out of range: expected 0 <= q < 1",
                 self.rtt_filter_q
+            ));
+        }
+        if self
+            .equation_size
+            .is_some_and(|s| !(1..=65_535).contains(&s))
+        {
+            return Err(format!(
+                "equation_size: {} is out of range: expected 1..65535 bytes (or null: the packet size)",
+                self.equation_size.unwrap_or(0)
             ));
         }
         if !(self.initial_nofeedback_s > 0.0 && self.initial_nofeedback_s <= 60.0) {

@@ -50,8 +50,10 @@ struct Hole {
 pub struct TfrcRx {
     ndupack: u32,
     history: LossIntervals,
-    /// Mean payload size s, bytes.
+    /// Mean payload size s, bytes (or the configured `equation_size`).
     s: f64,
+    /// `s` is the configuration's `equation_size`, not measured.
+    fixed_s: bool,
     /// Newest packet received, when, and its unwrapped window counter.
     high: Option<u64>,
     high_at: SimTime,
@@ -79,7 +81,8 @@ impl TfrcRx {
         TfrcRx {
             ndupack: cfg.ndupack.max(1),
             history: LossIntervals::new(cfg.loss_history),
-            s: 0.0,
+            s: cfg.equation_size.map_or(0.0, f64::from),
+            fixed_s: cfg.equation_size.is_some(),
             high: None,
             high_at: SimTime::ZERO,
             counter: 0,
@@ -172,7 +175,9 @@ impl CcidRx for TfrcRx {
         if is_data {
             self.data_received += 1;
             self.bytes_since_fb += pkt.len as u64;
-            self.s = if self.s == 0.0 {
+            self.s = if self.fixed_s {
+                self.s
+            } else if self.s == 0.0 {
                 pkt.len as f64
             } else {
                 EWMA_OLD * self.s + (1.0 - EWMA_OLD) * pkt.len as f64
@@ -306,6 +311,24 @@ mod tests {
             }
         }
         fbs
+    }
+
+    #[test]
+    fn a_fixed_equation_size_is_the_receiver_s_s_whatever_arrives() {
+        let cfg = <Ccid3Config as crate::cc::CcParams>::preset("ns2").unwrap();
+        let mut rx = TfrcRx::new(&cfg);
+        assert_eq!(rx.s, 500.0);
+        let mut measured = TfrcRx::new(&Ccid3Config::default());
+        for seq in 1..50 {
+            let pkt = RxPacket {
+                len: 160,
+                ..pkt(seq, (seq / 3 % 16) as u8)
+            };
+            rx.on_packet(SimTime::from_millis(seq * 10), &pkt);
+            measured.on_packet(SimTime::from_millis(seq * 10), &pkt);
+        }
+        assert_eq!(rx.s, 500.0);
+        assert!((measured.s - 160.0).abs() < 1e-9);
     }
 
     #[test]

@@ -100,8 +100,9 @@ pub struct TfrcTx {
 }
 
 impl TfrcTx {
-    /// A sender of `s`-byte packets.
+    /// A sender of `s`-byte packets (its TFRC's s is `cfg.equation_size` where that is set).
     pub fn new(cfg: Ccid3Config, variant: Variant, s: u32) -> Self {
+        let s = cfg.equation_size.unwrap_or(s);
         TfrcTx {
             cfg,
             variant,
@@ -519,6 +520,28 @@ mod tests {
         // 1000 B at 40 000 B/s: 25 ms apart.
         assert_eq!(tx.send_decision(ms(10)), SendDecision::NotBefore(ms(25)));
         assert_eq!(tx.send_decision(ms(25)), SendDecision::Now);
+    }
+
+    #[test]
+    fn a_fixed_equation_size_spaces_small_packets_as_if_they_were_that_size() {
+        // ns-2's CCID 3: 160-byte packets, s = 500 B in the equation and the spacing.
+        let cfg = <Ccid3Config as crate::cc::CcParams>::preset("ns2").unwrap();
+        let mut tx = TfrcTx::new(cfg, Variant::Standard, 160);
+        tx.on_established(SimTime::ZERO, SimDuration::from_millis(100));
+        let x = tx.rate();
+        // W_init from s = 500: min(2000, max(1000, 4380)) = 2000 B per 100 ms.
+        assert!((x - 20_000.0).abs() < 1e-6, "{x}");
+        assert_eq!(tx.send_decision(ms(0)), SendDecision::Now);
+        tx.on_sent(
+            ms(0),
+            &SentPacket {
+                seq: 2,
+                len: 160,
+                is_data: true,
+            },
+        );
+        // 500 / 20 000 B/s = 25 ms, not the 8 ms of 160 B at that rate: 6 400 B/s of real data.
+        assert_eq!(tx.send_decision(ms(10)), SendDecision::NotBefore(ms(25)));
     }
 
     #[test]
