@@ -177,8 +177,9 @@ def _first_hop(p: dict[str, Any], flow: dict[str, Any], per_fid: dict[tuple[int,
 
 def _tcp_flow(flow: dict[str, Any], rows: list[list[float]]) -> dict[str, Any]:
     tcp = flow["tcp"]
-    wire = tcp["mss"] + tcp["header_bytes"]
-    window = tcp["rwnd_bytes"] // tcp["mss"] if tcp["rwnd_bytes"] else 1 << 20
+    payload = ns2_tcl.segment_size(flow)
+    wire = payload + tcp["header_bytes"]
+    window = tcp["rwnd_bytes"] // payload if tcp["rwnd_bytes"] else 1 << 20
     series: dict[str, list[float]] = {k: [] for k in ("t_s", "sent_pkts", "sent_bytes", "retransmitted_pkts", "delivered_pkts",
                                                       "goodput_bytes", "cwnd_pkts", "ssthresh_pkts", "srtt_s")}
     for t, sink_bytes, npack, nbytes, nrexmit, cwnd, ssthresh, srtt, _, _ in rows:
@@ -188,7 +189,7 @@ def _tcp_flow(flow: dict[str, Any], rows: list[list[float]]) -> dict[str, Any]:
         series["sent_bytes"].append(nbytes + npack * tcp["header_bytes"])
         series["retransmitted_pkts"].append(nrexmit)
         series["delivered_pkts"].append(segments)
-        series["goodput_bytes"].append(segments * tcp["mss"])
+        series["goodput_bytes"].append(segments * payload)
         series["cwnd_pkts"].append(cwnd)
         series["ssthresh_pkts"].append(math.nan if ssthresh >= window else ssthresh)
         series["srtt_s"].append(srtt if srtt > 0 else math.nan)

@@ -4,8 +4,8 @@ Mapping (docs/peers.md has the table):
 
 - every link direction is a `simplex-link` with the plan's rate and delay; its queue is `DropTail`
   or `RED` with `queue-limit` = the plan's limit (ns-2, like the simulator, does not count the
-  packet being serialised); byte limits use `queue_in_bytes_` with `mean_pktsize_ 1`. Routing is
-  ns-2's static shortest path (hop count).
+  packet being serialised); byte limits use `queue_in_bytes_` with `mean_pktsize_ 1`. Routes are
+  the simulator's, installed with ns-2's manual routing (`rtproto Manual`).
 - TCP with ccarena's `reno` is ns-2's one-way agent of the recovery flavour (`Agent/TCP`,
   `/Reno`, `/Newreno`, `/Sack1`) and the matching sink (`/DelAck` when ACKs are delayed). The
   Linux-derived algorithms are `Agent/TCP/Linux` with `select_ca` — the Linux 2.6.22 modules,
@@ -162,6 +162,14 @@ def _loss(link: dict[str, Any]) -> list[str]:
     return [*lines, "$em drop-target [new Agent/Null]", f"$ns lossmodel $em $node({link['src']}) $node({link['dst']})"]
 
 
+def segment_size(flow: dict[str, Any]) -> int:
+    """A TCP flow's segment payload: the message size of a `cbr` or `onoff` application (the
+    simulator sends each message as one segment), else the MSS. ns-2's agent rounds every
+    message up to whole `packetSize_` segments, so it is set to this."""
+    app = flow["app"]
+    return int(app["packet_size"]) if app["kind"] in ("cbr", "onoff") else int(flow["tcp"]["mss"])
+
+
 def _tcp_agent(flow: dict[str, Any]) -> list[str]:
     tcp = flow["tcp"]
     cc, i = flow["cc"], flow["id"]
@@ -172,10 +180,10 @@ def _tcp_agent(flow: dict[str, Any]) -> list[str]:
         agent, sink = STOCK_AGENTS[flow["recovery"]]
     if tcp["delayed_ack"]:
         sink += "/DelAck"
-    window = tcp["rwnd_bytes"] // tcp["mss"] if tcp["rwnd_bytes"] else 1 << 20
+    window = tcp["rwnd_bytes"] // segment_size(flow) if tcp["rwnd_bytes"] else 1 << 20
     lines = [
         f"set src({i}) [new {agent}]",
-        f"$src({i}) set packetSize_ {tcp['mss']}",
+        f"$src({i}) set packetSize_ {segment_size(flow)}",
         f"$src({i}) set tcpip_base_hdr_size_ 40",
         f"$src({i}) set window_ {window}",
         f"$src({i}) set windowInit_ {tcp['initial_cwnd']:g}",
@@ -282,6 +290,9 @@ def script(plan: dict[str, Any]) -> str:
     out = [
         "# ccarena: generated for ns-2.35 from the scenario " + repr(plan["name"]),
         "set ns [new Simulator]",
+        # Routes are the simulator's (installed below), not ns-2's own shortest paths, which
+        # break ties between equal paths otherwise (e.g. both ways round a ring).
+        "$ns rtproto Manual",
         # Error models and exponential sources draw from ns-2's default generator, seeded by the
         # scenario's seed (ns-2 takes 1..2^31-2; 0 would mean "from the clock").
         f"$defaultRNG seed {plan['seed'] % 2147483646 + 1}",
@@ -306,6 +317,11 @@ def script(plan: dict[str, Any]) -> str:
         out += [f"$ns attach-agent $node({flow['src']}) $src({i})", f"$ns attach-agent $node({flow['dst']}) $dst({i})",
                 f"$ns connect $src({i}) $dst({i})"]
         out += _app(flow)
+    from ccarena.peers.plan import next_hops
+
+    out.append("proc route {at dst via} { global ns node; [$node($at) get-module Manual] add-route [$node($dst) set address_] "
+               "[[$ns link $node($at) $node($via)] head] }")
+    out += [f"route {at} {dst} {plan['links'][k]['dst']}" for (at, dst), k in sorted(next_hops(plan).items())]
     out += _measurement(plan)
     return "\n".join(out) + "\n"
 

@@ -218,3 +218,50 @@ def default_cc_params(cc: str, stack: str | None) -> dict[str, Any]:
         "flows": [{"cc": cc, **({"stack": stack} if stack else {})}],
     }
     return dict(api.validate(doc)["flows"][0].get("cc_params") or {})
+
+
+def next_hops(plan: dict[str, Any]) -> dict[tuple[str, str], int]:
+    """The simulator's routes for the plan's flows, as (node, destination node) → the index in
+    ``plan["links"]`` of the link a packet leaves ``node`` on, for every node on the path of a
+    flow's data (source to destination) and its acknowledgements (back).
+
+    The rule is `net/routing.rs`'s: a reverse Dijkstra from each destination with the cost
+    (hops, propagation delay in ns, id of the first link) compared lexicographically, link ids
+    being the plan's link order; peers with their own routing (ns-2's shortest hop count) break
+    ties otherwise, e.g. both ways round a ring.
+    """
+    import heapq
+
+    links = plan["links"]
+    incoming: dict[str, list[tuple[int, dict[str, Any]]]] = {}
+    for k, link in enumerate(links):
+        incoming.setdefault(link["dst"], []).append((k, link))
+    trees: dict[str, dict[str, int]] = {}
+
+    def tree(dst: str) -> dict[str, int]:
+        if dst not in trees:
+            best: dict[str, tuple[int, int, int]] = {dst: (0, 0, 0)}
+            nxt: dict[str, int] = {}
+            heap = [(0, 0, 0, dst)]
+            while heap:
+                hops, delay, first, node = heapq.heappop(heap)
+                if best.get(node) != (hops, delay, first):
+                    continue
+                for k, link in incoming.get(node, ()):
+                    cand = (hops + 1, delay + round(link["delay_s"] * 1e9), k)
+                    u = link["src"]
+                    if u not in best or cand < best[u]:
+                        best[u], nxt[u] = cand, k
+                        heapq.heappush(heap, (*cand, u))
+            trees[dst] = nxt
+        return trees[dst]
+
+    out: dict[tuple[str, str], int] = {}
+    for flow in plan["flows"]:
+        for a, b in ((flow["src"], flow["dst"]), (flow["dst"], flow["src"])):
+            routes, node, seen = tree(b), a, 0
+            while node != b and node in routes and seen <= len(links):
+                k = routes[node]
+                out[(node, b)] = k
+                node, seen = links[k]["dst"], seen + 1
+    return out
