@@ -143,6 +143,7 @@ def test_compare_lists_a_backend_that_refuses_the_scenario() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "ns2: not run: flows[0].rack_tlp: ns-2's agents have no RACK-TLP" in out.stdout
+    assert "like for like: ns-2 runs ns-2's TCP profile: --set stack=ns2 (docs/peers.md)" in out.stdout
 
 
 def test_a_single_backend_that_refuses_is_an_error_line() -> None:

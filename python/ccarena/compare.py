@@ -19,6 +19,13 @@ import numpy as np
 from ccarena import _format, backends
 from ccarena.errors import PeerError, TestbedError
 
+#: How to make a scenario one a peer runs like for like, printed when a peer refused one.
+LIKE_FOR_LIKE = {
+    "ns2": "ns-2 runs ns-2's TCP profile: --set stack=ns2",
+    "ns3": "ns-3 runs it with a handshake and pipe-limited sending: --set stack=ns2 and, on each TCP group, "
+           "--set 'flows[0].handshake=true' --set 'flows[0].window_from_una=false'",
+}
+
 #: (metric, unit kind, how the value comes from a RunResult); per-flow goodput rows come first.
 Metric = tuple[str, str, Callable[[Any], float]]
 
@@ -29,6 +36,8 @@ class Comparison:
 
     runs: dict[str, list[Any]]
     skipped: dict[str, str] = field(default_factory=dict)
+    #: The backends of ``skipped`` that refused the scenario (the others are not available here).
+    refused: list[str] = field(default_factory=list)
 
     @property
     def reference(self) -> str:
@@ -62,6 +71,9 @@ class Comparison:
             headers += [f"{b} (n={len(self.runs[b])})", f"{b} vs {ref}"]
         text = _format.text_table(headers, rows, [False] + [True] * (len(headers) - 1))
         notes = [f"{b}: not run: {why}" for b, why in self.skipped.items()]
+        refused = [b for b in self.refused if b in LIKE_FOR_LIKE]
+        if refused:
+            notes.append("like for like: " + "; ".join(LIKE_FOR_LIKE[b] for b in refused) + " (docs/peers.md)")
         return "\n".join([text, *notes])
 
     def to_dict(self) -> dict[str, Any]:
@@ -191,6 +203,7 @@ def compare(
     base = int(doc.get("seed", 1))
     runs: dict[str, list[Any]] = {}
     skipped: dict[str, str] = {}
+    refused: list[str] = []
     for name in wanted:
         why = backends.unavailable(name)
         if why:
@@ -208,6 +221,7 @@ def compare(
             if len(wanted) == 1:
                 raise
             skipped[name] = str(exc)
+            refused.append(name)
     if not runs:
         raise PeerError("compare: no backend could run the scenario (" + "; ".join(f"{b}: {w}" for b, w in skipped.items()) + ")")
-    return Comparison(runs=runs, skipped=skipped)
+    return Comparison(runs=runs, skipped=skipped, refused=refused)
