@@ -146,12 +146,13 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     assert _mine() == []
 
 
-def test_timestamps_follow_the_flow_s_stack() -> None:
-    """`rfc` has no timestamps: full segments carry 1460 B, 12 more than the `linux` stack's
-    (the option's 12 bytes), and the tables count 40 B of headers per segment, not 52."""
+def test_timestamps_follow_the_flow_s_key() -> None:
+    """Without timestamps full segments carry 1460 B, 12 more than with them (the option's 12
+    bytes), and the tables count 40 B of headers per segment, not 52."""
     from ccarena import testbed
 
-    flow = testbed.run(ONE_CUBIC, overrides=["duration=3s", "warmup=1s", 'flows[0].stack="rfc"']).flows.iloc[0]
+    overrides = ["duration=3s", "warmup=1s", "flows[0].timestamps=false", 'flows[0].mss="1460B"']
+    flow = testbed.run(ONE_CUBIC, overrides=overrides).flows.iloc[0]
     assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1460) < 1
     assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
     assert abs(flow["sent_bytes"] / flow["sent_pkts"] - 1500) < 1
@@ -339,6 +340,10 @@ def test_sigkill_leftovers_are_removed_by_testbed_cleanup() -> None:
          r"topology\.queue\.kind: 'red' cannot run on the testbed"),
         # The linux stack's cubic is Linux's (cubic@linux-6); other values cannot be set per socket.
         ("flows[0].cc_params={beta=0.5}", r"flows\[0\]\.cc_params: Linux's cubic takes no parameters per socket"),
+        # Another stack's TCP behaviours are not the kernel's: refused, not silently run as Linux.
+        ('flows[0].stack="ns2"', r"flows\[0\]\.handshake: False \(stack = \"ns2\" sets it\) is not what this host's Linux TCP does"),
+        ("flows[0].initial_cwnd=2", r"flows\[0\]\.initial_cwnd: 2\.0 is not what this host's Linux TCP does \(10\.0\)"),
+        ("flows[0].timestamps=false", r"flows\[0\]\.mss: '1448B': the kernel's segments carry 1460B of payload without timestamps"),
     ],
 )
 def test_refusals_are_one_line(override: str, expected: str) -> None:

@@ -22,6 +22,15 @@ TOOLS = ("ip", "tc", "ethtool", "ping")
 APPS = ("bulk", "file", "cbr")
 #: Loss recoveries Linux offers: SACK, or NewReno when SACK is off (net.ipv4.tcp_sack=0).
 RECOVERIES = ("sack", "newreno")
+#: TCP behaviours the testbed leaves as the kernel has them: a flow must ask for Linux's own (the
+#: `linux` stack profile's value), or the kernel would silently run something else. `timestamps`
+#: and `recovery` are mapped (sysctls per namespace), the segment size follows from timestamps.
+KERNEL_FIXED = (
+    "handshake", "quickack", "rack_tlp", "prr", "rto", "head_retransmit_rearms_rto", "window_from_una",
+    "initial_cwnd", "min_rto", "delayed_ack", "rcv_buf", "rwnd", "slow_start_after_idle",
+)
+#: Payload of a full segment on the testbed's 1500-byte MTU: 12 B less with the timestamp option.
+KERNEL_MSS = {True: "1448B", False: "1460B"}
 
 
 def require_privileges() -> None:
@@ -90,9 +99,31 @@ def refuse_unsupported(doc: dict[str, Any]) -> None:
             raise TestbedError(f"{where}.recovery: {group['recovery']!r} does not exist in Linux (allowed: sack, newreno)")
         if group.get("ecn") or group.get("source_quench"):
             raise TestbedError(f"{where}: ECN and Source Quench are not supported by the testbed")
+        _refuse_other_tcp(group, where)
         stack = group.get("stack", "linux")
         if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(_defaults(group["cc"], stack)):
             raise TestbedError(f"{where}.cc_params: Linux's {group['cc']} takes no parameters per socket")
+
+
+def _refuse_other_tcp(group: dict[str, Any], where: str) -> None:
+    """A one-line TestbedError for a TCP behaviour the group asks for that this kernel's TCP
+    does not have (a key its stack profile or the scenario set otherwise than Linux)."""
+    from ccarena import api
+
+    linux = api.validate({"duration": "1s", "topology": {"kind": "dumbbell", "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms"},
+                          "flows": [{"cc": "reno", "stack": "linux"}]})["flows"][0]
+    for key in KERNEL_FIXED:
+        if group.get(key) != linux.get(key):
+            stack = group.get("stack", "linux")
+            origin = f" (stack = \"{stack}\" sets it)" if stack != "linux" else ""
+            raise TestbedError(
+                f"{where}.{key}: {group.get(key)!r}{origin} is not what this host's Linux TCP does ({linux.get(key)!r}); "
+                "the testbed cannot change it"
+            )
+    mss = KERNEL_MSS[bool(group.get("timestamps"))]
+    if group.get("mss") != mss:
+        raise TestbedError(f"{where}.mss: {group.get('mss')!r}: the kernel's segments carry {mss} of payload "
+                           f"{'with' if group.get('timestamps') else 'without'} timestamps; set mss = \"{mss}\"")
 
 
 def _linux_params(params: dict[str, Any]) -> dict[str, Any]:
