@@ -18,20 +18,20 @@
 //! simultaneous arrivals at the same queue: they enter in the order their feeders admitted
 //! them, where the removed events' `seq` used to decide.
 
+use crate::net::icmp;
+use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::net::feeder::Feeders;
-use crate::net::icmp;
 use crate::net::inbound::Incoming;
 use crate::net::link::{Arrival, Flight, Link};
 use crate::net::packet::{FlowId, HopView, LinkId, NodeId, Packet, PacketSlab, PktId};
+use crate::wire::Header;
 use crate::net::routing::Routes;
 use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Probe, Transport};
 use crate::udp::{UdpReceiver, UdpSender};
-use crate::wire::Header;
-use crate::wire::QuenchCode;
 
 mod queue;
 pub use queue::EventQueue;
@@ -162,11 +162,7 @@ impl FlowId {
     /// The endpoint a packet of this flow is delivered to ([`Header::delivered_to_receiver`]).
     #[inline]
     fn endpoint(self, to_receiver: bool) -> EpId {
-        if to_receiver {
-            self.receiver()
-        } else {
-            self.sender()
-        }
+        if to_receiver { self.receiver() } else { self.sender() }
     }
 }
 
@@ -270,20 +266,12 @@ impl World {
     }
 
     pub fn new(parts: WorldParts) -> World {
-        assert_eq!(
-            parts.endpoints.len(),
-            2 * parts.flows.len(),
-            "two endpoints per flow, sender then receiver"
-        );
+        assert_eq!(parts.endpoints.len(), 2 * parts.flows.len(), "two endpoints per flow, sender then receiver");
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
         // A Source Quench leaves a router, not an endpoint: no flow's route says which links it
         // enters, so no link is fed where any queue sends them.
-        let feeders = if parts.links.iter().any(Link::quenches) {
-            Feeders::none(n_links)
-        } else {
-            parts.feeders
-        };
+        let feeders = if parts.links.iter().any(Link::quenches) { Feeders::none(n_links) } else { parts.feeders };
         let mut links = parts.links;
         let mut out_degree = vec![0u32; parts.node_count];
         for link in &links {
@@ -294,14 +282,8 @@ impl World {
         }
         let mut shares: Vec<Vec<(LinkId, u32)>> = vec![Vec::new(); n_links];
         for fed in (0..n_links as u32).map(LinkId) {
-            let Some(from) = feeders.of(fed) else {
-                continue;
-            };
-            let shortest = from
-                .iter()
-                .map(|f| links[f.0 as usize].delay)
-                .min()
-                .expect("a fed link has a feeder");
+            let Some(from) = feeders.of(fed) else { continue };
+            let shortest = from.iter().map(|f| links[f.0 as usize].delay).min().expect("a fed link has a feeder");
             links[fed.0 as usize].set_fed(from.len(), shortest);
             for (slot, f) in from.iter().enumerate() {
                 links[f.0 as usize].feeds = true;
@@ -316,11 +298,7 @@ impl World {
         // Series grow as samples are taken (no up-front reservation: a run that stops early, or
         // whose flows end, never pays for the rows it does not record).
         let flow_series = FlowSeries::default();
-        let counters = parts
-            .flows
-            .iter()
-            .map(|f| FlowCounters::new(f.delay_quantiles))
-            .collect();
+        let counters = parts.flows.iter().map(|f| FlowCounters::new(f.delay_quantiles)).collect();
         let mut w = World {
             queue: EventQueue::default(),
             slab: PacketSlab::with_capacity(4096),
@@ -333,16 +311,8 @@ impl World {
                 .enumerate()
                 .map(|(i, transport)| {
                     // Endpoint 2f is flow f's sender (`FlowId::sender`): it goes silent at the flow's stop.
-                    let stop = if i % 2 == 0 {
-                        parts.flows[i / 2].stop
-                    } else {
-                        None
-                    };
-                    let timer = TimerSlot {
-                        armed: Deadline::NONE,
-                        gen: 0,
-                        silent_from: stop.into(),
-                    };
+                    let stop = if i % 2 == 0 { parts.flows[i / 2].stop } else { None };
+                    let timer = TimerSlot { armed: Deadline::NONE, gen: 0, silent_from: stop.into() };
                     EndpointSlot { transport, timer }
                 })
                 .collect(),
@@ -439,11 +409,7 @@ impl World {
         let node = link.to;
         if let Some(next) = next {
             let into_leaf = link.into_leaf;
-            let after = if into_leaf {
-                link.second_in_pipe()
-            } else {
-                None
-            };
+            let after = if into_leaf { link.second_in_pipe() } else { None };
             self.queue.schedule(next.at, Event::Arrive(l));
             // It is this link's next arrival: start loading it while other events run, all of
             // it where it will be delivered, what forwarding reads where it goes on (a whole
@@ -523,13 +489,7 @@ impl World {
     /// A fed link needs an event by `at`.
     fn arm(&mut self, l: LinkId, at: SimTime) {
         if let Some(generation) = self.links[l.0 as usize].arm(at) {
-            self.queue.schedule(
-                at,
-                Event::Fed {
-                    link: l,
-                    generation,
-                },
-            );
+            self.queue.schedule(at, Event::Fed { link: l, generation });
         }
     }
 
@@ -538,9 +498,7 @@ impl World {
     /// later (held back by `next_read`), so each link's state is that of now.
     fn debug_assert_inbound_caught_up(&self) {
         debug_assert!(
-            self.links
-                .iter()
-                .all(|l| l.next_inbound().is_none_or(|at| at >= self.now)),
+            self.links.iter().all(|l| l.next_inbound().is_none_or(|at| at >= self.now)),
             "a fed link has a packet due before the read at {:?} not yet admitted",
             self.now
         );
@@ -550,11 +508,7 @@ impl World {
     /// link would admit before then is admitted with its own arrival instant, ahead of the
     /// clock: no read can come in between to see the link ahead of time.
     fn set_next_read(&mut self) {
-        self.next_read = if self.now < self.warmup {
-            self.warmup.min(self.next_sample)
-        } else {
-            self.next_sample
-        };
+        self.next_read = if self.now < self.warmup { self.warmup.min(self.next_sample) } else { self.next_sample };
     }
 
     /// A packet is at `node`: deliver it if addressed here, else forward it.
@@ -572,17 +526,10 @@ impl World {
         debug_assert_ne!(hop.dst, node, "a packet forwarded from its destination");
         match self.routes.next_hop(node, hop.dst) {
             Some(l) => {
-                debug_assert!(
-                    !self.links[l.0 as usize].is_fed(),
-                    "a packet entered link {} other than through its feeders",
-                    l.0
-                );
+                debug_assert!(!self.links[l.0 as usize].is_fed(), "a packet entered link {} other than through its feeders", l.0);
                 self.admit(l, id, self.now, hop);
             }
-            None => unreachable!(
-                "no route from node {} to {} (checked when the scenario was built)",
-                node.0, hop.dst.0
-            ),
+            None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, hop.dst.0),
         }
     }
 
@@ -597,13 +544,7 @@ impl World {
 
     /// [`World::admit`] on one link: where the packet goes on to at once, if anywhere.
     #[inline]
-    fn admit_one(
-        &mut self,
-        l: LinkId,
-        id: PktId,
-        at: SimTime,
-        hop: HopView,
-    ) -> Option<(LinkId, SimTime)> {
+    fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime, hop: HopView) -> Option<(LinkId, SimTime)> {
         let link = &mut self.links[l.0 as usize];
         let (router, far, feeds) = (link.from, link.to, link.feeds);
         let adm = link.arrive(at, hop, self.slab.get_mut(id));
@@ -640,23 +581,12 @@ impl World {
     /// instant the packet reaches its input are returned; else into `l`'s pipe. `feeds` is
     /// `l`'s flag, read with the rest of the admission (not looked up again).
     #[inline]
-    fn launch(
-        &mut self,
-        l: LinkId,
-        feeds: bool,
-        id: PktId,
-        far: NodeId,
-        hop: HopView,
-        at: SimTime,
-    ) -> Option<(LinkId, SimTime)> {
+    fn launch(&mut self, l: LinkId, feeds: bool, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
         let dst = hop.dst;
         if far != dst && feeds {
             // A packet goes on from `far` along its flow's route, on which `l` precedes `next`:
             // if `next` is fed, `l` is one of its feeders.
-            let next = self
-                .routes
-                .next_hop(far, dst)
-                .expect("routed when the scenario was built");
+            let next = self.routes.next_hop(far, dst).expect("routed when the scenario was built");
             let fed = &self.links[next.0 as usize];
             if fed.is_fed() {
                 let (lookahead, waiting) = (fed.lookahead(), !fed.inbound_is_empty());
@@ -676,23 +606,9 @@ impl World {
                 };
                 self.handed_over = self.handed_over.wrapping_add(1);
                 let fed = &mut self.links[next.0 as usize];
-                fed.hand_over(
-                    slot,
-                    Incoming {
-                        at,
-                        seq: self.handed_over,
-                        id,
-                        hop,
-                    },
-                );
+                fed.hand_over(slot, Incoming { at, seq: self.handed_over, id, hop });
                 if let Some(generation) = fed.arm(at) {
-                    self.queue.schedule(
-                        at,
-                        Event::Fed {
-                            link: next,
-                            generation,
-                        },
-                    );
+                    self.queue.schedule(at, Event::Fed { link: next, generation });
                 }
                 return None;
             }
@@ -705,9 +621,7 @@ impl World {
 
     /// The router `at` tells the source of `orig` (RFC 792): a new packet, routed from `at`.
     fn send_source_quench(&mut self, at: NodeId, orig: &Packet, code: QuenchCode) {
-        let Some(sq) = icmp::source_quench(self.now, at, orig, code) else {
-            return;
-        };
+        let Some(sq) = icmp::source_quench(self.now, at, orig, code) else { return };
         let c = &mut self.counters[sq.flow.0 as usize];
         c.sq_sent_pkts += 1;
         c.sq_sent_bytes += sq.size as u64;
@@ -738,9 +652,7 @@ impl World {
             c.sq_received_pkts += 1;
             c.sq_delay_ns += self.now.saturating_since(pkt.sent_at).as_nanos() as u128;
         }
-        self.endpoints[ep.0 as usize]
-            .transport
-            .handle_packet(self.now, pkt);
+        self.endpoints[ep.0 as usize].transport.handle_packet(self.now, pkt);
         self.slab.remove(id);
         self.service(ep);
     }
@@ -765,30 +677,17 @@ impl World {
         if silent_from.is_due(now) {
             return;
         }
-        while let Some((id, hop)) = self.endpoints[ep.0 as usize]
-            .transport
-            .transmit_into(now, &mut self.slab)
-        {
+        while let Some((id, hop)) = self.endpoints[ep.0 as usize].transport.transmit_into(now, &mut self.slab) {
             self.emit(id, hop);
         }
         let slot = &mut self.endpoints[ep.0 as usize];
-        if let Some(d) = slot
-            .transport
-            .poll_timeout()
-            .filter(|&d| silent_from.is_after(d))
-        {
+        if let Some(d) = slot.transport.poll_timeout().filter(|&d| silent_from.is_after(d)) {
             // A later deadline needs no new event: the armed one fires early and re-arms.
             if slot.timer.armed.is_after(d) {
                 let at = d.max(now);
                 slot.timer.gen = slot.timer.gen.wrapping_add(1);
                 slot.timer.armed.set(at);
-                self.queue.schedule(
-                    at,
-                    Event::Timer {
-                        ep,
-                        gen: slot.timer.gen,
-                    },
-                );
+                self.queue.schedule(at, Event::Timer { ep, gen: slot.timer.gen });
             }
         }
     }
@@ -801,10 +700,7 @@ impl World {
             c.sent_pkts += 1;
             c.sent_bytes += pkt.size as u64;
             c.in_flight_pkts += 1;
-            if let Header::TcpData {
-                retransmit: true, ..
-            } = pkt.header
-            {
+            if let Header::TcpData { retransmit: true, .. } = pkt.header {
                 c.retransmitted_pkts += 1;
             }
         }
@@ -814,8 +710,7 @@ impl World {
     }
 
     fn goodput_bytes(&self, f: usize) -> u64 {
-        self.endpoint_probe(FlowId(f as u32).receiver())
-            .delivered_bytes
+        self.endpoint_probe(FlowId(f as u32).receiver()).delivered_bytes
     }
 
     fn snapshot_warmup(&mut self) {
@@ -834,11 +729,7 @@ impl World {
     fn take_sample(&mut self) {
         self.debug_assert_inbound_caught_up();
         let t = self.now.as_secs_f64();
-        let dt = self
-            .now
-            .saturating_since(self.prev_sample)
-            .as_nanos()
-            .max(1) as f64;
+        let dt = self.now.saturating_since(self.prev_sample).as_nanos().max(1) as f64;
         for f in 0..self.flows.len() {
             if !self.flows[f].sampled {
                 continue;
@@ -852,17 +743,13 @@ impl World {
             s.t_s.push(t);
             s.sent_pkts.push(snap.sent_pkts - prev.sent_pkts);
             s.sent_bytes.push(snap.sent_bytes - prev.sent_bytes);
-            s.retransmitted_pkts
-                .push(snap.retransmitted_pkts - prev.retransmitted_pkts);
-            s.delivered_pkts
-                .push(snap.delivered_pkts - prev.delivered_pkts);
+            s.retransmitted_pkts.push(snap.retransmitted_pkts - prev.retransmitted_pkts);
+            s.delivered_pkts.push(snap.delivered_pkts - prev.delivered_pkts);
             s.dropped_pkts.push(snap.dropped_pkts - prev.dropped_pkts);
-            s.goodput_bytes
-                .push(snap.goodput_bytes - prev.goodput_bytes);
+            s.goodput_bytes.push(snap.goodput_bytes - prev.goodput_bytes);
             s.cwnd_pkts.push(probe.cwnd.unwrap_or(f64::NAN));
             s.ssthresh_pkts.push(probe.ssthresh.unwrap_or(f64::NAN));
-            s.srtt_s
-                .push(probe.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
+            s.srtt_s.push(probe.srtt.map_or(f64::NAN, |d| d.as_secs_f64()));
             s.rate_bps.push(probe.rate_bps.unwrap_or(f64::NAN));
             s.delay_mean_s.push(if c.interval_delay_count > 0 {
                 c.interval_delay_ns as f64 / c.interval_delay_count as f64 * 1e-9
@@ -881,10 +768,8 @@ impl World {
             s.tx_pkts.push(c.tx_pkts - prev.tx_pkts);
             s.tx_bytes.push(c.tx_bytes - prev.tx_bytes);
             s.dropped_pkts.push(c.dropped_pkts - prev.dropped_pkts);
-            s.queue_pkts
-                .push((c.queue_pkt_ns - prev.queue_pkt_ns) as f64 / dt);
-            s.queue_bytes
-                .push((c.queue_byte_ns - prev.queue_byte_ns) as f64 / dt);
+            s.queue_pkts.push((c.queue_pkt_ns - prev.queue_pkt_ns) as f64 / dt);
+            s.queue_bytes.push((c.queue_byte_ns - prev.queue_byte_ns) as f64 / dt);
             s.max_queue_pkts.push(l.take_max_queue(self.now));
         }
         self.prev_sample = self.now;
@@ -932,10 +817,7 @@ mod tests {
         for f in [0, 1, 7, u32::MAX / 2] {
             let flow = FlowId(f);
             assert_eq!((flow.sender().flow(), flow.receiver().flow()), (flow, flow));
-            assert_eq!(
-                (flow.endpoint(false), flow.endpoint(true)),
-                (flow.sender(), flow.receiver())
-            );
+            assert_eq!((flow.endpoint(false), flow.endpoint(true)), (flow.sender(), flow.receiver()));
         }
     }
 
@@ -959,18 +841,11 @@ mod tests {
             count = 2
             cc = "reno"
         "#;
-        let built = crate::scenario::Scenario::from_toml(toml)
-            .unwrap()
-            .build()
-            .unwrap();
+        let built = crate::scenario::Scenario::from_toml(toml).unwrap().build().unwrap();
         let roles = built.node_roles.clone();
         let w = World::new(built.parts);
         let marked: Vec<bool> = w.links.iter().map(|l| l.into_leaf).collect();
-        let into_hosts: Vec<bool> = w
-            .links
-            .iter()
-            .map(|l| roles[l.to.0 as usize] == "host")
-            .collect();
+        let into_hosts: Vec<bool> = w.links.iter().map(|l| roles[l.to.0 as usize] == "host").collect();
         assert_eq!(marked, into_hosts);
         assert!(marked.contains(&true) && marked.contains(&false));
     }
@@ -983,15 +858,7 @@ mod tests {
         q.schedule(SimTime::from_millis(1), Event::WarmupEnd);
         q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(1)));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(
-            order,
-            [
-                Event::Arrive(LinkId(7)),
-                Event::WarmupEnd,
-                Event::Arrive(LinkId(1)),
-                Event::Sample
-            ]
-        );
+        assert_eq!(order, [Event::Arrive(LinkId(7)), Event::WarmupEnd, Event::Arrive(LinkId(1)), Event::Sample]);
     }
 
     /// The queue against a reference model (a list sorted by time, stable for ties) over a long
@@ -1027,18 +894,10 @@ mod tests {
                 let (t, want) = model.remove(i);
                 if t.as_nanos() > now && (r >> 8).is_multiple_of(4) {
                     // As at the end of a run: an event past the end stays queued, in its place.
-                    assert_eq!(
-                        q.pop_until(SimTime::from_nanos(t.as_nanos() - 1)),
-                        None,
-                        "pop {popped}"
-                    );
+                    assert_eq!(q.pop_until(SimTime::from_nanos(t.as_nanos() - 1)), None, "pop {popped}");
                     assert_eq!(q.len(), model.len() + 1);
                 }
-                assert_eq!(
-                    q.pop_until(t),
-                    Some((t, Event::Arrive(LinkId(want)))),
-                    "pop {popped}"
-                );
+                assert_eq!(q.pop_until(t), Some((t, Event::Arrive(LinkId(want)))), "pop {popped}");
                 assert_eq!(q.len(), model.len());
                 now = t.as_nanos();
                 popped += 1;

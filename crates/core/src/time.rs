@@ -61,12 +61,7 @@ impl Deadline {
     /// The earliest of some deadlines (a few conditional moves).
     #[inline]
     pub fn earliest<const N: usize>(deadlines: [Deadline; N]) -> Option<SimTime> {
-        Deadline(
-            deadlines
-                .iter()
-                .fold(SimTime::MAX, |earliest, d| earliest.min(d.0)),
-        )
-        .get()
+        Deadline(deadlines.iter().fold(SimTime::MAX, |earliest, d| earliest.min(d.0))).get()
     }
 }
 
@@ -254,9 +249,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|&(_, c)| {
-            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
-        })
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "e" may start a unit only if no digit follows; keep it simple: units never start with e/E.
@@ -267,8 +260,7 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 /// Parses a duration such as "100ms", "1.5s", "250us", "10ns", "2min".
 pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     let allowed = "a number with a unit: ns, us, ms, s or min (e.g. \"100ms\")";
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("{s:?} is not a duration: expected {allowed}"))?;
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a duration: expected {allowed}"))?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
@@ -276,11 +268,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
         "s" => 1.0,
         "min" => 60.0,
         "" => return Err(format!("{s:?} has no unit: expected {allowed}")),
-        _ => {
-            return Err(format!(
-                "{s:?} has an unknown unit {unit:?}: expected {allowed}"
-            ))
-        }
+        _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
     if !v.is_finite() || v < 0.0 {
         return Err(format!("{s:?} must be a non-negative duration"));
@@ -291,8 +279,7 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
 /// Parses a rate such as "1Gbps", "1.94Mbps", "80kbps", "500bps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let allowed = "a number with a unit: bps, kbps, Mbps or Gbps (e.g. \"10Mbps\")";
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("{s:?} is not a rate: expected {allowed}"))?;
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a rate: expected {allowed}"))?;
     let scale = match unit {
         "bps" | "bit/s" => 1.0,
         "kbps" | "Kbps" | "kbit/s" => 1e3,
@@ -300,11 +287,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
         "Gbps" | "gbps" | "Gbit/s" => 1e9,
         "Tbps" => 1e12,
         "" => return Err(format!("{s:?} has no unit: expected {allowed}")),
-        _ => {
-            return Err(format!(
-                "{s:?} has an unknown unit {unit:?}: expected {allowed}"
-            ))
-        }
+        _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
     let bps = v * scale;
     if !bps.is_finite() || bps < 1.0 {
@@ -316,8 +299,7 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 /// Parses a size in bytes such as "1500B", "64KB", "5MB" (decimal: 1 MB = 10^6 B), "1KiB".
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let allowed = "a number with a unit: B, KB, MB, GB, KiB, MiB or GiB (e.g. \"1500B\")";
-    let (v, unit) =
-        split_number(s).ok_or_else(|| format!("{s:?} is not a size: expected {allowed}"))?;
+    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a size: expected {allowed}"))?;
     let scale = match unit {
         "B" => 1.0,
         "KB" | "kB" => 1e3,
@@ -327,11 +309,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
         "MiB" => 1024.0 * 1024.0,
         "GiB" => 1024.0 * 1024.0 * 1024.0,
         "" => return Err(format!("{s:?} has no unit: expected {allowed}")),
-        _ => {
-            return Err(format!(
-                "{s:?} has an unknown unit {unit:?}: expected {allowed}"
-            ))
-        }
+        _ => return Err(format!("{s:?} has an unknown unit {unit:?}: expected {allowed}")),
     };
     let b = v * scale;
     if !b.is_finite() || b < 0.0 {
@@ -348,55 +326,29 @@ mod tests {
     fn an_unset_deadline_is_never_due_and_after_every_instant() {
         let t = SimTime::from_nanos;
         let (none, at5) = (Deadline::NONE, Deadline::from(Some(t(5))));
-        assert!(
-            !none.is_due(SimTime::MAX) && none.is_after(t(u64::MAX - 1)) && none.get().is_none()
-        );
+        assert!(!none.is_due(SimTime::MAX) && none.is_after(t(u64::MAX - 1)) && none.get().is_none());
         assert!(at5.is_due(t(5)) && !at5.is_due(t(4)) && at5.is_after(t(4)) && !at5.is_after(t(5)));
-        assert_eq!(
-            Deadline::earliest([none, at5, Deadline::from(Some(t(9)))]),
-            Some(t(5))
-        );
+        assert_eq!(Deadline::earliest([none, at5, Deadline::from(Some(t(9)))]), Some(t(5)));
         assert_eq!(Deadline::earliest([none, none]), None);
     }
 
     #[test]
     fn earliest_ignores_unset_instants_wherever_they_are() {
         let t = SimTime::from_nanos;
-        assert_eq!(
-            SimTime::earliest([None, Some(t(7)), None, Some(t(3)), Some(t(5))]),
-            Some(t(3))
-        );
-        assert_eq!(
-            SimTime::earliest([Some(t(3)), None]),
-            Some(t(3)),
-            "an unset last does not erase the first"
-        );
-        assert_eq!(
-            SimTime::earliest([None, Some(SimTime::ZERO)]),
-            Some(SimTime::ZERO)
-        );
+        assert_eq!(SimTime::earliest([None, Some(t(7)), None, Some(t(3)), Some(t(5))]), Some(t(3)));
+        assert_eq!(SimTime::earliest([Some(t(3)), None]), Some(t(3)), "an unset last does not erase the first");
+        assert_eq!(SimTime::earliest([None, Some(SimTime::ZERO)]), Some(SimTime::ZERO));
         assert_eq!(SimTime::earliest::<3>([None, None, None]), None);
     }
 
     #[test]
     fn durations_parse_with_units() {
-        assert_eq!(
-            parse_duration("100ms").unwrap(),
-            SimDuration::from_millis(100)
-        );
-        assert_eq!(
-            parse_duration("1.5s").unwrap(),
-            SimDuration::from_millis(1500)
-        );
-        assert_eq!(
-            parse_duration("250us").unwrap(),
-            SimDuration::from_micros(250)
-        );
+        assert_eq!(parse_duration("100ms").unwrap(), SimDuration::from_millis(100));
+        assert_eq!(parse_duration("1.5s").unwrap(), SimDuration::from_millis(1500));
+        assert_eq!(parse_duration("250us").unwrap(), SimDuration::from_micros(250));
         assert_eq!(parse_duration("2min").unwrap(), SimDuration::from_secs(120));
         assert!(parse_duration("100").unwrap_err().contains("no unit"));
-        assert!(parse_duration("10 parsecs")
-            .unwrap_err()
-            .contains("unknown unit"));
+        assert!(parse_duration("10 parsecs").unwrap_err().contains("unknown unit"));
         assert!(parse_duration("-1s").is_err());
     }
 
@@ -424,14 +376,8 @@ mod tests {
         assert_eq!(Rate(3).tx_time(1), SimDuration(2_666_666_667));
         // Beyond 64-bit bit·ns products the exact 128-bit division still applies.
         assert_eq!(Rate::gbps(100).tx_time(u32::MAX), SimDuration(343_597_384));
-        assert_eq!(
-            Rate(7).tx_time(u32::MAX),
-            SimDuration((u32::MAX as u128 * 8_000_000_000).div_ceil(7) as u64)
-        );
-        assert_eq!(
-            Rate::mbps(10).bytes_in(SimDuration::from_secs(1)),
-            1_250_000
-        );
+        assert_eq!(Rate(7).tx_time(u32::MAX), SimDuration((u32::MAX as u128 * 8_000_000_000).div_ceil(7) as u64));
+        assert_eq!(Rate::mbps(10).bytes_in(SimDuration::from_secs(1)), 1_250_000);
     }
 
     #[test]

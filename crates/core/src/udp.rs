@@ -1,10 +1,10 @@
 //! UDP: an application's datagrams sent as produced, unacknowledged, never retransmitted.
 
 use crate::app::AppSource;
+use crate::wire::{Header, UDP_IP_HEADER};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
-use crate::wire::{Header, UDP_IP_HEADER};
 
 pub struct UdpSender {
     addr: Addr,
@@ -82,10 +82,7 @@ impl Transport for UdpReceiver {
         None
     }
     fn probe(&self) -> Probe {
-        Probe {
-            delivered_bytes: self.delivered_bytes,
-            ..Probe::default()
-        }
+        Probe { delivered_bytes: self.delivered_bytes, ..Probe::default() }
     }
 }
 
@@ -97,11 +94,7 @@ mod tests {
 
     #[test]
     fn cbr_sender_emits_on_schedule() {
-        let addr = Addr {
-            flow: FlowId(0),
-            local: NodeId(0),
-            remote: NodeId(1),
-        };
+        let addr = Addr { flow: FlowId(0), local: NodeId(0), remote: NodeId(1) };
         // 1000 B every 100 ms.
         let mut s = UdpSender::new(addr, AppSource::cbr(SimTime::ZERO, Rate(80_000), 1000));
         let p = s.poll_transmit(SimTime::ZERO).unwrap();

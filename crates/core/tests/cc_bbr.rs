@@ -36,15 +36,9 @@ fn bbr_alone_fills_the_link_with_a_small_queue() {
     let util = utilisation(&r, "bottleneck");
     let queue = mean_queue_pkts(&r, "bottleneck");
     assert!(util >= 0.95, "utilisation {util:.4}");
-    assert!(
-        queue < 0.1 * f64::from(BDP),
-        "mean queue {queue:.1} packets"
-    );
+    assert!(queue < 0.1 * f64::from(BDP), "mean queue {queue:.1} packets");
     let cubic_queue = mean_queue_pkts(&run(&dumbbell(&[("cubic", 1)], BDP, 30, 5)), "bottleneck");
-    assert!(
-        cubic_queue > 4.0 * queue,
-        "CUBIC {cubic_queue:.1} vs BBR {queue:.1} packets"
-    );
+    assert!(cubic_queue > 4.0 * queue, "CUBIC {cubic_queue:.1} vs BBR {queue:.1} packets");
 }
 
 /// Start times (s) of the runs of at least four samples (200 ms) with cwnd at PROBE_RTT's
@@ -80,16 +74,10 @@ fn two_bbr_flows_share_fairly_and_probe_rtt_every_ten_seconds() {
     assert!(utilisation(&r, "bottleneck") >= 0.95);
     for flow in 0..2 {
         let episodes = probe_rtt_episodes(&flow_series(&r, flow, "cwnd_pkts"));
-        assert!(
-            (3..=4).contains(&episodes.len()),
-            "flow {flow}: {episodes:?}"
-        );
+        assert!((3..=4).contains(&episodes.len()), "flow {flow}: {episodes:?}");
         for w in episodes.windows(2) {
             let gap = w[1].0 - w[0].0;
-            assert!(
-                (10.0..11.5).contains(&gap),
-                "flow {flow}: PROBE_RTT {gap:.2} s apart: {episodes:?}"
-            );
+            assert!((10.0..11.5).contains(&gap), "flow {flow}: PROBE_RTT {gap:.2} s apart: {episodes:?}");
         }
     }
 }

@@ -30,23 +30,10 @@ fn scalability(cc: &str) -> f64 {
 #[test]
 fn high_speed_algorithms_fill_a_1gbps_100ms_path() {
     let mut report = Vec::new();
-    for cc in [
-        "bic",
-        "cubic",
-        "highspeed",
-        "htcp",
-        "scalable",
-        "fast",
-        "compound",
-        "vegas",
-    ] {
+    for cc in ["bic", "cubic", "highspeed", "htcp", "scalable", "fast", "compound", "vegas"] {
         let u = scalability(cc);
         report.push(format!("{cc}: {u:.3}"));
-        assert!(
-            u >= 0.80,
-            "{cc} used only {u:.3} of the bottleneck ({})",
-            report.join(", ")
-        );
+        assert!(u >= 0.80, "{cc} used only {u:.3} of the bottleneck ({})", report.join(", "));
     }
 }
 
@@ -81,9 +68,6 @@ fn libra_and_htcp_with_rtt_scaling_are_fairer_than_scalable_across_rtts() {
     let scalable = rtt_fairness("scalable", "");
     let libra = rtt_fairness("libra", "");
     let htcp = rtt_fairness("htcp", "rtt_scaling = true");
-    assert!(
-        libra > scalable,
-        "libra {libra:.3} vs scalable {scalable:.3}"
-    );
+    assert!(libra > scalable, "libra {libra:.3} vs scalable {scalable:.3}");
     assert!(htcp > scalable, "htcp {htcp:.3} vs scalable {scalable:.3}");
 }

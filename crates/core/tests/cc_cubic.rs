@@ -14,14 +14,7 @@ fn mean_cwnd(cc: &str, rtt_ms: u64, loss: &str, duration_s: u64, warmup_s: u64) 
 }
 
 /// `mean_cwnd` with extra keys for the `[[flows]]` table.
-fn mean_cwnd_with(
-    cc: &str,
-    flow_keys: &str,
-    rtt_ms: u64,
-    loss: &str,
-    duration_s: u64,
-    warmup_s: u64,
-) -> f64 {
+fn mean_cwnd_with(cc: &str, flow_keys: &str, rtt_ms: u64, loss: &str, duration_s: u64, warmup_s: u64) -> f64 {
     let r = run(&format!(
         r#"
         duration = "{duration_s}s"
@@ -39,11 +32,7 @@ fn mean_cwnd_with(
         "#
     ));
     if loss.contains("periodic") {
-        assert_eq!(
-            r.flows.u64s("timeouts")[0],
-            0,
-            "{cc}: a timeout would break the periodic model"
-        );
+        assert_eq!(r.flows.u64s("timeouts")[0], 0, "{cc}: a timeout would break the periodic model");
     }
     mean_after(&r, 0, "cwnd_pkts", warmup_s as f64)
 }
@@ -77,10 +66,7 @@ fn cubic_follows_rfc_9438s_average_window_in_its_cubic_region() {
         assert!(want > 1.5 * reno_avg_window(p), "the cubic region");
         let got = mean_cwnd("cubic", 100, &periodic(p), 150, 40);
         eprintln!("cubic, periodic p = {p}, RTT 100 ms: mean cwnd {got:.1}, RFC 9438 {want:.1}");
-        assert!(
-            (got / want - 1.0).abs() < 0.2,
-            "p = {p}: {got:.1} vs {want:.1}"
-        );
+        assert!((got / want - 1.0).abs() < 0.2, "p = {p}: {got:.1} vs {want:.1}");
     }
 }
 
@@ -90,17 +76,8 @@ fn the_linux_2_6_22_preset_follows_the_formula_with_its_own_beta() {
     // Without HyStart the slow-start overshoot into the large buffer ends in a timeout; start in
     // congestion avoidance instead, below the equilibrium window.
     let want = cubic_avg_window(410.0 / 1024.0, 819.0 / 1024.0, 0.1, 1e-4);
-    let got = mean_cwnd_with(
-        "cubic@linux-2.6.22",
-        "initial_ssthresh = 100",
-        100,
-        &periodic(1e-4),
-        150,
-        40,
-    );
-    eprintln!(
-        "cubic@linux-2.6.22, periodic p = 1e-4, RTT 100 ms: mean cwnd {got:.1}, formula {want:.1}"
-    );
+    let got = mean_cwnd_with("cubic@linux-2.6.22", "initial_ssthresh = 100", 100, &periodic(1e-4), 150, 40);
+    eprintln!("cubic@linux-2.6.22, periodic p = 1e-4, RTT 100 ms: mean cwnd {got:.1}, formula {want:.1}");
     assert!((got / want - 1.0).abs() < 0.2, "{got:.1} vs {want:.1}");
 }
 
@@ -108,24 +85,12 @@ fn the_linux_2_6_22_preset_follows_the_formula_with_its_own_beta() {
 fn cubic_equals_reno_in_its_reno_friendly_region() {
     // RTT 10 ms, p = 1e-3: the cubic curve alone would average 6 segments, Reno 39.
     let p = 1e-3;
-    assert!(
-        cubic_avg_window(0.4, 0.7, 0.01, p) < 0.2 * reno_avg_window(p),
-        "the Reno-friendly region"
-    );
+    assert!(cubic_avg_window(0.4, 0.7, 0.01, p) < 0.2 * reno_avg_window(p), "the Reno-friendly region");
     let cubic = mean_cwnd("cubic", 10, &periodic(p), 60, 10);
     let reno = mean_cwnd("reno", 10, &periodic(p), 60, 10);
-    eprintln!(
-        "periodic p = 1e-3, RTT 10 ms: cubic {cubic:.1}, reno {reno:.1}, sqrt(3/2p) {:.1}",
-        reno_avg_window(p)
-    );
-    assert!(
-        (cubic / reno - 1.0).abs() < 0.15,
-        "cubic {cubic:.1} vs reno {reno:.1}"
-    );
-    assert!(
-        (reno / reno_avg_window(p) - 1.0).abs() < 0.15,
-        "reno {reno:.1}"
-    );
+    eprintln!("periodic p = 1e-3, RTT 10 ms: cubic {cubic:.1}, reno {reno:.1}, sqrt(3/2p) {:.1}", reno_avg_window(p));
+    assert!((cubic / reno - 1.0).abs() < 0.15, "cubic {cubic:.1} vs reno {reno:.1}");
+    assert!((reno / reno_avg_window(p) - 1.0).abs() < 0.15, "reno {reno:.1}");
 }
 
 #[test]
@@ -136,21 +101,12 @@ fn under_bernoulli_loss_cubic_stays_near_its_response_function() {
     let reno_there = mean_cwnd("reno", 100, &bernoulli(1e-4), 150, 40);
     let want = cubic_avg_window(0.4, 0.7, 0.1, 1e-4);
     eprintln!("bernoulli p = 1e-4, RTT 100 ms: cubic {cubic_region:.1} (RFC 9438 {want:.1}), reno {reno_there:.1}");
-    assert!(
-        (cubic_region / want - 1.0).abs() < 0.35,
-        "{cubic_region:.1} vs {want:.1}"
-    );
-    assert!(
-        cubic_region > 1.2 * reno_there,
-        "cubic {cubic_region:.1} vs reno {reno_there:.1}"
-    );
+    assert!((cubic_region / want - 1.0).abs() < 0.35, "{cubic_region:.1} vs {want:.1}");
+    assert!(cubic_region > 1.2 * reno_there, "cubic {cubic_region:.1} vs reno {reno_there:.1}");
     let cubic = mean_cwnd("cubic", 10, &bernoulli(1e-3), 60, 10);
     let reno = mean_cwnd("reno", 10, &bernoulli(1e-3), 60, 10);
     eprintln!("bernoulli p = 1e-3, RTT 10 ms: cubic {cubic:.1}, reno {reno:.1}");
-    assert!(
-        (cubic / reno - 1.0).abs() < 0.25,
-        "cubic {cubic:.1} vs reno {reno:.1}"
-    );
+    assert!((cubic / reno - 1.0).abs() < 0.25, "cubic {cubic:.1} vs reno {reno:.1}");
 }
 
 #[test]
@@ -174,15 +130,9 @@ fn bic_fills_a_1_gbps_100_ms_path_where_reno_does_not() {
         ))
     };
     let (bic, reno) = (scenario("bic"), scenario("reno"));
-    let (u_bic, u_reno) = (
-        utilisation(&bic, "bottleneck"),
-        utilisation(&reno, "bottleneck"),
-    );
+    let (u_bic, u_reno) = (utilisation(&bic, "bottleneck"), utilisation(&reno, "bottleneck"));
     eprintln!("1 Gbit/s x 100 ms, one flow: utilisation bic {u_bic:.3}, reno {u_reno:.3}");
-    assert!(
-        u_bic >= 0.8 && u_reno < 0.8,
-        "bic {u_bic:.3}, reno {u_reno:.3}"
-    );
+    assert!(u_bic >= 0.8 && u_reno < 0.8, "bic {u_bic:.3}, reno {u_reno:.3}");
     // After the slow-start overshoot BIC climbs back by S_max = 16 segments per RTT (Reno: 1).
     let climb = |r: &ccarena_core::record::result::RunResult, from: f64, to: f64| {
         let w = flow_series(r, 0, "cwnd_pkts");
@@ -191,8 +141,5 @@ fn bic_fills_a_1_gbps_100_ms_path_where_reno_does_not() {
     };
     let (c_bic, c_reno) = (climb(&bic, 3.0, 8.0), climb(&reno, 3.0, 8.0));
     eprintln!("window growth per RTT from 3 to 8 s: bic {c_bic:.1}, reno {c_reno:.1}");
-    assert!(
-        c_bic > 10.0 && c_bic < 16.5 && c_reno < 1.1,
-        "bic {c_bic:.1}, reno {c_reno:.1}"
-    );
+    assert!(c_bic > 10.0 && c_bic < 16.5 && c_reno < 1.1, "bic {c_bic:.1}, reno {c_reno:.1}");
 }

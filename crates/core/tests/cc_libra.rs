@@ -38,11 +38,7 @@ fn libra_shares_equally_between_rtts_one_to_two_where_reno_does_not() {
     // longer-RTT flow can win), so Libra is compared with Reno on the mean Jain index over the
     // three points, and must keep a near-equal share at every point.
     let (mut sum_libra, mut sum_reno) = (0.0, 0.0);
-    for (rate, buf) in [
-        ("10Mbps", "50pkt"),
-        ("20Mbps", "100pkt"),
-        ("50Mbps", "125pkt"),
-    ] {
+    for (rate, buf) in [("10Mbps", "50pkt"), ("20Mbps", "100pkt"), ("50Mbps", "125pkt")] {
         let libra = run(&rtt_pair("libra", rate, buf));
         let reno = run(&rtt_pair("reno", rate, buf));
         let (gl, gr) = (goodputs_bps(&libra), goodputs_bps(&reno));
@@ -63,24 +59,11 @@ fn libra_shares_equally_between_rtts_one_to_two_where_reno_does_not() {
         // buffers and six start-time seeds each. Reno (RTT bias plus drop-tail phase effects)
         // gives 0.16, 0.42 and 0.94 here; Reno's window law with Libra's pacing gave 0.44 and
         // 0.65 at 10 and 50 Mbit/s, Libra without pacing 0.22 at 10 Mbit/s.
-        assert!(
-            share_ratio(&gl) >= 0.8,
-            "{rate}: Libra's share ratio {:.2}",
-            share_ratio(&gl)
-        );
+        assert!(share_ratio(&gl) >= 0.8, "{rate}: Libra's share ratio {:.2}", share_ratio(&gl));
         // Fair, not by starving the link.
-        assert!(
-            utilisation(&libra, "bottleneck") >= 0.95,
-            "{rate}: utilisation {:.3}",
-            utilisation(&libra, "bottleneck")
-        );
+        assert!(utilisation(&libra, "bottleneck") >= 0.95, "{rate}: utilisation {:.3}", utilisation(&libra, "bottleneck"));
     }
-    assert!(
-        sum_libra > sum_reno + 0.1,
-        "mean Jain: Libra {:.3}, Reno {:.3}",
-        sum_libra / 3.0,
-        sum_reno / 3.0
-    );
+    assert!(sum_libra > sum_reno + 0.1, "mean Jain: Libra {:.3}, Reno {:.3}", sum_libra / 3.0, sum_reno / 3.0);
 }
 
 #[test]
@@ -104,10 +87,7 @@ fn libra_fills_a_bdp_buffered_10mbps_bottleneck() {
         let recoveries = r.flows.u64s("fast_recoveries")[0];
         println!("{rtt}: utilisation {u:.3}, {recoveries} fast recoveries");
         // The window did cycle: losses and decreases happened, and the link stayed full.
-        assert!(
-            recoveries >= 5,
-            "{rtt}: only {recoveries} loss events: the buffer was never filled"
-        );
+        assert!(recoveries >= 5, "{rtt}: only {recoveries} loss events: the buffer was never filled");
         assert!(u >= 0.9, "{rtt}: utilisation {u:.3}");
     }
 }
@@ -126,12 +106,7 @@ fn libra_parameters_are_checked_with_the_field_path() {
         cc_params = { t0 = "100ms", t1 = "300ms" }
         "#,
     );
-    let Err(e) = s else {
-        panic!("t1 ≥ 2·t0 must be rejected")
-    };
+    let Err(e) = s else { panic!("t1 ≥ 2·t0 must be rejected") };
     let e = e.to_string();
-    assert!(
-        e.contains("flows[0].cc_params") && e.contains("t1") && !e.contains('\n'),
-        "{e}"
-    );
+    assert!(e.contains("flows[0].cc_params") && e.contains("t1") && !e.contains('\n'), "{e}");
 }

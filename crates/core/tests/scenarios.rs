@@ -34,23 +34,11 @@ const LOSSY: &str = r#"
 fn every_sent_packet_is_delivered_dropped_or_still_in_flight() {
     let r = run(LOSSY);
     let f = &r.flows;
-    let (sent, delivered, dropped, in_flight) = (
-        f.u64s("sent_pkts"),
-        f.u64s("delivered_pkts"),
-        f.u64s("dropped_pkts"),
-        f.u64s("in_flight_pkts"),
-    );
+    let (sent, delivered, dropped, in_flight) = (f.u64s("sent_pkts"), f.u64s("delivered_pkts"), f.u64s("dropped_pkts"), f.u64s("in_flight_pkts"));
     for i in 0..f.rows() {
         assert!(sent[i] > 100, "flow {i} barely sent: {}", sent[i]);
-        assert!(
-            dropped[i] > 0,
-            "flow {i} saw no loss: the test would prove nothing"
-        );
-        assert_eq!(
-            sent[i],
-            delivered[i] + dropped[i] + in_flight[i],
-            "flow {i}"
-        );
+        assert!(dropped[i] > 0, "flow {i} saw no loss: the test would prove nothing");
+        assert_eq!(sent[i], delivered[i] + dropped[i] + in_flight[i], "flow {i}");
     }
     // UDP never retransmits: everything it sent is new data.
     assert_eq!(f.u64s("retransmitted_pkts")[5], 0);
@@ -61,9 +49,7 @@ fn same_seed_same_bytes_other_seed_differs() {
     let a = run(LOSSY).deterministic_json().to_string();
     let b = run(LOSSY).deterministic_json().to_string();
     assert_eq!(a, b);
-    let c = run(&LOSSY.replace("seed = 5", "seed = 6"))
-        .deterministic_json()
-        .to_string();
+    let c = run(&LOSSY.replace("seed = 5", "seed = 6")).deterministic_json().to_string();
     assert_ne!(a, c);
 }
 
@@ -74,10 +60,7 @@ fn adding_a_flow_does_not_change_another_flows_draws() {
     // Flows 0..3 keep their start times and RTTs: each flow draws from its own stream.
     for i in 0..3 {
         assert_eq!(one.flows.f64s("start_s")[i], more.flows.f64s("start_s")[i]);
-        assert_eq!(
-            one.flows.f64s("rtt_base_s")[i],
-            more.flows.f64s("rtt_base_s")[i]
-        );
+        assert_eq!(one.flows.f64s("rtt_base_s")[i], more.flows.f64s("rtt_base_s")[i]);
     }
 }
 
@@ -130,13 +113,6 @@ fn a_loss_at_the_start_of_a_burst_is_repaired_without_a_timeout() {
             "#
         ));
         assert_eq!(r.flows.u64s("dropped_pkts")[0], 1, "{rule}");
-        assert_eq!(
-            (
-                r.flows.u64s("fast_recoveries")[0],
-                r.flows.u64s("timeouts")[0]
-            ),
-            (1, 0),
-            "{rule}"
-        );
+        assert_eq!((r.flows.u64s("fast_recoveries")[0], r.flows.u64s("timeouts")[0]), (1, 0), "{rule}");
     }
 }

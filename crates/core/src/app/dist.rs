@@ -30,26 +30,13 @@ use crate::rng::Rng;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dist {
     Fixed(f64),
-    Exponential {
-        mean: f64,
-    },
+    Exponential { mean: f64 },
     /// Pareto with scale (minimum) `scale` and tail index `shape`; bounded above by `max`.
-    Pareto {
-        scale: f64,
-        shape: f64,
-        max: Option<f64>,
-    },
+    Pareto { scale: f64, shape: f64, max: Option<f64> },
     /// Lognormal of the natural logarithm's mean `mu` and deviation `sigma`, conditioned on
     /// values at most `max`.
-    Lognormal {
-        mu: f64,
-        sigma: f64,
-        max: Option<f64>,
-    },
-    Uniform {
-        lo: f64,
-        hi: f64,
-    },
+    Lognormal { mu: f64, sigma: f64, max: Option<f64> },
+    Uniform { lo: f64, hi: f64 },
 }
 
 /// A standard normal variate (Box–Muller; one of the pair is discarded to keep draws simple).
@@ -72,10 +59,7 @@ fn erfc(x: f64) -> f64 {
         + t * (1.000_023_68
             + t * (0.374_091_96
                 + t * (0.096_784_18
-                    + t * (-0.186_288_06
-                        + t * (0.278_868_07
-                            + t * (-1.135_203_98
-                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                    + t * (-0.186_288_06 + t * (0.278_868_07 + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let r = t * poly.exp();
     if x >= 0.0 {
         r
@@ -128,26 +112,10 @@ impl Dist {
             Dist::Fixed(v) => Some(v),
             Dist::Exponential { mean } => Some(mean),
             Dist::Uniform { lo, hi } => Some((lo + hi) / 2.0),
-            Dist::Pareto {
-                scale: k,
-                shape: a,
-                max: None,
-            } => (a > 1.0).then(|| a * k / (a - 1.0)),
-            Dist::Pareto {
-                scale: k,
-                shape: a,
-                max: Some(p),
-            } => Some(bounded_pareto_moment(k, a, p, 1.0)),
-            Dist::Lognormal {
-                mu,
-                sigma,
-                max: None,
-            } => Some((mu + sigma * sigma / 2.0).exp()),
-            Dist::Lognormal {
-                mu,
-                sigma,
-                max: Some(p),
-            } => {
+            Dist::Pareto { scale: k, shape: a, max: None } => (a > 1.0).then(|| a * k / (a - 1.0)),
+            Dist::Pareto { scale: k, shape: a, max: Some(p) } => Some(bounded_pareto_moment(k, a, p, 1.0)),
+            Dist::Lognormal { mu, sigma, max: None } => Some((mu + sigma * sigma / 2.0).exp()),
+            Dist::Lognormal { mu, sigma, max: Some(p) } => {
                 let z = (p.ln() - mu) / sigma;
                 Some((mu + sigma * sigma / 2.0).exp() * normal_cdf(z - sigma) / normal_cdf(z))
             }
@@ -160,20 +128,9 @@ impl Dist {
         match *self {
             Dist::Fixed(v) => Dist::Fixed(v * c),
             Dist::Exponential { mean } => Dist::Exponential { mean: mean * c },
-            Dist::Pareto { scale, shape, max } => Dist::Pareto {
-                scale: scale * c,
-                shape,
-                max: max.map(|m| m * c),
-            },
-            Dist::Lognormal { mu, sigma, max } => Dist::Lognormal {
-                mu: mu + c.ln(),
-                sigma,
-                max: max.map(|m| m * c),
-            },
-            Dist::Uniform { lo, hi } => Dist::Uniform {
-                lo: lo * c,
-                hi: hi * c,
-            },
+            Dist::Pareto { scale, shape, max } => Dist::Pareto { scale: scale * c, shape, max: max.map(|m| m * c) },
+            Dist::Lognormal { mu, sigma, max } => Dist::Lognormal { mu: mu + c.ln(), sigma, max: max.map(|m| m * c) },
+            Dist::Uniform { lo, hi } => Dist::Uniform { lo: lo * c, hi: hi * c },
         }
     }
 
@@ -224,17 +181,8 @@ mod tests {
     #[test]
     fn normal_cdf_matches_tabulated_values() {
         // Abramowitz & Stegun Table 26.1.
-        for (z, phi) in [
-            (0.0, 0.5),
-            (1.0, 0.841_344_75),
-            (1.96, 0.975_002_1),
-            (-2.5, 0.006_209_67),
-        ] {
-            assert!(
-                (normal_cdf(z) - phi).abs() < 2e-7,
-                "Φ({z}) = {}",
-                normal_cdf(z)
-            );
+        for (z, phi) in [(0.0, 0.5), (1.0, 0.841_344_75), (1.96, 0.975_002_1), (-2.5, 0.006_209_67)] {
+            assert!((normal_cdf(z) - phi).abs() < 2e-7, "Φ({z}) = {}", normal_cdf(z));
         }
     }
 
@@ -243,59 +191,23 @@ mod tests {
         let cases = [
             Dist::Exponential { mean: 3.0 },
             Dist::Uniform { lo: 1.0, hi: 5.0 },
-            Dist::Pareto {
-                scale: 1.0,
-                shape: 2.5,
-                max: None,
-            },
-            Dist::Pareto {
-                scale: 1.0,
-                shape: 1.1,
-                max: Some(100.0),
-            },
-            Dist::Pareto {
-                scale: 1.0,
-                shape: 1.0,
-                max: Some(50.0),
-            },
-            Dist::Lognormal {
-                mu: 1.0,
-                sigma: 0.5,
-                max: None,
-            },
+            Dist::Pareto { scale: 1.0, shape: 2.5, max: None },
+            Dist::Pareto { scale: 1.0, shape: 1.1, max: Some(100.0) },
+            Dist::Pareto { scale: 1.0, shape: 1.0, max: Some(50.0) },
+            Dist::Lognormal { mu: 1.0, sigma: 0.5, max: None },
             // 3GPP2 FTP file: mean 2 MB before truncation, bounded at 5 MB.
-            Dist::Lognormal {
-                mu: 14.45,
-                sigma: 0.35,
-                max: Some(5e6),
-            },
-            Dist::Lognormal {
-                mu: 0.0,
-                sigma: 1.0,
-                max: Some(1.0),
-            },
+            Dist::Lognormal { mu: 14.45, sigma: 0.35, max: Some(5e6) },
+            Dist::Lognormal { mu: 0.0, sigma: 1.0, max: Some(1.0) },
         ];
         for d in &cases {
             let v = draws(d, 400_000, |d, r| d.sample(r));
             let m = d.mean().unwrap();
-            assert!(
-                (mean(&v) / m - 1.0).abs() < 0.01,
-                "{d:?}: sample {} vs {m}",
-                mean(&v)
-            );
+            assert!((mean(&v) / m - 1.0).abs() < 0.01, "{d:?}: sample {} vs {m}", mean(&v));
             if let Dist::Pareto { max: Some(p), .. } | Dist::Lognormal { max: Some(p), .. } = d {
                 assert!(v.iter().all(|x| x <= p), "{d:?} exceeded its bound");
             }
         }
-        assert_eq!(
-            Dist::Pareto {
-                scale: 1.0,
-                shape: 1.0,
-                max: None
-            }
-            .mean(),
-            None
-        );
+        assert_eq!(Dist::Pareto { scale: 1.0, shape: 1.0, max: None }.mean(), None);
     }
 
     #[test]
@@ -306,59 +218,24 @@ mod tests {
             (Dist::Exponential { mean: 3.0 }, 3.0),
             (Dist::Uniform { lo: 0.0, hi: 6.0 }, 2.0),
             // Pareto(1, 3): E[X] = 1.5, E[X²] = 3.
-            (
-                Dist::Pareto {
-                    scale: 1.0,
-                    shape: 3.0,
-                    max: None,
-                },
-                1.0,
-            ),
+            (Dist::Pareto { scale: 1.0, shape: 3.0, max: None }, 1.0),
             // Lognormal(0, 0.5): E[X²]/(2E[X]) = e^{2σ²}/(2 e^{σ²/2}) = e^{1.5σ²}/2.
-            (
-                Dist::Lognormal {
-                    mu: 0.0,
-                    sigma: 0.5,
-                    max: None,
-                },
-                (1.5f64 * 0.25).exp() / 2.0,
-            ),
+            (Dist::Lognormal { mu: 0.0, sigma: 0.5, max: None }, (1.5f64 * 0.25).exp() / 2.0),
         ];
         for (d, want) in &cases {
             let v = draws(d, 400_000, |d, r| d.sample_residual(r).unwrap());
-            assert!(
-                (mean(&v) / want - 1.0).abs() < 0.015,
-                "{d:?}: {} vs {want}",
-                mean(&v)
-            );
+            assert!((mean(&v) / want - 1.0).abs() < 0.015, "{d:?}: {} vs {want}", mean(&v));
         }
         let mut rng = Rng::stream(1, StreamKind::App, 0);
-        assert_eq!(
-            Dist::Pareto {
-                scale: 1.0,
-                shape: 1.0,
-                max: None
-            }
-            .sample_residual(&mut rng),
-            None
-        );
+        assert_eq!(Dist::Pareto { scale: 1.0, shape: 1.0, max: None }.sample_residual(&mut rng), None);
     }
 
     #[test]
     fn scaling_multiplies_every_value() {
-        let d = Dist::Lognormal {
-            mu: 1.0,
-            sigma: 0.3,
-            max: Some(10.0),
-        };
+        let d = Dist::Lognormal { mu: 1.0, sigma: 0.3, max: Some(10.0) };
         let s = d.scaled(2.5);
         assert!((s.mean().unwrap() / d.mean().unwrap() - 2.5).abs() < 1e-9);
-        let p = Dist::Pareto {
-            scale: 1.0,
-            shape: 1.5,
-            max: None,
-        }
-        .scaled(3.0);
+        let p = Dist::Pareto { scale: 1.0, shape: 1.5, max: None }.scaled(3.0);
         assert_eq!(p.mean(), Some(9.0));
     }
 }

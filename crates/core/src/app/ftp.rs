@@ -31,11 +31,7 @@ impl Default for FtpModel {
     fn default() -> Self {
         FtpModel {
             // 3GPP2 C.R1002-0 FTP model: truncated lognormal, μ = 14.45, σ = 0.35, max 5 MB.
-            size: Dist::Lognormal {
-                mu: 14.45,
-                sigma: 0.35,
-                max: Some(5e6),
-            },
+            size: Dist::Lognormal { mu: 14.45, sigma: 0.35, max: Some(5e6) },
             // 3GPP2 C.R1002-0 FTP model: reading time exponential, mean 180 s.
             idle: Dist::Exponential { mean: 180.0 },
         }
@@ -70,17 +66,7 @@ impl FtpApp {
     }
 
     pub fn new(model: FtpModel, mss: u32, rng: Rng, start: SimTime) -> FtpApp {
-        let mut app = FtpApp {
-            model,
-            mss,
-            rng,
-            file_begin: 0,
-            file_end: 0,
-            last_len: 0,
-            start_at: start,
-            files: 0,
-            bytes: 0,
-        };
+        let mut app = FtpApp { model, mss, rng, file_begin: 0, file_end: 0, last_len: 0, start_at: start, files: 0, bytes: 0 };
         app.draw_file(start);
         app
     }
@@ -152,10 +138,7 @@ mod tests {
 
     #[test]
     fn the_next_file_starts_one_idle_gap_after_the_last_ack() {
-        let m = FtpModel {
-            size: Dist::Fixed(3000.0),
-            idle: Dist::Fixed(1.5),
-        };
+        let m = FtpModel { size: Dist::Fixed(3000.0), idle: Dist::Fixed(1.5) };
         let mut app = FtpApp::new(m, 1460, Rng::stream(1, StreamKind::App, 0), SimTime::ZERO);
         assert_eq!(app.available(SimTime::ZERO), 3);
         assert_eq!((app.len(0), app.len(1), app.len(2)), (1460, 1460, 80));

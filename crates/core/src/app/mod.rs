@@ -25,11 +25,7 @@ pub enum AppSource {
     /// A transfer of `bytes` bytes; completion time is recorded.
     File { bytes: u64, mss: u32 },
     /// Constant bit rate: `packet_size` payload bytes every `interval`, starting at `start`.
-    Cbr {
-        start: SimTime,
-        interval: SimDuration,
-        packet_size: u32,
-    },
+    Cbr { start: SimTime, interval: SimDuration, packet_size: u32 },
     /// Web browsing (SURGE pages and think times), TCP only.
     Web(Box<web::WebApp>),
     /// Repeated file transfers with idle gaps, TCP only.
@@ -42,30 +38,12 @@ pub enum AppSource {
 
 impl AppSource {
     pub fn cbr(start: SimTime, rate: Rate, packet_size: u32) -> AppSource {
-        AppSource::Cbr {
-            start,
-            interval: rate.tx_time(packet_size),
-            packet_size,
-        }
+        AppSource::Cbr { start, interval: rate.tx_time(packet_size), packet_size }
     }
 
     /// Exponential on/off traffic from `start`, drawing from the application's stream `rng`.
-    pub fn on_off(
-        start: SimTime,
-        on_mean: SimDuration,
-        off_mean: SimDuration,
-        rate: Rate,
-        packet_size: u32,
-        rng: Rng,
-    ) -> AppSource {
-        AppSource::OnOff(Box::new(OnOffSource::new(
-            start,
-            on_mean,
-            off_mean,
-            rate,
-            packet_size,
-            rng,
-        )))
+    pub fn on_off(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> AppSource {
+        AppSource::OnOff(Box::new(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng)))
     }
 
     /// Payload bytes of a typical (full) message: the segment size `s` of rate-based transports.
@@ -85,9 +63,7 @@ impl AppSource {
         match *self {
             AppSource::Bulk { .. } => u64::MAX,
             AppSource::File { bytes, mss } => bytes.div_ceil(mss as u64),
-            AppSource::Cbr {
-                start, interval, ..
-            } => {
+            AppSource::Cbr { start, interval, .. } => {
                 if now < start {
                     0
                 } else {
@@ -112,9 +88,7 @@ impl AppSource {
     /// When message `n` becomes available (for sources that produce over time).
     pub fn ready_at(&self, n: u64) -> Option<SimTime> {
         match *self {
-            AppSource::Cbr {
-                start, interval, ..
-            } => Some(start + interval.saturating_mul(n)),
+            AppSource::Cbr { start, interval, .. } => Some(start + interval.saturating_mul(n)),
             AppSource::Web(ref w) => w.ready_at(n),
             AppSource::Ftp(ref f) => f.ready_at(n),
             AppSource::OnOff(ref o) => Some(o.ready_at(n)),
@@ -159,10 +133,7 @@ mod tests {
 
     #[test]
     fn file_ends_with_a_short_segment() {
-        let f = AppSource::File {
-            bytes: 3000,
-            mss: 1460,
-        };
+        let f = AppSource::File { bytes: 3000, mss: 1460 };
         assert_eq!(f.total(), Some(3));
         assert_eq!((f.len(0), f.len(1), f.len(2)), (1460, 1460, 80));
     }

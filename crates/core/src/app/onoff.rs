@@ -78,31 +78,13 @@ pub struct OnOffSource {
 impl PartialEq for OnOffSource {
     /// Equal parameters (the random stream is not compared).
     fn eq(&self, other: &Self) -> bool {
-        (
-            self.start,
-            self.on_mean,
-            self.off_mean,
-            self.interval,
-            self.packet_size,
-        ) == (
-            other.start,
-            other.on_mean,
-            other.off_mean,
-            other.interval,
-            other.packet_size,
-        )
+        (self.start, self.on_mean, self.off_mean, self.interval, self.packet_size)
+            == (other.start, other.on_mean, other.off_mean, other.interval, other.packet_size)
     }
 }
 
 impl OnOffSource {
-    pub fn new(
-        start: SimTime,
-        on_mean: SimDuration,
-        off_mean: SimDuration,
-        rate: Rate,
-        packet_size: u32,
-        rng: Rng,
-    ) -> Self {
+    pub fn new(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> Self {
         let interval = rate.tx_time(packet_size).max(SimDuration::from_nanos(1));
         let mut src = OnOffSource {
             start,
@@ -112,16 +94,8 @@ impl OnOffSource {
             packet_size,
             schedule: RefCell::new(Schedule {
                 origin: rng.clone(),
-                by_time: Cursor {
-                    rng: rng.clone(),
-                    cur: UNDRAWN,
-                    next: UNDRAWN,
-                },
-                by_message: Cursor {
-                    rng,
-                    cur: UNDRAWN,
-                    next: UNDRAWN,
-                },
+                by_time: Cursor { rng: rng.clone(), cur: UNDRAWN, next: UNDRAWN },
+                by_message: Cursor { rng, cur: UNDRAWN, next: UNDRAWN },
             }),
         };
         let first = src.first_cursor();
@@ -137,17 +111,10 @@ impl OnOffSource {
         let count = (rng.exponential(mean_len) + 0.5).floor().max(1.0) as u64;
         let off = SimDuration::from_secs_f64(rng.exponential(self.off_mean.as_secs_f64()));
         let (start, first) = match prev {
-            Some(b) => (
-                b.start + self.interval.saturating_mul(b.count) + off,
-                b.end(),
-            ),
+            Some(b) => (b.start + self.interval.saturating_mul(b.count) + off, b.end()),
             None => (self.start + self.interval + off, 0),
         };
-        Burst {
-            start,
-            first,
-            count,
-        }
+        Burst { start, first, count }
     }
 
     /// A cursor at the first burst.
@@ -203,11 +170,7 @@ impl OnOffSource {
 }
 
 /// A placeholder the constructor replaces with the first bursts before it returns.
-const UNDRAWN: Burst = Burst {
-    start: SimTime::ZERO,
-    first: 0,
-    count: 0,
-};
+const UNDRAWN: Burst = Burst { start: SimTime::ZERO, first: 0, count: 0 };
 
 #[cfg(test)]
 mod tests {
@@ -257,10 +220,7 @@ mod tests {
         // 160 B at 80 kbit/s: 16 ms.
         assert_eq!(a.interval, SimDuration::from_millis(16));
         let t0 = a.ready_at(0);
-        assert!(
-            t0 > SimTime::from_millis(16),
-            "starts with an idle period: {t0}"
-        );
+        assert!(t0 > SimTime::from_millis(16), "starts with an idle period: {t0}");
         assert_eq!(a.available(SimTime(t0.as_nanos() - 1)), 0);
         assert_eq!(a.available(t0), 1);
         let burst = whole_schedule(&a, t0)[0];
@@ -271,10 +231,7 @@ mod tests {
         // Inside the following silence nothing new is produced.
         let end = t0 + SimDuration::from_millis(16 * burst.count);
         assert_eq!(a.available(end), burst.count);
-        assert_eq!(
-            a.available(SimTime(a.ready_at(burst.count).as_nanos() - 1)),
-            burst.count
-        );
+        assert_eq!(a.available(SimTime(a.ready_at(burst.count).as_nanos() - 1)), burst.count);
     }
 
     #[test]
@@ -287,10 +244,7 @@ mod tests {
         assert!((n / expected - 1.0).abs() < 0.03, "{n} vs {expected}");
         let v = whole_schedule(&a, horizon);
         let mean_burst = v.iter().map(|b| b.count as f64).sum::<f64>() / v.len() as f64;
-        assert!(
-            (mean_burst / 62.75 - 1.0).abs() < 0.05,
-            "mean talkspurt {mean_burst} packets"
-        );
+        assert!((mean_burst / 62.75 - 1.0).abs() < 0.05, "mean talkspurt {mean_burst} packets");
     }
 
     #[test]
@@ -310,24 +264,13 @@ mod tests {
     /// Vec's spare capacity) and the cursors do not.
     fn fast(seed: u64) -> OnOffSource {
         let (on, off) = (SimDuration::from_nanos(1), SimDuration::from_micros(1));
-        OnOffSource::new(
-            SimTime::from_millis(3),
-            on,
-            off,
-            Rate(10_000_000_000),
-            160,
-            Rng::stream(seed, StreamKind::App, 0),
-        )
+        OnOffSource::new(SimTime::from_millis(3), on, off, Rate(10_000_000_000), 160, Rng::stream(seed, StreamKind::App, 0))
     }
 
     #[test]
     fn cursors_answer_as_the_whole_schedule_does() {
         for a in [voip(11), fast(12)] {
-            let horizon = if a.off_mean > SimDuration::from_secs(1) {
-                SimTime::from_secs(3_000)
-            } else {
-                SimTime::from_millis(50)
-            };
+            let horizon = if a.off_mean > SimDuration::from_secs(1) { SimTime::from_secs(3_000) } else { SimTime::from_millis(50) };
             let v = whole_schedule(&a, SimTime(horizon.as_nanos() * 2));
             let mut rng = Rng::stream(99, StreamKind::App, 1);
             // Forward queries in uneven steps, as senders make them, then some backwards.
@@ -339,18 +282,10 @@ mod tests {
                 }
                 t += (rng.exponential(step as f64) as u64).min(step * 20);
                 let now = SimTime(t.min(horizon.as_nanos()));
-                assert_eq!(
-                    a.available(now),
-                    reference_available(&v, &a, now),
-                    "available({now})"
-                );
+                assert_eq!(a.available(now), reference_available(&v, &a, now), "available({now})");
                 let produced = reference_available(&v, &a, now);
                 n = (n.max(produced.saturating_sub(3)) + rng.next_u64() % 3).min(produced + 2);
-                assert_eq!(
-                    a.ready_at(n),
-                    reference_ready_at(&v, &a, n),
-                    "ready_at({n})"
-                );
+                assert_eq!(a.ready_at(n), reference_ready_at(&v, &a, n), "ready_at({n})");
             }
         }
     }
@@ -371,14 +306,8 @@ mod tests {
         assert!(last > 4_000_000, "{last} messages produced");
         let s = a.schedule.borrow();
         // Both cursors stand at the end of the walk, so nothing behind them is kept.
-        assert!(
-            s.by_time.cur.start <= SimTime::from_secs(5)
-                && s.by_time.next.start > SimTime::from_secs(5)
-        );
+        assert!(s.by_time.cur.start <= SimTime::from_secs(5) && s.by_time.next.start > SimTime::from_secs(5));
         assert!(s.by_message.cur.first <= last && last < s.by_message.cur.end());
-        assert!(
-            std::mem::size_of::<Schedule>() < 256,
-            "fixed size, no collection"
-        );
+        assert!(std::mem::size_of::<Schedule>() < 256, "fixed size, no collection");
     }
 }

@@ -63,16 +63,8 @@ impl Default for WebModel {
             tail_shape: 1.1,
             tail_fraction: WebModel::spliced_tail_fraction(body_mu, body_sigma, tail_scale),
             max_size: None,
-            objects: Dist::Pareto {
-                scale: 1.0,
-                shape: 2.43,
-                max: None,
-            },
-            think: Dist::Pareto {
-                scale: 1.0,
-                shape: 1.5,
-                max: None,
-            },
+            objects: Dist::Pareto { scale: 1.0, shape: 2.43, max: None },
+            think: Dist::Pareto { scale: 1.0, shape: 1.5, max: None },
         }
     }
 }
@@ -84,27 +76,15 @@ impl WebModel {
     }
 
     fn body(&self) -> Dist {
-        Dist::Lognormal {
-            mu: self.body_mu,
-            sigma: self.body_sigma,
-            max: Some(self.tail_scale),
-        }
+        Dist::Lognormal { mu: self.body_mu, sigma: self.body_sigma, max: Some(self.tail_scale) }
     }
     fn tail(&self) -> Dist {
-        Dist::Pareto {
-            scale: self.tail_scale,
-            shape: self.tail_shape,
-            max: self.max_size,
-        }
+        Dist::Pareto { scale: self.tail_scale, shape: self.tail_shape, max: self.max_size }
     }
 
     /// One object's size, bytes (at least 1).
     pub fn object_size(&self, rng: &mut Rng) -> u64 {
-        let x = if rng.bernoulli(self.tail_fraction) {
-            self.tail().sample(rng)
-        } else {
-            self.body().sample(rng)
-        };
+        let x = if rng.bernoulli(self.tail_fraction) { self.tail().sample(rng) } else { self.body().sample(rng) };
         (x.ceil() as u64).max(1)
     }
 
@@ -131,12 +111,7 @@ impl WebModel {
             sum += surv(n as f64);
         }
         // Tail of the sum, bounded by the integral (only a Pareto reaches that far).
-        if let Dist::Pareto {
-            scale,
-            shape,
-            max: None,
-        } = self.objects
-        {
+        if let Dist::Pareto { scale, shape, max: None } = self.objects {
             sum += scale.powf(shape) * (TERMS as f64 + 0.5).powf(1.0 - shape) / (shape - 1.0);
         }
         Some((sum, surv(2.0)))
@@ -155,10 +130,7 @@ fn survival(d: &Dist, x: f64) -> f64 {
             }
             match max {
                 Some(p) if x > p => 0.0,
-                Some(p) => {
-                    ((scale / x).powf(shape) - (scale / p).powf(shape))
-                        / (1.0 - (scale / p).powf(shape))
-                }
+                Some(p) => ((scale / x).powf(shape) - (scale / p).powf(shape)) / (1.0 - (scale / p).powf(shape)),
                 None => (scale / x).powf(shape),
             }
         }
@@ -283,11 +255,7 @@ impl WebApp {
     /// Payload bytes of segment `n` of the current page.
     pub fn len(&self, n: u64) -> u32 {
         if n < self.main_end {
-            return if n + 1 == self.main_end {
-                self.main_last
-            } else {
-                self.mss
-            };
+            return if n + 1 == self.main_end { self.main_last } else { self.mss };
         }
         let i = self.embedded.partition_point(|&(end, _)| end <= n);
         match self.embedded.get(i) {
@@ -329,33 +297,21 @@ mod tests {
     fn what_a_segment_reads_lies_in_the_first_72_bytes() {
         use std::mem::offset_of;
         assert!(offset_of!(WebApp, embedded_requested) < 72);
-        assert!(
-            offset_of!(WebApp, stats)
-                .max(offset_of!(WebApp, rng))
-                .max(offset_of!(WebApp, model))
-                >= 72
-        );
+        assert!(offset_of!(WebApp, stats).max(offset_of!(WebApp, rng)).max(offset_of!(WebApp, model)) >= 72);
     }
 
     #[test]
     fn default_model_is_surges_and_the_splice_keeps_the_lognormal_below_the_cutoff() {
         let m = WebModel::default();
         // 1 − Φ((ln 133000 − 9.357)/1.318) = 1 − Φ(1.852) = 0.032.
-        assert!(
-            (m.tail_fraction - 0.032).abs() < 0.001,
-            "{}",
-            m.tail_fraction
-        );
+        assert!((m.tail_fraction - 0.032).abs() < 0.001, "{}", m.tail_fraction);
         let mut r = rng();
         let mut sizes: Vec<f64> = (0..200_000).map(|_| m.object_size(&mut r) as f64).collect();
         // Below the cutoff the CDF is the lognormal's: the median is e^μ = 11 572 B.
         let mut sorted = sizes.clone();
         sorted.sort_by(f64::total_cmp);
         let median = sorted[sorted.len() / 2];
-        assert!(
-            (median / 9.357f64.exp() - 1.0).abs() < 0.02,
-            "median {median}"
-        );
+        assert!((median / 9.357f64.exp() - 1.0).abs() < 0.02, "median {median}");
         let above = sizes.iter().filter(|&&s| s > 133_000.0).count() as f64 / sizes.len() as f64;
         assert!((above - m.tail_fraction).abs() < 0.002, "{above}");
         // Tail index from the 2000 largest (all in the Pareto part): 1.1.
@@ -365,10 +321,7 @@ mod tests {
 
     #[test]
     fn the_tail_index_follows_the_configuration() {
-        let m = WebModel {
-            tail_shape: 1.6,
-            ..WebModel::default()
-        };
+        let m = WebModel { tail_shape: 1.6, ..WebModel::default() };
         let mut r = rng();
         let mut sizes: Vec<f64> = (0..200_000).map(|_| m.object_size(&mut r) as f64).collect();
         let a = hill(&mut sizes, 2000);
@@ -390,10 +343,7 @@ mod tests {
 
     #[test]
     fn segments_of_a_page_carry_each_object_with_a_short_last_segment() {
-        let m = WebModel {
-            objects: Dist::Fixed(3.0),
-            ..WebModel::default()
-        };
+        let m = WebModel { objects: Dist::Fixed(3.0), ..WebModel::default() };
         let app = WebApp::new(m, 1000, rng(), SimTime::ZERO);
         let mut total = 0u64;
         for n in app.page_begin..app.page_end {
@@ -405,11 +355,7 @@ mod tests {
 
     #[test]
     fn embedded_objects_follow_the_main_ack_and_the_next_page_the_think_time() {
-        let m = WebModel {
-            objects: Dist::Fixed(2.0),
-            think: Dist::Fixed(2.0),
-            ..WebModel::default()
-        };
+        let m = WebModel { objects: Dist::Fixed(2.0), think: Dist::Fixed(2.0), ..WebModel::default() };
         let t0 = SimTime::from_millis(500);
         let mut app = WebApp::new(m, 1460, rng(), t0);
         assert_eq!(app.available(SimTime::ZERO), 0);
@@ -417,18 +363,10 @@ mod tests {
         let (main, end) = (app.main_end, app.page_end);
         assert_eq!(app.available(t0), main);
         app.on_acked(SimTime::from_millis(600), main - 1);
-        assert_eq!(
-            app.available(SimTime::from_millis(600)),
-            main,
-            "embedded objects wait for the main object's last ACK"
-        );
+        assert_eq!(app.available(SimTime::from_millis(600)), main, "embedded objects wait for the main object's last ACK");
         app.on_acked(SimTime::from_millis(700), main);
         assert_eq!(app.available(SimTime::from_millis(700)), end);
-        assert_eq!(
-            app.ready_at(end),
-            None,
-            "the next page is unknown until this one is acknowledged"
-        );
+        assert_eq!(app.ready_at(end), None, "the next page is unknown until this one is acknowledged");
         app.on_acked(SimTime::from_millis(900), end);
         let next = SimTime::from_millis(2900);
         assert_eq!(app.ready_at(end), Some(next));

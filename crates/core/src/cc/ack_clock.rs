@@ -11,20 +11,12 @@ use std::collections::VecDeque;
 
 /// An ACK of `n` segments at time zero without an RTT sample (for window-rule unit tests).
 pub fn ack(n: u64) -> AckSample {
-    AckSample {
-        now: SimTime::ZERO,
-        acked: n,
-        rtt: None,
-    }
+    AckSample { now: SimTime::ZERO, acked: n, rtt: None }
 }
 
 /// A loss detected at time zero (the flight size is left to the algorithm's own state).
 pub fn loss() -> CongestionEvent {
-    CongestionEvent {
-        now: SimTime::ZERO,
-        kind: CongestionKind::Loss,
-        flight_size: 0,
-    }
+    CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 0 }
 }
 
 pub struct AckClock {
@@ -44,13 +36,7 @@ pub struct AckClock {
 
 impl AckClock {
     /// A sender with `cwnd` segments just sent at time zero.
-    pub fn new(
-        cc: &mut dyn CongestionControl,
-        cwnd: f64,
-        ssthresh: f64,
-        rtt: SimDuration,
-        tx: SimDuration,
-    ) -> Self {
+    pub fn new(cc: &mut dyn CongestionControl, cwnd: f64, ssthresh: f64, rtt: SimDuration, tx: SimDuration) -> Self {
         let mut c = AckClock {
             st: CcState::new(cwnd, ssthresh, 1460),
             now: SimTime::ZERO,
@@ -93,9 +79,7 @@ impl AckClock {
         st.in_flight = self.out.len() as u64;
         st.min_rtt = Some(st.min_rtt.map_or(rtt, |m| m.min(rtt)));
         // RFC 6298 smoothing (alpha = 1/8).
-        st.srtt = Some(st.srtt.map_or(rtt, |s| {
-            SimDuration::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8)
-        }));
+        st.srtt = Some(st.srtt.map_or(rtt, |s| SimDuration::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8)));
         cc.on_rtt_sample(st, ack_at, rtt);
         match self.recovery_until {
             Some(end) if st.snd_una >= end => {
@@ -103,14 +87,7 @@ impl AckClock {
                 cc.on_recovery_exit(st, ack_at);
             }
             Some(_) => {}
-            None => cc.on_ack(
-                st,
-                &AckSample {
-                    now: ack_at,
-                    acked: 1,
-                    rtt: Some(rtt),
-                },
-            ),
+            None => cc.on_ack(st, &AckSample { now: ack_at, acked: 1, rtt: Some(rtt) }),
         }
         self.fill(cc);
     }
@@ -126,11 +103,7 @@ impl AckClock {
     /// A loss detected now: the algorithm sets ssthresh, cwnd falls to it (SACK recovery), and
     /// the window does not grow until everything now outstanding is acknowledged.
     pub fn loss(&mut self, cc: &mut dyn CongestionControl) {
-        let ev = CongestionEvent {
-            now: self.now,
-            kind: CongestionKind::Loss,
-            flight_size: self.out.len() as u64,
-        };
+        let ev = CongestionEvent { now: self.now, kind: CongestionKind::Loss, flight_size: self.out.len() as u64 };
         cc.on_congestion(&mut self.st, &ev);
         self.st.cwnd = self.st.ssthresh;
         self.recovery_until = Some(self.st.snd_nxt);
@@ -139,11 +112,7 @@ impl AckClock {
     /// A retransmission timeout now: ssthresh from the algorithm, cwnd = 1, slow start. What was
     /// outstanding is written off (counted as acknowledged) and sending restarts now.
     pub fn timeout(&mut self, cc: &mut dyn CongestionControl) {
-        let ev = CongestionEvent {
-            now: self.now,
-            kind: CongestionKind::Timeout,
-            flight_size: self.out.len() as u64,
-        };
+        let ev = CongestionEvent { now: self.now, kind: CongestionKind::Timeout, flight_size: self.out.len() as u64 };
         cc.on_congestion(&mut self.st, &ev);
         self.st.cwnd = 1.0;
         self.out.clear();

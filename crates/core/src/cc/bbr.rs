@@ -65,12 +65,9 @@
 //! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them): `on_congestion`
 //!   leaves ssthresh at cwnd, so the transport's Cwr and SourceQuench states cut nothing.
 
-use super::{
-    check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind,
-    RateSample, MAX_SEGMENTS,
-};
-use crate::time::{Rate, SimDuration, SimTime};
+use super::{check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample, MAX_SEGMENTS};
 use crate::wire::tcp::TCP_IP_HEADER;
+use crate::time::{Rate, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -131,29 +128,29 @@ pub struct BbrConfig {
 impl Default for BbrConfig {
     fn default() -> Self {
         BbrConfig {
-            high_gain: 2.885,          // Linux bbr_high_gain = BBR_UNIT·2885/1000 + 1; 2/ln 2
-            drain_gain: 1.0 / 2.885,   // Linux bbr_drain_gain = BBR_UNIT·1000/2885
-            cwnd_gain: 2.0,            // Linux bbr_cwnd_gain = BBR_UNIT·2
-            probe_up_gain: 1.25,       // Linux bbr_pacing_gain[0] = BBR_UNIT·5/4
-            probe_down_gain: 0.75,     // Linux bbr_pacing_gain[1] = BBR_UNIT·3/4
-            cycle_phases: 8,           // Linux CYCLE_LEN
-            cycle_rand: 7,             // Linux bbr_cycle_rand
-            bw_filter_rounds: 10,      // Linux bbr_bw_rtts = CYCLE_LEN + 2
-            min_rtt_window_s: 10.0,    // Linux bbr_min_rtt_win_sec
-            probe_rtt_duration_s: 0.2, // Linux bbr_probe_rtt_mode_ms
-            min_cwnd: 4.0,             // Linux bbr_cwnd_min_target
-            full_bw_growth: 1.25,      // Linux bbr_full_bw_thresh = BBR_UNIT·5/4
-            full_bw_rounds: 3,         // Linux bbr_full_bw_cnt
-            pacing_margin: 0.01,       // Linux bbr_pacing_margin_percent
-            quantization_budget: 3.0,  // Linux bbr_quantization_budget: 3 · tso_segs_goal
-            probe_extra_cwnd: 2.0,     // Linux bbr_quantization_budget: cycle_idx 0 → + 2
-            no_rtt_cwnd: 10.0,         // Linux TCP_INIT_CWND
-            nominal_rtt_s: 0.001,      // Linux bbr_init_pacing_rate_from_rtt: USEC_PER_MSEC
-            lt_interval_min_rounds: 4, // Linux bbr_lt_intvl_min_rtts
+            high_gain: 2.885,            // Linux bbr_high_gain = BBR_UNIT·2885/1000 + 1; 2/ln 2
+            drain_gain: 1.0 / 2.885,     // Linux bbr_drain_gain = BBR_UNIT·1000/2885
+            cwnd_gain: 2.0,              // Linux bbr_cwnd_gain = BBR_UNIT·2
+            probe_up_gain: 1.25,         // Linux bbr_pacing_gain[0] = BBR_UNIT·5/4
+            probe_down_gain: 0.75,       // Linux bbr_pacing_gain[1] = BBR_UNIT·3/4
+            cycle_phases: 8,             // Linux CYCLE_LEN
+            cycle_rand: 7,               // Linux bbr_cycle_rand
+            bw_filter_rounds: 10,        // Linux bbr_bw_rtts = CYCLE_LEN + 2
+            min_rtt_window_s: 10.0,      // Linux bbr_min_rtt_win_sec
+            probe_rtt_duration_s: 0.2,   // Linux bbr_probe_rtt_mode_ms
+            min_cwnd: 4.0,               // Linux bbr_cwnd_min_target
+            full_bw_growth: 1.25,        // Linux bbr_full_bw_thresh = BBR_UNIT·5/4
+            full_bw_rounds: 3,           // Linux bbr_full_bw_cnt
+            pacing_margin: 0.01,         // Linux bbr_pacing_margin_percent
+            quantization_budget: 3.0,    // Linux bbr_quantization_budget: 3 · tso_segs_goal
+            probe_extra_cwnd: 2.0,       // Linux bbr_quantization_budget: cycle_idx 0 → + 2
+            no_rtt_cwnd: 10.0,           // Linux TCP_INIT_CWND
+            nominal_rtt_s: 0.001,        // Linux bbr_init_pacing_rate_from_rtt: USEC_PER_MSEC
+            lt_interval_min_rounds: 4,   // Linux bbr_lt_intvl_min_rtts
             lt_loss_threshold: 50.0 / 256.0, // Linux bbr_lt_loss_thresh (in BBR_UNIT)
-            lt_bw_ratio: 1.0 / 8.0,    // Linux bbr_lt_bw_ratio = BBR_UNIT/8
-            lt_bw_diff_bps: 4000.0,    // Linux bbr_lt_bw_diff = 4000/8 bytes/s
-            lt_bw_max_rounds: 48,      // Linux bbr_lt_bw_max_rtts
+            lt_bw_ratio: 1.0 / 8.0,      // Linux bbr_lt_bw_ratio = BBR_UNIT/8
+            lt_bw_diff_bps: 4000.0,      // Linux bbr_lt_bw_diff = 4000/8 bytes/s
+            lt_bw_max_rounds: 48,        // Linux bbr_lt_bw_max_rtts
         }
     }
 }
@@ -165,95 +162,30 @@ impl CcParams for BbrConfig {
         gain("high_gain", c.high_gain)?;
         gain("drain_gain", c.drain_gain)?;
         gain("cwnd_gain", c.cwnd_gain)?;
-        check_param(
-            "probe_up_gain",
-            c.probe_up_gain,
-            c.probe_up_gain >= 1.0 && c.probe_up_gain <= 10.0,
-            "a gain in [1, 10]",
-        )?;
-        check_param(
-            "probe_down_gain",
-            c.probe_down_gain,
-            c.probe_down_gain > 0.0 && c.probe_down_gain <= 1.0,
-            "a gain in (0, 1]",
-        )?;
+        check_param("probe_up_gain", c.probe_up_gain, c.probe_up_gain >= 1.0 && c.probe_up_gain <= 10.0, "a gain in [1, 10]")?;
+        check_param("probe_down_gain", c.probe_down_gain, c.probe_down_gain > 0.0 && c.probe_down_gain <= 1.0, "a gain in (0, 1]")?;
         let phases = c.cycle_phases;
-        check_param(
-            "cycle_phases",
-            f64::from(phases),
-            (2..=64).contains(&phases),
-            "phases in 2..64",
-        )?;
-        check_param(
-            "cycle_rand",
-            f64::from(c.cycle_rand),
-            (1..phases).contains(&c.cycle_rand),
-            "phases in 1..cycle_phases − 1",
-        )?;
-        let rounds = |name, v: u32| {
-            check_param(
-                name,
-                f64::from(v),
-                (1..=1000).contains(&v),
-                "round trips in 1..1000",
-            )
-        };
+        check_param("cycle_phases", f64::from(phases), (2..=64).contains(&phases), "phases in 2..64")?;
+        check_param("cycle_rand", f64::from(c.cycle_rand), (1..phases).contains(&c.cycle_rand), "phases in 1..cycle_phases − 1")?;
+        let rounds = |name, v: u32| check_param(name, f64::from(v), (1..=1000).contains(&v), "round trips in 1..1000");
         rounds("bw_filter_rounds", c.bw_filter_rounds)?;
         rounds("full_bw_rounds", c.full_bw_rounds)?;
         rounds("lt_interval_min_rounds", c.lt_interval_min_rounds)?;
         rounds("lt_bw_max_rounds", c.lt_bw_max_rounds)?;
-        let secs =
-            |name, v: f64| check_param(name, v, v > 0.0 && v <= 3600.0, "seconds in (0, 3600]");
+        let secs = |name, v: f64| check_param(name, v, v > 0.0 && v <= 3600.0, "seconds in (0, 3600]");
         secs("min_rtt_window_s", c.min_rtt_window_s)?;
-        check_param(
-            "probe_rtt_duration_s",
-            c.probe_rtt_duration_s,
-            c.probe_rtt_duration_s >= 0.0 && c.probe_rtt_duration_s <= 3600.0,
-            "seconds in [0, 3600]",
-        )?;
+        check_param("probe_rtt_duration_s", c.probe_rtt_duration_s, c.probe_rtt_duration_s >= 0.0 && c.probe_rtt_duration_s <= 3600.0, "seconds in [0, 3600]")?;
         secs("nominal_rtt_s", c.nominal_rtt_s)?;
-        let segs = |name, v: f64, lo: f64| {
-            check_param(
-                name,
-                v,
-                v >= lo && v <= MAX_SEGMENTS,
-                "segments in range up to 1000000",
-            )
-        };
+        let segs = |name, v: f64, lo: f64| check_param(name, v, v >= lo && v <= MAX_SEGMENTS, "segments in range up to 1000000");
         segs("min_cwnd", c.min_cwnd, 1.0)?;
         segs("no_rtt_cwnd", c.no_rtt_cwnd, 1.0)?;
         segs("quantization_budget", c.quantization_budget, 0.0)?;
         segs("probe_extra_cwnd", c.probe_extra_cwnd, 0.0)?;
-        check_param(
-            "full_bw_growth",
-            c.full_bw_growth,
-            c.full_bw_growth > 1.0 && c.full_bw_growth <= 10.0,
-            "a factor in (1, 10]",
-        )?;
-        check_param(
-            "pacing_margin",
-            c.pacing_margin,
-            (0.0..1.0).contains(&c.pacing_margin),
-            "a fraction in [0, 1)",
-        )?;
-        check_param(
-            "lt_loss_threshold",
-            c.lt_loss_threshold,
-            c.lt_loss_threshold > 0.0 && c.lt_loss_threshold <= 1.0,
-            "a loss ratio in (0, 1]",
-        )?;
-        check_param(
-            "lt_bw_ratio",
-            c.lt_bw_ratio,
-            (0.0..=1.0).contains(&c.lt_bw_ratio),
-            "a ratio in [0, 1]",
-        )?;
-        check_param(
-            "lt_bw_diff_bps",
-            c.lt_bw_diff_bps,
-            c.lt_bw_diff_bps >= 0.0,
-            "bit/s ≥ 0",
-        )
+        check_param("full_bw_growth", c.full_bw_growth, c.full_bw_growth > 1.0 && c.full_bw_growth <= 10.0, "a factor in (1, 10]")?;
+        check_param("pacing_margin", c.pacing_margin, (0.0..1.0).contains(&c.pacing_margin), "a fraction in [0, 1)")?;
+        check_param("lt_loss_threshold", c.lt_loss_threshold, c.lt_loss_threshold > 0.0 && c.lt_loss_threshold <= 1.0, "a loss ratio in (0, 1]")?;
+        check_param("lt_bw_ratio", c.lt_bw_ratio, (0.0..=1.0).contains(&c.lt_bw_ratio), "a ratio in [0, 1]")?;
+        check_param("lt_bw_diff_bps", c.lt_bw_diff_bps, c.lt_bw_diff_bps >= 0.0, "bit/s ≥ 0")
     }
 }
 
@@ -273,13 +205,9 @@ enum CaView {
     Open,
     /// Fast recovery, until the transport says it ended or SND.UNA reaches `high_water` (SND.MAX
     /// at entry; the transport does not report a timeout during recovery).
-    Recovery {
-        high_water: u64,
-    },
+    Recovery { high_water: u64 },
     /// After a retransmission timeout, until SND.UNA reaches `high_water` (SND.MAX at the timeout).
-    Loss {
-        high_water: u64,
-    },
+    Loss { high_water: u64 },
 }
 
 impl CaView {
@@ -301,11 +229,7 @@ impl WindowedMax {
             self.samples.pop_back();
         }
         self.samples.push_back((round, value));
-        while self
-            .samples
-            .front()
-            .is_some_and(|&(r, _)| r + window < round)
-        {
+        while self.samples.front().is_some_and(|&(r, _)| r + window < round) {
             self.samples.pop_front();
         }
     }
@@ -577,11 +501,7 @@ impl Bbr {
 
     fn save_cwnd(&mut self) {
         let cwnd = self.cwnd;
-        self.prior_cwnd = if !self.prev_ca.recovering() && self.mode != Mode::ProbeRtt {
-            cwnd
-        } else {
-            self.prior_cwnd.max(cwnd)
-        };
+        self.prior_cwnd = if !self.prev_ca.recovering() && self.mode != Mode::ProbeRtt { cwnd } else { self.prior_cwnd.max(cwnd) };
     }
 
     fn set_mode(&mut self, mode: Mode, now: SimTime) {
@@ -603,9 +523,7 @@ impl Bbr {
     /// A phase lasts one RTprop; probing also needs 1.25 BDP in flight (or a loss), and draining
     /// ends early once inflight is down to the BDP (Linux `bbr_is_next_cycle_phase`).
     fn is_next_cycle_phase(&self, rs: &RateSample) -> bool {
-        let full_length = self
-            .min_rtt()
-            .is_some_and(|rtt| rs.delivered_time.saturating_since(self.cycle_start) > rtt);
+        let full_length = self.min_rtt().is_some_and(|rtt| rs.delivered_time.saturating_since(self.cycle_start) > rtt);
         let inflight = rs.prior_in_flight as f64;
         let bw = self.max_bw.get();
         if self.pacing_gain == 1.0 {
@@ -620,9 +538,7 @@ impl Bbr {
     /// Round counting, long-term sampling and the BtlBw filter (Linux `bbr_update_bw`).
     fn update_bw(&mut self, st: &CcState, rs: &RateSample) {
         self.round_start = false;
-        let Some(rate) = rs.rate_segments_per_s() else {
-            return;
-        };
+        let Some(rate) = rs.rate_segments_per_s() else { return };
         if rs.prior_delivered >= self.next_round_delivered {
             self.next_round_delivered = rs.delivered_total;
             self.rounds += 1;
@@ -632,17 +548,13 @@ impl Bbr {
         let app_limited = self.is_app_limited(rs);
         self.long_term_sample(st, rs.now, rs.losses, app_limited);
         if !app_limited || rate >= self.max_bw.get() {
-            self.max_bw
-                .update(self.rounds, rate, u64::from(self.cfg.bw_filter_rounds));
+            self.max_bw.update(self.rounds, rate, u64::from(self.cfg.bw_filter_rounds));
         }
     }
 
     /// The sample describes the application's (or PROBE_RTT's) rate rather than the path's.
     fn is_app_limited(&self, rs: &RateSample) -> bool {
-        rs.is_app_limited
-            || self
-                .probe_rtt_sent
-                .is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
+        rs.is_app_limited || self.probe_rtt_sent.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
     }
 
     fn long_term_sample(&mut self, st: &CcState, now: SimTime, losses: u64, is_app_limited: bool) {
@@ -683,9 +595,7 @@ impl Bbr {
             self.mode = Mode::Drain;
             st.ssthresh = self.inflight_target(self.max_bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain
-            && self.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0)
-        {
+        if self.mode == Mode::Drain && self.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0) {
             self.set_mode(Mode::ProbeBw, now);
         }
     }
@@ -717,8 +627,7 @@ impl Bbr {
         self.probe_rtt_sent = Some((from, (self.delivered + self.in_flight).max(1)));
         match self.probe_rtt_done_at {
             None if self.in_flight as f64 <= self.cfg.min_cwnd => {
-                self.probe_rtt_done_at =
-                    Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
+                self.probe_rtt_done_at = Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
                 self.probe_rtt_round_done = false;
                 self.next_round_delivered = self.delivered;
             }
@@ -731,11 +640,7 @@ impl Bbr {
                         self.min_rtt = Some((rtt, now));
                     }
                     self.cwnd = self.cwnd.max(self.prior_cwnd);
-                    let next = if self.full_bw_reached {
-                        Mode::ProbeBw
-                    } else {
-                        Mode::Startup
-                    };
+                    let next = if self.full_bw_reached { Mode::ProbeBw } else { Mode::Startup };
                     self.set_mode(next, now);
                 }
             }
@@ -848,17 +753,11 @@ impl CongestionControl for Bbr {
         self.save_cwnd();
         st.ssthresh = st.cwnd;
         match ev.kind {
-            CongestionKind::Loss => {
-                self.ca = CaView::Recovery {
-                    high_water: st.snd_nxt,
-                }
-            }
+            CongestionKind::Loss => self.ca = CaView::Recovery { high_water: st.snd_nxt },
             CongestionKind::Timeout => {
                 // Linux `tcp_enter_loss`: everything is deemed lost, cwnd = inflight + 1 = 1.
                 self.cwnd = 1.0;
-                self.ca = CaView::Loss {
-                    high_water: st.snd_nxt,
-                };
+                self.ca = CaView::Loss { high_water: st.snd_nxt };
                 self.prev_ca = self.ca;
                 self.full_bw = 0.0;
                 self.round_start = true; // a timeout ends the round
@@ -910,9 +809,7 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self, st: &CcState) -> Option<Rate> {
         let bits_per_segment = f64::from((st.mss + TCP_IP_HEADER) * 8);
-        self.pacing
-            .filter(|&p| p > 0.0)
-            .map(|p| Rate((p * bits_per_segment).round().max(1.0) as u64))
+        self.pacing.filter(|&p| p > 0.0).map(|p| Rate((p * bits_per_segment).round().max(1.0) as u64))
     }
 }
 
@@ -983,11 +880,7 @@ mod tests {
         fn until(&mut self, limit: SimDuration, pred: impl Fn(&Bbr) -> bool) -> SimDuration {
             let start = self.now;
             while !pred(&self.bbr) {
-                assert!(
-                    self.now - start < limit,
-                    "not reached within {limit}: mode {:?}",
-                    self.bbr.mode
-                );
+                assert!(self.now - start < limit, "not reached within {limit}: mode {:?}", self.bbr.mode);
                 self.ack();
             }
             self.now - start
@@ -1009,11 +902,7 @@ mod tests {
             self.until(SimDuration::from_secs(1), |b| b.cycle_idx == 3);
             let before = self.st.cwnd;
             self.st.snd_nxt = self.st.snd_una + outstanding;
-            let ev = CongestionEvent {
-                now: self.now,
-                kind,
-                flight_size: outstanding,
-            };
+            let ev = CongestionEvent { now: self.now, kind, flight_size: outstanding };
             self.bbr.on_congestion(&mut self.st, &ev);
             before
         }
@@ -1076,21 +965,12 @@ mod tests {
             }
         }
         let gains: Vec<f64> = phases.iter().map(|&(g, _)| g).collect();
-        let up = gains
-            .iter()
-            .position(|&g| g == 1.25)
-            .expect("a probing phase");
-        assert_eq!(
-            gains[up..up + 9],
-            [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25]
-        );
+        let up = gains.iter().position(|&g| g == 1.25).expect("a probing phase");
+        assert_eq!(gains[up..up + 9], [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.25]);
         for w in phases[1..].windows(2) {
             let len = w[1].1 - w[0].1;
             // Just over one RTprop, to the next ACK (2 ms apart).
-            assert!(
-                len > RTT && len <= RTT + SimDuration::from_millis(2),
-                "phase of {len}"
-            );
+            assert!(len > RTT && len <= RTT + SimDuration::from_millis(2), "phase of {len}");
         }
     }
 
@@ -1104,11 +984,7 @@ mod tests {
         assert_eq!(p.st.cwnd, 2.0 * 40.0 + 4.0);
         p.until(SimDuration::from_secs(1), |b| b.cycle_idx == 0);
         p.ack();
-        assert_eq!(
-            p.st.cwnd,
-            2.0 * 40.0 + 4.0 + 2.0,
-            "the probing phase may exceed the BDP"
-        );
+        assert_eq!(p.st.cwnd, 2.0 * 40.0 + 4.0 + 2.0, "the probing phase may exceed the BDP");
     }
 
     #[test]
@@ -1135,11 +1011,7 @@ mod tests {
             assert_eq!(f.get(), 9.0, "round {r}");
         }
         f.update(12, 6.0, 10);
-        assert_eq!(
-            f.get(),
-            7.0,
-            "the peak of round 1 expired; round 2's 7 remains"
-        );
+        assert_eq!(f.get(), 7.0, "the peak of round 1 expired; round 2's 7 remains");
         f.update(13, 6.0, 10);
         assert_eq!(f.get(), 6.0);
     }
@@ -1159,10 +1031,7 @@ mod tests {
         p.in_flight = Some(4);
         p.rtt = RTT;
         let stayed = p.until(SimDuration::from_secs(1), |b| b.mode != Mode::ProbeRtt);
-        assert!(
-            stayed > SimDuration::from_millis(200) && stayed < SimDuration::from_millis(250),
-            "{stayed}"
-        );
+        assert!(stayed > SimDuration::from_millis(200) && stayed < SimDuration::from_millis(250), "{stayed}");
         assert_eq!((p.bbr.mode, p.st.cwnd), (Mode::ProbeBw, prior.max(84.0)));
         assert_eq!(p.bbr.min_rtt, Some((RTT, p.now)));
     }
@@ -1172,15 +1041,9 @@ mod tests {
         let mut p = Path::in_probe_bw();
         p.rtt = RTT + SimDuration::from_millis(5);
         p.until(SimDuration::from_secs(11), |b| b.mode == Mode::ProbeRtt);
-        let rs = RateSample {
-            prior_delivered: p.st.delivered,
-            ..RateSample::default()
-        };
+        let rs = RateSample { prior_delivered: p.st.delivered, ..RateSample::default() };
         assert!(p.bbr.is_app_limited(&rs));
-        let before = RateSample {
-            prior_delivered: p.st.delivered - 100,
-            ..RateSample::default()
-        };
+        let before = RateSample { prior_delivered: p.st.delivered - 100, ..RateSample::default() };
         assert!(!p.bbr.is_app_limited(&before));
     }
 
@@ -1194,10 +1057,7 @@ mod tests {
         assert_eq!(p.st.cwnd, 32.0, "inflight + acked");
         p.in_flight = Some(20);
         p.ack();
-        assert_eq!(
-            p.st.cwnd, 32.0,
-            "never below inflight + acked in the first round"
-        );
+        assert_eq!(p.st.cwnd, 32.0, "never below inflight + acked in the first round");
         p.bbr.on_recovery_exit(&mut p.st, p.now);
         p.ack();
         assert_eq!(p.st.cwnd, before);
@@ -1209,15 +1069,9 @@ mod tests {
         let before = p.congestion_while_cruising(CongestionKind::Timeout, 50);
         p.losses = 2; // the transport's Loss state resends everything outstanding
         p.ack();
-        assert_eq!(
-            p.st.cwnd, 4.0,
-            "grows by acked, at least the minimum window"
-        );
+        assert_eq!(p.st.cwnd, 4.0, "grows by acked, at least the minimum window");
         p.ack();
-        assert_eq!(
-            p.st.cwnd, 6.0,
-            "the resent segments were lost at the timeout, not now"
-        );
+        assert_eq!(p.st.cwnd, 6.0, "the resent segments were lost at the timeout, not now");
         for _ in 0..24 {
             p.ack();
         }
@@ -1251,11 +1105,7 @@ mod tests {
         let took = p.until(SimDuration::from_secs(5), |b| b.lt.use_bw);
         // Two intervals of at least four rounds each.
         assert!(took >= RTT.saturating_mul(8), "{took}");
-        assert!(
-            (p.bbr.bw() - 1000.0).abs() < 20.0,
-            "policed rate {}",
-            p.bbr.bw()
-        );
+        assert!((p.bbr.bw() - 1000.0).abs() < 20.0, "policed rate {}", p.bbr.bw());
         assert_eq!(p.bbr.pacing_gain, 1.0);
         // After 48 rounds the policed rate is dropped and probing resumes.
         p.losses = 0;
@@ -1265,15 +1115,9 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_named() {
-        let bad = BbrConfig {
-            cycle_rand: 8,
-            ..BbrConfig::default()
-        };
+        let bad = BbrConfig { cycle_rand: 8, ..BbrConfig::default() };
         assert!(bad.validate().unwrap_err().starts_with("cycle_rand: 8"));
-        let bad = BbrConfig {
-            probe_down_gain: 1.5,
-            ..BbrConfig::default()
-        };
+        let bad = BbrConfig { probe_down_gain: 1.5, ..BbrConfig::default() };
         assert!(bad.validate().unwrap_err().starts_with("probe_down_gain"));
         assert_eq!(BbrConfig::default().validate(), Ok(()));
     }

@@ -31,10 +31,7 @@
 //! - Linux computes in integers (`(W_max − cwnd)/B` is floored); here in floating point.
 //! - Linux's delayed-ACK ratio compensation is unnecessary: the transport counts segments, not ACKs.
 
-use super::{
-    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
-    CongestionKind, MAX_SEGMENTS,
-};
+use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -73,46 +70,16 @@ impl Default for BicConfig {
 
 impl CcParams for BicConfig {
     fn validate(&self) -> Result<(), String> {
-        check_param(
-            "beta",
-            self.beta,
-            self.beta > 0.0 && self.beta < 1.0,
-            "a number in (0, 1)",
-        )?;
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
         let max_inc = self.max_increment;
-        check_param(
-            "max_increment",
-            max_inc,
-            max_inc > 0.0 && max_inc <= MAX_SEGMENTS,
-            "segments in (0, 1000000]",
-        )?;
+        check_param("max_increment", max_inc, max_inc > 0.0 && max_inc <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
         // B = 2 is a true binary search (paper), Linux 4; beyond 1024 the search barely moves.
-        check_param(
-            "b",
-            self.b,
-            self.b > 1.0 && self.b <= 1024.0,
-            "a divisor in (1, 1024]",
-        )?;
+        check_param("b", self.b, self.b > 1.0 && self.b <= 1024.0, "a divisor in (1, 1024]")?;
         // The minimum step B/smooth_part must not exceed B itself (Linux smooth_part = 20).
-        check_param(
-            "smooth_part",
-            self.smooth_part,
-            (1.0..=1e4).contains(&self.smooth_part),
-            "round trips in [1, 10000]",
-        )?;
-        check_param(
-            "low_window",
-            self.low_window,
-            (0.0..=MAX_SEGMENTS).contains(&self.low_window),
-            "segments in [0, 1000000]",
-        )?;
+        check_param("smooth_part", self.smooth_part, (1.0..=1e4).contains(&self.smooth_part), "round trips in [1, 10000]")?;
+        check_param("low_window", self.low_window, (0.0..=MAX_SEGMENTS).contains(&self.low_window), "segments in [0, 1000000]")?;
         // A fraction of cwnd per RTT: 1 doubles the window every round trip, as slow start.
-        check_param(
-            "no_wmax_growth",
-            self.no_wmax_growth,
-            (0.0..=1.0).contains(&self.no_wmax_growth),
-            "a fraction of cwnd in [0, 1]",
-        )?;
+        check_param("no_wmax_growth", self.no_wmax_growth, (0.0..=1.0).contains(&self.no_wmax_growth), "a fraction of cwnd in [0, 1]")?;
         Ok(())
     }
 }
@@ -135,11 +102,7 @@ pub struct Bic {
 
 impl Bic {
     pub fn new(cfg: BicConfig) -> Self {
-        Bic {
-            cfg,
-            w_max: None,
-            round: None,
-        }
+        Bic { cfg, w_max: None, round: None }
     }
 
     /// W_max in segments, if a reduction has set one.
@@ -191,10 +154,7 @@ impl CongestionControl for Bic {
         }
         if self.round.is_none_or(|r| st.snd_una > r.end_seq) {
             let per_segment = self.increment_per_rtt(st.cwnd) / st.cwnd;
-            self.round = Some(Round {
-                end_seq: st.snd_nxt,
-                per_segment,
-            });
+            self.round = Some(Round { end_seq: st.snd_nxt, per_segment });
         }
         if let Some(r) = self.round {
             st.cwnd += r.per_segment * acked as f64;
@@ -259,20 +219,13 @@ mod tests {
     #[test]
     fn with_b_2_the_binary_search_halves_the_distance_to_w_max_each_rtt() {
         // The paper's midpoint rule; S_max out of the way.
-        let cfg = BicConfig {
-            b: 2.0,
-            max_increment: 1000.0,
-            ..BicConfig::default()
-        };
+        let cfg = BicConfig { b: 2.0, max_increment: 1000.0, ..BicConfig::default() };
         let (mut bic, mut clock) = after_loss_at(cfg, 400.0);
         let start = clock.st.cwnd;
         let w = per_rtt(&mut bic, &mut clock, 6);
         // 80 segments below W_max; halving while d/2 > 1 (distance > 2).
         for (before, after) in distances(400.0, start, &w) {
-            assert!(
-                (after / before - 0.5).abs() < 0.01,
-                "{before} -> {after}: {w:?}"
-            );
+            assert!((after / before - 0.5).abs() < 0.01, "{before} -> {after}: {w:?}");
         }
     }
 
@@ -283,23 +236,14 @@ mod tests {
         let w = per_rtt(&mut bic, &mut clock, 40);
         let d = distances(300.0, start, &w);
         // 60 segments below W_max (d/4 = 15 ≤ S_max): a quarter closes each RTT while d/4 > 1.
-        let search: Vec<_> = d
-            .iter()
-            .take_while(|(before, _)| before / 4.0 > 1.0)
-            .collect();
+        let search: Vec<_> = d.iter().take_while(|(before, _)| before / 4.0 > 1.0).collect();
         assert!(search.len() >= 9, "{w:?}");
         for (before, after) in &search {
-            assert!(
-                (after / before - 0.75).abs() < 0.01,
-                "{before} -> {after}: {w:?}"
-            );
+            assert!((after / before - 0.75).abs() < 0.01, "{before} -> {after}: {w:?}");
         }
         // Within B of W_max the step is B/smooth_part = 0.2 segment per RTT, up to W_max and past it.
         let near: Vec<_> = d[search.len()..].iter().take(20).collect();
-        assert!(
-            near.len() == 20 && near.iter().all(|(b, a)| (b - a - 0.2).abs() < 0.01),
-            "{w:?}"
-        );
+        assert!(near.len() == 20 && near.iter().all(|(b, a)| (b - a - 0.2).abs() < 0.01), "{w:?}");
     }
 
     #[test]
@@ -318,10 +262,7 @@ mod tests {
     fn above_w_max_probing_starts_slowly_and_accelerates_to_s_max() {
         let mut bic = Bic::new(BicConfig::default());
         bic.w_max = Some(200.0);
-        let inc: Vec<f64> = [200.0, 203.9, 204.0, 230.0, 247.9, 248.0, 400.0]
-            .iter()
-            .map(|&w| bic.increment_per_rtt(w))
-            .collect();
+        let inc: Vec<f64> = [200.0, 203.9, 204.0, 230.0, 247.9, 248.0, 400.0].iter().map(|&w| bic.increment_per_rtt(w)).collect();
         // [W, W+B): B/smooth_part; [W+B, W+S_max(B−1)): (cwnd − W)/(B − 1); beyond: S_max.
         let want = [0.2, 0.2, 4.0 / 3.0, 10.0, 47.9 / 3.0, 16.0, 16.0];
         for (g, w) in inc.iter().zip(want) {
@@ -332,17 +273,8 @@ mod tests {
         let w = per_rtt(&mut bic, &mut clock, 60);
         let above: Vec<f64> = w.iter().copied().filter(|&c| c > 104.0).collect();
         let steps: Vec<f64> = above.windows(2).map(|p| p[1] - p[0]).collect();
-        assert!(
-            steps
-                .windows(2)
-                .take_while(|s| s[1] < 15.9)
-                .all(|s| s[1] > s[0]),
-            "{w:?}"
-        );
-        assert!(
-            steps.iter().any(|&s| (s - 16.0).abs() < 0.1),
-            "reaches S_max: {w:?}"
-        );
+        assert!(steps.windows(2).take_while(|s| s[1] < 15.9).all(|s| s[1] > s[0]), "{w:?}");
+        assert!(steps.iter().any(|&s| (s - 16.0).abs() < 0.1), "reaches S_max: {w:?}");
     }
 
     #[test]
@@ -350,19 +282,10 @@ mod tests {
         let mut bic = Bic::new(BicConfig::default());
         let mut clock = AckClock::new(&mut bic, 8.0, 8.0, RTT, SimDuration::ZERO);
         let w = per_rtt(&mut bic, &mut clock, 4);
-        assert!(
-            w.iter()
-                .zip([9.0, 10.0, 11.0, 12.0])
-                .all(|(g, want)| (g - want).abs() < 1e-9),
-            "{w:?}"
-        );
+        assert!(w.iter().zip([9.0, 10.0, 11.0, 12.0]).all(|(g, want)| (g - want).abs() < 1e-9), "{w:?}");
         // A loss at 12 ≤ low_window halves the window, as Reno.
         clock.loss(&mut bic);
-        assert!(
-            (clock.st.ssthresh - 6.0).abs() < 1e-9,
-            "{}",
-            clock.st.ssthresh
-        );
+        assert!((clock.st.ssthresh - 6.0).abs() < 1e-9, "{}", clock.st.ssthresh);
         // Above low_window the decrease is β = 819/1024.
         clock.st.cwnd = 100.0;
         clock.loss(&mut bic);
@@ -375,13 +298,7 @@ mod tests {
         clock.st.cwnd = 180.0;
         clock.loss(&mut bic);
         assert_eq!(bic.w_max(), Some(180.0 * (1.0 + 819.0 / 1024.0) / 2.0));
-        let (mut bic, mut clock) = after_loss_at(
-            BicConfig {
-                fast_convergence: false,
-                ..BicConfig::default()
-            },
-            200.0,
-        );
+        let (mut bic, mut clock) = after_loss_at(BicConfig { fast_convergence: false, ..BicConfig::default() }, 200.0);
         clock.st.cwnd = 180.0;
         clock.loss(&mut bic);
         assert_eq!(bic.w_max(), Some(180.0));
@@ -393,10 +310,7 @@ mod tests {
         // No loss yet: max probing from W_max = 0 gives S_max = 16, but 5% of 1000 is 50.
         let mut clock = AckClock::new(&mut bic, 1000.0, 1000.0, RTT, SimDuration::ZERO);
         let w = per_rtt(&mut bic, &mut clock, 2);
-        assert!(
-            (w[0] - 1050.0).abs() < 0.5 && (w[1] - 1102.5).abs() < 1.0,
-            "{w:?}"
-        );
+        assert!((w[0] - 1050.0).abs() < 0.5 && (w[1] - 1102.5).abs() < 1.0, "{w:?}");
         clock.loss(&mut bic);
         assert!(bic.w_max().is_some());
         clock.timeout(&mut bic);
@@ -409,10 +323,7 @@ mod tests {
         assert_eq!(c.params_json()["b"], 2.0);
         assert_eq!(c.params_json()["max_increment"], 16.0);
         let e = CcConfig::from_name("bic", Some(&serde_json::json!({"b": 1}))).unwrap_err();
-        assert!(
-            e.starts_with("b: 1 is out of range") && e.contains("(1, 1024]"),
-            "{e}"
-        );
+        assert!(e.starts_with("b: 1 is out of range") && e.contains("(1, 1024]"), "{e}");
         let e = CcConfig::from_name("bic", Some(&serde_json::json!({"beta": 1.2}))).unwrap_err();
         assert!(e.starts_with("beta") && e.contains("(0, 1)"), "{e}");
     }

@@ -36,10 +36,7 @@
 //! - The paper's cap on win by awnd is the transport's receiver window (not seen here).
 
 use super::round_rtt::RoundRtt;
-use super::{
-    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
-    CongestionKind, MAX_SEGMENTS,
-};
+use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -67,43 +64,13 @@ impl CcParams for CompoundConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
         // dwnd grows by α·win^k per RTT: α > 10 would outgrow slow start at any window.
-        check_param(
-            "alpha",
-            c.alpha,
-            (0.0..=10.0).contains(&c.alpha),
-            "a factor in [0, 10]",
-        )?;
-        check_param(
-            "beta",
-            c.beta,
-            c.beta > 0.0 && c.beta < 1.0,
-            "a factor in (0, 1)",
-        )?;
-        check_param(
-            "k",
-            c.k,
-            (0.0..=1.0).contains(&c.k),
-            "an exponent in [0, 1]",
-        )?;
-        check_param(
-            "gamma",
-            c.gamma,
-            (0.0..=MAX_SEGMENTS).contains(&c.gamma),
-            "segments in [0, 1000000]",
-        )?;
+        check_param("alpha", c.alpha, (0.0..=10.0).contains(&c.alpha), "a factor in [0, 10]")?;
+        check_param("beta", c.beta, c.beta > 0.0 && c.beta < 1.0, "a factor in (0, 1)")?;
+        check_param("k", c.k, (0.0..=1.0).contains(&c.k), "an exponent in [0, 1]")?;
+        check_param("gamma", c.gamma, (0.0..=MAX_SEGMENTS).contains(&c.gamma), "segments in [0, 1000000]")?;
         // dwnd shrinks by ζ per queued segment per RTT: beyond 1000 any queue empties dwnd at once.
-        check_param(
-            "zeta",
-            c.zeta,
-            (0.0..=1000.0).contains(&c.zeta),
-            "a factor in [0, 1000]",
-        )?;
-        check_param(
-            "reno_beta",
-            c.reno_beta,
-            c.reno_beta > 0.0 && c.reno_beta < 1.0,
-            "a factor in (0, 1)",
-        )
+        check_param("zeta", c.zeta, (0.0..=1000.0).contains(&c.zeta), "a factor in [0, 1000]")?;
+        check_param("reno_beta", c.reno_beta, c.reno_beta > 0.0 && c.reno_beta < 1.0, "a factor in (0, 1)")
     }
 }
 
@@ -135,12 +102,7 @@ const EPS: f64 = 1e-9;
 
 impl Compound {
     pub fn new(cfg: CompoundConfig) -> Self {
-        Compound {
-            cfg,
-            cwnd: 0.0,
-            dwnd: 0.0,
-            rounds: RoundRtt::default(),
-        }
+        Compound { cfg, cwnd: 0.0, dwnd: 0.0, rounds: RoundRtt::default() }
     }
 
     /// The delay-based window, segments.
@@ -274,11 +236,7 @@ mod tests {
         d.round(&mut c, ms(130.0));
         let win = c.loss_window() + 40.0;
         let expected = 40.0 - win * (1.0 - 100.0 / 130.0);
-        assert!(
-            (c.dwnd() - expected).abs() < 1e-9,
-            "{} vs {expected}",
-            c.dwnd()
-        );
+        assert!((c.dwnd() - expected).abs() < 1e-9, "{} vs {expected}", c.dwnd());
         assert!(c.dwnd() > 7.0 && c.dwnd() < 8.0);
         // Far above γ: diff = 70 > dwnd, so the delay window is gone; the loss part remains.
         d.round(&mut c, ms(200.0));
@@ -290,17 +248,10 @@ mod tests {
     #[test]
     fn loss_sets_dwnd_to_win_times_one_minus_beta_minus_half_cwnd() {
         let (mut c, mut d) = in_avoidance(100.0, 40.0);
-        let ev = CongestionEvent {
-            now: d.now,
-            kind: CongestionKind::Loss,
-            flight_size: 140,
-        };
+        let ev = CongestionEvent { now: d.now, kind: CongestionKind::Loss, flight_size: 140 };
         c.on_congestion(&mut d.st, &ev);
         // dwnd = 140 · ½ − 50 = 20, cwnd = 50: the total (and ssthresh) is 70.
-        assert_eq!(
-            (c.loss_window(), c.dwnd(), d.st.ssthresh),
-            (50.0, 20.0, 70.0)
-        );
+        assert_eq!((c.loss_window(), c.dwnd(), d.st.ssthresh), (50.0, 20.0, 70.0));
         // After SACK recovery the transport sets cwnd = ssthresh: nothing to reconcile.
         d.st.cwnd = d.st.ssthresh;
         c.on_recovery_exit(&mut d.st, d.now);
@@ -308,10 +259,7 @@ mod tests {
         // With no delay window the rule is Reno's halving.
         let (mut c, mut d) = in_avoidance(100.0, 0.0);
         c.on_congestion(&mut d.st, &ev);
-        assert_eq!(
-            (c.loss_window(), c.dwnd(), d.st.ssthresh),
-            (50.0, 0.0, 50.0)
-        );
+        assert_eq!((c.loss_window(), c.dwnd(), d.st.ssthresh), (50.0, 0.0, 50.0));
     }
 
     #[test]
@@ -329,11 +277,7 @@ mod tests {
     #[test]
     fn a_timeout_zeroes_dwnd_and_the_window_restarts_from_the_transports_cwnd() {
         let (mut c, mut d) = in_avoidance(100.0, 40.0);
-        let ev = CongestionEvent {
-            now: d.now,
-            kind: CongestionKind::Timeout,
-            flight_size: 140,
-        };
+        let ev = CongestionEvent { now: d.now, kind: CongestionKind::Timeout, flight_size: 140 };
         c.on_congestion(&mut d.st, &ev);
         assert_eq!(d.st.ssthresh, 70.0);
         d.st.cwnd = 1.0; // the transport

@@ -118,13 +118,7 @@ fn whole(cwnd: f64) -> u64 {
 
 impl LinuxCubic {
     /// `c` (segments/s³) and `beta` as in `CubicConfig`, `hz` the jiffy rate.
-    pub(super) fn new(
-        c: f64,
-        beta: f64,
-        fast_convergence: bool,
-        friendliness: bool,
-        hz: u32,
-    ) -> Self {
+    pub(super) fn new(c: f64, beta: f64, fast_convergence: bool, friendliness: bool, hz: u32) -> Self {
         let cube_rtt_scale = ((c * BETA_SCALE as f64).round() as u64).max(1);
         let beta = ((beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1);
         let scales = Scales {
@@ -134,12 +128,7 @@ impl LinuxCubic {
             beta,
             beta_scale: 8 * (BETA_SCALE + beta) / 3 / (BETA_SCALE - beta),
         };
-        LinuxCubic {
-            scales,
-            fast_convergence,
-            friendliness,
-            s: State::default(),
-        }
+        LinuxCubic { scales, fast_convergence, friendliness, s: State::default() }
     }
 
     fn jiffies(&self, now: SimTime) -> u64 {
@@ -163,11 +152,7 @@ impl LinuxCubic {
     /// An RTT sample (cubictcp_acked).
     pub(super) fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration) {
         let holdoff = DELAY_MIN_HOLDOFF_S * self.scales.hz;
-        if self
-            .s
-            .epoch_start
-            .is_some_and(|e| self.jiffies(now).saturating_sub(e) < holdoff)
-        {
+        if self.s.epoch_start.is_some_and(|e| self.jiffies(now).saturating_sub(e) < holdoff) {
             return;
         }
         let rtt = rtt.max(SimDuration::from_micros(1));
@@ -207,27 +192,14 @@ impl LinuxCubic {
             let epoch = *s.epoch_start.get_or_insert_with(|| {
                 s.ack_cnt = acked;
                 s.tcp_cwnd = cwnd;
-                (s.k, s.origin) = if s.last_max <= cwnd {
-                    (0, cwnd)
-                } else {
-                    (cube_root(sc.cube_factor * (s.last_max - cwnd)), s.last_max)
-                };
+                (s.k, s.origin) = if s.last_max <= cwnd { (0, cwnd) } else { (cube_root(sc.cube_factor * (s.last_max - cwnd)), s.last_max) };
                 now
             });
             let t = ((now - epoch + delay_min) << CURVE_HZ_SHIFT) / sc.hz;
             let offs = u128::from(t.abs_diff(s.k));
-            let delta = ((u128::from(sc.cube_rtt_scale) * offs * offs * offs)
-                >> (10 + 3 * CURVE_HZ_SHIFT)) as u64;
-            let target = if t < s.k {
-                s.origin.saturating_sub(delta)
-            } else {
-                s.origin + delta
-            };
-            s.cnt = if target > cwnd {
-                cwnd / (target - cwnd)
-            } else {
-                FLAT_CNT_PER_SEGMENT * cwnd
-            };
+            let delta = ((u128::from(sc.cube_rtt_scale) * offs * offs * offs) >> (10 + 3 * CURVE_HZ_SHIFT)) as u64;
+            let target = if t < s.k { s.origin.saturating_sub(delta) } else { s.origin + delta };
+            s.cnt = if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_PER_SEGMENT * cwnd };
             if s.last_max == 0 {
                 s.cnt = s.cnt.min(NO_WMAX_MAX_CNT);
             }
@@ -253,11 +225,7 @@ impl LinuxCubic {
         let cwnd = whole(st.cwnd);
         let s = &mut self.s;
         s.epoch_start = None;
-        s.last_max = if self.fast_convergence && cwnd < s.last_max {
-            cwnd * (BETA_SCALE + self.scales.beta) / (2 * BETA_SCALE)
-        } else {
-            cwnd
-        };
+        s.last_max = if self.fast_convergence && cwnd < s.last_max { cwnd * (BETA_SCALE + self.scales.beta) / (2 * BETA_SCALE) } else { cwnd };
         s.credit = 0;
         st.ssthresh = (cwnd * self.scales.beta / BETA_SCALE).max(2) as f64;
     }
@@ -298,19 +266,8 @@ mod tests {
     fn the_scales_are_linux_s_for_its_default_parameters() {
         // cubictcp_register with bic_scale = 41, beta = 717: 410, 2^40/410, 15.
         let s = linux().scales;
-        assert_eq!(
-            (s.cube_rtt_scale, s.cube_factor, s.beta, s.beta_scale),
-            (410, 2_681_735_677, 717, 15)
-        );
-        assert_eq!(
-            (
-                cube_root(2_681_735_677),
-                cube_root(27),
-                cube_root(26),
-                cube_root(0)
-            ),
-            (1389, 3, 2, 0)
-        );
+        assert_eq!((s.cube_rtt_scale, s.cube_factor, s.beta, s.beta_scale), (410, 2_681_735_677, 717, 15));
+        assert_eq!((cube_root(2_681_735_677), cube_root(27), cube_root(26), cube_root(0)), (1389, 3, 2, 0));
     }
 
     #[test]
@@ -331,10 +288,7 @@ mod tests {
         // Next ACK, a jiffy later: cwnd changed, so cnt is recomputed: target 3 = cwnd, cnt 300.
         // Friendliness: ack_cnt 2 + 2 = 4 ≤ ⌊3·15/8⌋ = 5, W_tcp stays 2.
         cc.congestion_avoidance(&mut st, ms(t0 + 5), 2);
-        assert_eq!(
-            (st.cwnd, cc.s.cnt, cc.s.ack_cnt, cc.s.tcp_cwnd),
-            (3.0, 300, 4, 2)
-        );
+        assert_eq!((st.cwnd, cc.s.cnt, cc.s.ack_cnt, cc.s.tcp_cwnd), (3.0, 300, 4, 2));
         // ACKs of 3 segments every 5 ms: cwnd unchanged, so cnt stays 300 until more than
         // HZ/32 = 7 jiffies have passed since it was computed (jiffy 251): through 1035 ms
         // (jiffy 258) the window holds at 3 while ack_cnt and the credit grow.
@@ -365,17 +319,9 @@ mod tests {
         assert_eq!(st.cwnd, 11.0);
         let before = cc.s.last_time;
         cc.congestion_avoidance(&mut st, ms(1002), 10);
-        assert_eq!(
-            (cc.s.last_time, cc.s.last_cwnd),
-            (before, 10),
-            "cwnd 11 not yet looked at"
-        );
+        assert_eq!((cc.s.last_time, cc.s.last_cwnd), (before, 10), "cwnd 11 not yet looked at");
         cc.congestion_avoidance(&mut st, ms(1004), 1);
-        assert_eq!(
-            (cc.s.last_time, cc.s.last_cwnd),
-            (251, 11),
-            "the next jiffy does"
-        );
+        assert_eq!((cc.s.last_time, cc.s.last_cwnd), (251, 11), "the next jiffy does");
     }
 
     #[test]
@@ -384,10 +330,7 @@ mod tests {
         let mut st = CcState::new(40.0, 30.0, 1448);
         cc.on_rtt_sample(ms(0), SimDuration::from_millis(100));
         cc.on_timeout(&mut st);
-        assert_eq!(
-            (st.ssthresh, cc.w_max(), cc.delay_min()),
-            (28.0, None, None)
-        );
+        assert_eq!((st.ssthresh, cc.w_max(), cc.delay_min()), (28.0, None, None));
         // Slow start is the transport's; in congestion avoidance at cwnd 40 with no W_max the
         // curve from K = 0 is flat at first, so cnt is its cap, 20: one segment per 20 acked.
         st.cwnd = 40.0;

@@ -56,17 +56,7 @@ pub struct CcState {
 
 impl CcState {
     pub fn new(initial_cwnd: f64, initial_ssthresh: f64, mss: u32) -> Self {
-        CcState {
-            cwnd: initial_cwnd,
-            ssthresh: initial_ssthresh,
-            srtt: None,
-            min_rtt: None,
-            in_flight: 0,
-            mss,
-            snd_una: 0,
-            snd_nxt: 0,
-            delivered: 0,
-        }
+        CcState { cwnd: initial_cwnd, ssthresh: initial_ssthresh, srtt: None, min_rtt: None, in_flight: 0, mss, snd_una: 0, snd_nxt: 0, delivered: 0 }
     }
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -115,8 +105,7 @@ pub struct RateSample {
 impl RateSample {
     /// The delivery rate, segments per second, if the sample is valid.
     pub fn rate_segments_per_s(&self) -> Option<f64> {
-        self.interval
-            .map(|i| self.delivered as f64 / i.as_secs_f64())
+        self.interval.map(|i| self.delivered as f64 / i.as_secs_f64())
     }
 }
 
@@ -216,18 +205,12 @@ pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<()
     if ok && value.is_finite() {
         Ok(())
     } else {
-        Err(format!(
-            "{name}: {value} is out of range: expected {allowed}"
-        ))
+        Err(format!("{name}: {value} is out of range: expected {allowed}"))
     }
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
-pub(crate) fn resolve<P: CcParams>(
-    algorithm: &str,
-    preset: Option<&str>,
-    params: Option<&Value>,
-) -> Result<P, String> {
+pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
     let base = match preset {
         None => P::default(),
         Some(name) => P::preset(name).ok_or_else(|| {
@@ -235,16 +218,11 @@ pub(crate) fn resolve<P: CcParams>(
             if known.is_empty() {
                 format!("unknown preset {name:?}: {algorithm} has no presets")
             } else {
-                format!(
-                    "unknown preset {name:?} of {algorithm}: expected one of {}",
-                    known.join(", ")
-                )
+                format!("unknown preset {name:?} of {algorithm}: expected one of {}", known.join(", "))
             }
         })?,
     };
-    let Some(params) = params else {
-        return base.validate().map(|()| base);
-    };
+    let Some(params) = params else { return base.validate().map(|()| base) };
     let Value::Object(overrides) = params else {
         return Err(format!("expected a table of parameters, got {params}"));
     };
@@ -257,11 +235,7 @@ pub(crate) fn resolve<P: CcParams>(
     }
     let resolved: P = serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
         let path = e.path().to_string();
-        if path == "." {
-            e.inner().to_string()
-        } else {
-            format!("{path}: {}", e.inner())
-        }
+        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
     })?;
     resolved.validate()?;
     Ok(resolved)
@@ -432,35 +406,20 @@ impl CcConfig {
             if ext.is_empty() {
                 return Err(format!("{name:?} names no algorithm: expected \"py:Name\" (registered with ccarena.run(..., algorithms=...)) or \"py:module.Class\""));
             }
-            let params = params
-                .cloned()
-                .unwrap_or_else(|| Value::Object(Default::default()));
+            let params = params.cloned().unwrap_or_else(|| Value::Object(Default::default()));
             if !params.is_object() {
                 return Err(format!("expected a table of parameters, got {params}"));
             }
-            return Ok(CcConfig::External(external::ExternalCc {
-                name: ext.to_string(),
-                params,
-            }));
+            return Ok(CcConfig::External(external::ExternalCc { name: ext.to_string(), params }));
         }
         let (base, preset) = match name.split_once('@') {
             Some((b, p)) => (b, Some(p)),
             None => (name, None),
         };
-        let base = ALIASES
-            .iter()
-            .find(|(a, _)| *a == base)
-            .map_or(base, |(_, target)| target);
+        let base = ALIASES.iter().find(|(a, _)| *a == base).map_or(base, |(_, target)| target);
         CcConfig::lookup(base, preset, params).unwrap_or_else(|| {
-            let names: Vec<&str> = tcp_algorithms()
-                .iter()
-                .map(|a| a.name)
-                .chain(ALIASES.iter().map(|(a, _)| *a))
-                .collect();
-            Err(format!(
-                "unknown congestion control {name:?}: expected one of {}",
-                names.join(", ")
-            ))
+            let names: Vec<&str> = tcp_algorithms().iter().map(|a| a.name).chain(ALIASES.iter().map(|(a, _)| *a)).collect();
+            Err(format!("unknown congestion control {name:?}: expected one of {}", names.join(", ")))
         })
     }
 }
@@ -472,11 +431,7 @@ mod tests {
     #[test]
     fn a_sender_holds_at_most_64_bytes_of_any_algorithm() {
         // Larger states are boxed (`stored!`): every TCP sender holds an `AnyCc` inline.
-        assert!(
-            std::mem::size_of::<AnyCc>() <= 64,
-            "AnyCc is {} bytes: box the variant that grew",
-            std::mem::size_of::<AnyCc>()
-        );
+        assert!(std::mem::size_of::<AnyCc>() <= 64, "AnyCc is {} bytes: box the variant that grew", std::mem::size_of::<AnyCc>());
     }
 
     #[test]
@@ -503,13 +458,8 @@ mod tests {
     fn params_override_defaults_and_are_recorded() {
         let p = serde_json::json!({"beta": 0.7});
         let c = CcConfig::from_name("newreno", Some(&p)).unwrap();
-        assert_eq!(
-            c.params_json(),
-            serde_json::json!({"beta": 0.7, "basis": "flight_size"})
-        );
-        assert!(tcp_algorithms()
-            .iter()
-            .any(|a| a.name == "reno" && a.params["beta"] == 0.5));
+        assert_eq!(c.params_json(), serde_json::json!({"beta": 0.7, "basis": "flight_size"}));
+        assert!(tcp_algorithms().iter().any(|a| a.name == "reno" && a.params["beta"] == 0.5));
     }
 
     #[test]

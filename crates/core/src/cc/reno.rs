@@ -13,10 +13,7 @@
 //! (SND.MAX − SND.UNA) also counts SACKed segments and exceeds cwnd in recovery. The default is
 //! the RFC's; the scenario's `stack = "linux"` and `"ns2"` profiles pick `cwnd`.
 
-use super::{
-    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
-    CongestionEvent,
-};
+use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,21 +39,13 @@ pub enum ReductionBasis {
 impl CcParams for RenoConfig {
     /// RFC 5681 eq. (4) halves; a factor ≥ 1 would grow the window on loss, 0 would stall it.
     fn validate(&self) -> Result<(), String> {
-        check_param(
-            "beta",
-            self.beta,
-            self.beta > 0.0 && self.beta < 1.0,
-            "a factor in (0, 1)",
-        )
+        check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a factor in (0, 1)")
     }
 }
 
 impl Default for RenoConfig {
     fn default() -> Self {
-        RenoConfig {
-            beta: 0.5,
-            basis: ReductionBasis::FlightSize,
-        }
+        RenoConfig { beta: 0.5, basis: ReductionBasis::FlightSize }
     }
 }
 
@@ -96,7 +85,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::ack_clock::ack;
+    use crate::cc::ack_clock::{ack};
     use crate::cc::CongestionKind;
     use crate::time::SimTime;
 
@@ -125,23 +114,9 @@ mod tests {
     fn loss_halves_flight_size_with_floor_of_two() {
         let mut st = CcState::new(40.0, f64::INFINITY, 1460);
         let mut r = Reno::new(RenoConfig::default());
-        r.on_congestion(
-            &mut st,
-            &CongestionEvent {
-                now: SimTime::ZERO,
-                kind: CongestionKind::Loss,
-                flight_size: 40,
-            },
-        );
+        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 40 });
         assert_eq!(st.ssthresh, 20.0);
-        r.on_congestion(
-            &mut st,
-            &CongestionEvent {
-                now: SimTime::ZERO,
-                kind: CongestionKind::Timeout,
-                flight_size: 3,
-            },
-        );
+        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 });
         assert_eq!(st.ssthresh, 2.0);
     }
 }

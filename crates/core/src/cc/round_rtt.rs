@@ -65,10 +65,7 @@ impl RoundRtt {
         if st.snd_una <= self.round_end {
             return None;
         }
-        let round = Round {
-            min_rtt: self.round_min,
-            samples: self.samples,
-        };
+        let round = Round { min_rtt: self.round_min, samples: self.samples };
         self.restart(st);
         Some(round)
     }
@@ -100,11 +97,7 @@ pub(crate) mod testing {
             let mut st = CcState::new(cwnd, ssthresh, 1460);
             st.snd_nxt = cwnd.floor() as u64;
             st.in_flight = st.snd_nxt;
-            Driver {
-                st,
-                now: SimTime::ZERO,
-                round_mark: 0,
-            }
+            Driver { st, now: SimTime::ZERO, round_mark: 0 }
         }
 
         /// One ACK of one segment with RTT sample `rtt`; returns SND.NXT before the refill.
@@ -113,14 +106,7 @@ pub(crate) mod testing {
             let st = &mut self.st;
             st.snd_una += 1;
             cc.on_rtt_sample(st, self.now, rtt);
-            cc.on_ack(
-                st,
-                &AckSample {
-                    now: self.now,
-                    acked: 1,
-                    rtt: Some(rtt),
-                },
-            );
+            cc.on_ack(st, &AckSample { now: self.now, acked: 1, rtt: Some(rtt) });
             let before = st.snd_nxt;
             st.snd_nxt = st.snd_nxt.max(st.snd_una + st.cwnd.floor() as u64);
             st.in_flight = st.snd_nxt - st.snd_una;
@@ -165,23 +151,11 @@ mod tests {
         st.snd_nxt = 20;
         st.snd_una = 11;
         let round = r.end_of_round(&st).unwrap();
-        assert_eq!(
-            round,
-            Round {
-                min_rtt: Some(SimDuration::from_millis(110)),
-                samples: 2
-            }
-        );
+        assert_eq!(round, Round { min_rtt: Some(SimDuration::from_millis(110)), samples: 2 });
         // The next round starts empty at SND.NXT = 20; the base survives.
         r.on_sample(SimDuration::from_millis(130));
         st.snd_una = 21;
-        assert_eq!(
-            r.end_of_round(&st),
-            Some(Round {
-                min_rtt: Some(SimDuration::from_millis(130)),
-                samples: 1
-            })
-        );
+        assert_eq!(r.end_of_round(&st), Some(Round { min_rtt: Some(SimDuration::from_millis(130)), samples: 1 }));
         assert_eq!(r.base(), Some(SimDuration::from_millis(110)));
     }
 }

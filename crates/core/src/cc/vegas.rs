@@ -46,8 +46,7 @@
 
 use super::round_rtt::RoundRtt;
 use super::{
-    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
-    CongestionEvent, MAX_SEGMENTS,
+    check_param, cong_avoid_ai, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
 };
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -75,48 +74,23 @@ pub struct VegasConfig {
 impl CcParams for VegasConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        check_param(
-            "alpha",
-            c.alpha,
-            (0.0..=MAX_SEGMENTS).contains(&c.alpha),
-            "segments in [0, 1000000]",
-        )?;
-        check_param(
-            "beta",
-            c.beta,
-            c.beta >= c.alpha && c.beta <= MAX_SEGMENTS,
-            "segments in [alpha, 1000000]",
-        )?;
-        check_param(
-            "gamma",
-            c.gamma,
-            (0.0..=MAX_SEGMENTS).contains(&c.gamma),
-            "segments in [0, 1000000]",
-        )?;
-        check_param(
-            "min_cwnd",
-            c.min_cwnd,
-            (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd),
-            "segments in [1, 1000000]",
-        )?;
-        check_param(
-            "loss_beta",
-            c.loss_beta,
-            c.loss_beta > 0.0 && c.loss_beta < 1.0,
-            "a factor in (0, 1)",
-        )
+        check_param("alpha", c.alpha, (0.0..=MAX_SEGMENTS).contains(&c.alpha), "segments in [0, 1000000]")?;
+        check_param("beta", c.beta, c.beta >= c.alpha && c.beta <= MAX_SEGMENTS, "segments in [alpha, 1000000]")?;
+        check_param("gamma", c.gamma, (0.0..=MAX_SEGMENTS).contains(&c.gamma), "segments in [0, 1000000]")?;
+        check_param("min_cwnd", c.min_cwnd, (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd), "segments in [1, 1000000]")?;
+        check_param("loss_beta", c.loss_beta, c.loss_beta > 0.0 && c.loss_beta < 1.0, "a factor in (0, 1)")
     }
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig {
-            alpha: 2.0,                // Linux tcp_vegas.c `alpha`
-            beta: 4.0,                 // Linux tcp_vegas.c `beta`
-            gamma: 1.0,                // Linux tcp_vegas.c `gamma`
-            min_rtt_samples: 3,        // Linux tcp_vegas.c: `cntRTT <= 2` is too few
-            min_cwnd: 2.0,             // Linux tcp_vegas.c: `if (snd_cwnd < 2) snd_cwnd = 2`
-            loss_beta: 0.5,            // Linux tcp_reno_ssthresh / RFC 5681 eq. (4)
+            alpha: 2.0,            // Linux tcp_vegas.c `alpha`
+            beta: 4.0,             // Linux tcp_vegas.c `beta`
+            gamma: 1.0,            // Linux tcp_vegas.c `gamma`
+            min_rtt_samples: 3,    // Linux tcp_vegas.c: `cntRTT <= 2` is too few
+            min_cwnd: 2.0,         // Linux tcp_vegas.c: `if (snd_cwnd < 2) snd_cwnd = 2`
+            loss_beta: 0.5,        // Linux tcp_reno_ssthresh / RFC 5681 eq. (4)
             ss_every_other_rtt: false, // Linux; the paper's rule when true
         }
     }
@@ -136,12 +110,7 @@ pub struct Vegas {
 
 impl Vegas {
     pub fn new(cfg: VegasConfig) -> Self {
-        Vegas {
-            cfg,
-            rounds: RoundRtt::default(),
-            ss_hold: false,
-            reno_in_loss_state: false,
-        }
+        Vegas { cfg, rounds: RoundRtt::default(), ss_hold: false, reno_in_loss_state: false }
     }
 
     /// The Vegas Diff, segments queued by this flow: cwnd · (RTT − BaseRTT) / RTT.
@@ -261,10 +230,7 @@ mod tests {
     fn beta_below_alpha_is_rejected() {
         let p = serde_json::json!({"alpha": 3, "beta": 2});
         let e = crate::cc::CcConfig::from_name("vegas", Some(&p)).unwrap_err();
-        assert_eq!(
-            e,
-            "beta: 2 is out of range: expected segments in [alpha, 1000000]"
-        );
+        assert_eq!(e, "beta: 2 is out of range: expected segments in [alpha, 1000000]");
     }
 
     #[test]
@@ -311,11 +277,7 @@ mod tests {
         // No queueing: Reno slow start, the window doubles each round.
         let w = d.st.cwnd;
         d.round(&mut v, ms(100.0));
-        assert!(
-            d.st.cwnd >= 1.8 * w && d.st.in_slow_start(),
-            "{} after {w}",
-            d.st.cwnd
-        );
+        assert!(d.st.cwnd >= 1.8 * w && d.st.in_slow_start(), "{} after {w}", d.st.cwnd);
         let w = d.st.cwnd;
         // 10 % queueing delay: Diff = cwnd/11 > γ = 1 → cwnd = ⌊cwnd · 100/110⌋ + 1, and CA.
         let end = d.round_end();
@@ -332,10 +294,7 @@ mod tests {
 
     #[test]
     fn paper_slow_start_grows_only_every_other_round() {
-        let cfg = VegasConfig {
-            ss_every_other_rtt: true,
-            ..VegasConfig::default()
-        };
+        let cfg = VegasConfig { ss_every_other_rtt: true, ..VegasConfig::default() };
         let mut v = Vegas::new(cfg);
         let mut d = Driver::new(10.0, f64::INFINITY);
         d.round(&mut v, ms(100.0));
@@ -345,10 +304,7 @@ mod tests {
             sizes.push(d.st.cwnd);
         }
         // Grow (about doubling), hold, grow, hold.
-        assert!(
-            sizes[1] >= 1.8 * sizes[0] && sizes[3] >= 1.8 * sizes[2],
-            "{sizes:?}"
-        );
+        assert!(sizes[1] >= 1.8 * sizes[0] && sizes[3] >= 1.8 * sizes[2], "{sizes:?}");
         assert!(sizes[2] == sizes[1] && sizes[4] == sizes[3], "{sizes:?}");
     }
 
@@ -368,36 +324,15 @@ mod tests {
     fn loss_halves_the_flight_like_reno_and_restarts_the_round() {
         let (mut v, mut d) = in_avoidance(40.0);
         let now = d.now;
-        v.on_congestion(
-            &mut d.st,
-            &CongestionEvent {
-                now,
-                kind: CongestionKind::Loss,
-                flight_size: 40,
-            },
-        );
+        v.on_congestion(&mut d.st, &CongestionEvent { now, kind: CongestionKind::Loss, flight_size: 40 });
         assert_eq!(d.st.ssthresh, 20.0);
         d.st.cwnd = 20.0;
         v.on_recovery_exit(&mut d.st, now);
         // The restarted round holds no sample: its end falls back to Reno (+1/cwnd).
         d.st.snd_una = d.st.snd_nxt + 1;
-        v.on_ack(
-            &mut d.st,
-            &AckSample {
-                now,
-                acked: 1,
-                rtt: None,
-            },
-        );
+        v.on_ack(&mut d.st, &AckSample { now, acked: 1, rtt: None });
         assert!((d.st.cwnd - 20.05).abs() < 1e-9, "{}", d.st.cwnd);
-        v.on_congestion(
-            &mut d.st,
-            &CongestionEvent {
-                now,
-                kind: CongestionKind::Timeout,
-                flight_size: 3,
-            },
-        );
+        v.on_congestion(&mut d.st, &CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: 3 });
         assert_eq!(d.st.ssthresh, 2.0);
     }
 
@@ -405,14 +340,10 @@ mod tests {
     fn after_a_timeout_it_is_reno_until_the_data_outstanding_then_is_acknowledged() {
         let (mut v, mut d) = in_avoidance(40.0);
         let snd_max = d.st.snd_nxt;
-        let ev = CongestionEvent {
-            now: d.now,
-            kind: CongestionKind::Timeout,
-            flight_size: 40,
-        };
+        let ev = CongestionEvent { now: d.now, kind: CongestionKind::Timeout, flight_size: 40 };
         v.on_congestion(&mut d.st, &ev);
         d.st.cwnd = 1.0; // the transport
-                         // Heavy queueing would make Vegas shrink the window; Reno slow-starts to 20, then +1/cwnd.
+        // Heavy queueing would make Vegas shrink the window; Reno slow-starts to 20, then +1/cwnd.
         while d.st.snd_una < snd_max {
             d.ack(&mut v, ms(300.0));
         }
@@ -424,11 +355,6 @@ mod tests {
         while d.st.snd_una <= end {
             d.ack(&mut v, ms(300.0));
         }
-        assert_eq!(
-            d.st.cwnd,
-            w - 1.0,
-            "Diff = {} > β",
-            Vegas::diff(w, ms(100.0), ms(300.0))
-        );
+        assert_eq!(d.st.cwnd, w - 1.0, "Diff = {} > β", Vegas::diff(w, ms(100.0), ms(300.0)));
     }
 }

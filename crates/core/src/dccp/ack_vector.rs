@@ -19,10 +19,7 @@
 //! arriving out of order inside the recorded range is marked received (FIFO paths make this
 //! rare) but the run list is not re-merged.
 
-use crate::wire::dccp::{
-    AckVector, ACKVEC_NOT_RECEIVED as NOT_RECEIVED, ACKVEC_RECEIVED as RECEIVED,
-    ACKVEC_RUN_MAX as RUN_MAX,
-};
+use crate::wire::dccp::{AckVector, ACKVEC_NOT_RECEIVED as NOT_RECEIVED, ACKVEC_RECEIVED as RECEIVED, ACKVEC_RUN_MAX as RUN_MAX};
 use std::collections::VecDeque;
 
 /// A run of packets in one state, in ascending order.
@@ -105,20 +102,11 @@ impl AckVectorRecord {
                 self.encoded -= bytes_for(r.len);
                 let mut parts = Vec::with_capacity(3);
                 if before > 0 {
-                    parts.push(Run {
-                        state: NOT_RECEIVED,
-                        len: before,
-                    });
+                    parts.push(Run { state: NOT_RECEIVED, len: before });
                 }
-                parts.push(Run {
-                    state: RECEIVED,
-                    len: 1,
-                });
+                parts.push(Run { state: RECEIVED, len: 1 });
                 if after > 0 {
-                    parts.push(Run {
-                        state: NOT_RECEIVED,
-                        len: after,
-                    });
+                    parts.push(Run { state: NOT_RECEIVED, len: after });
                 }
                 self.runs.remove(i);
                 for (k, p) in parts.into_iter().enumerate() {
@@ -191,10 +179,7 @@ mod tests {
         let v = record(&[10, 11, 12, 13, 14, 17, 18]).snapshot();
         assert_eq!(v.head(), 18);
         let ranges: Vec<_> = v.ranges().collect();
-        assert_eq!(
-            ranges,
-            vec![(true, 17, 18), (false, 15, 16), (true, 10, 14)]
-        );
+        assert_eq!(ranges, vec![(true, 17, 18), (false, 15, 16), (true, 10, 14)]);
         // Three run bytes plus type and length.
         assert_eq!(v.option_bytes(), 5);
     }
@@ -242,16 +227,7 @@ mod tests {
         let mut r = record(&[0, 4]);
         r.on_packet(2);
         let ranges: Vec<_> = r.snapshot().ranges().collect();
-        assert_eq!(
-            ranges,
-            vec![
-                (true, 4, 4),
-                (false, 3, 3),
-                (true, 2, 2),
-                (false, 1, 1),
-                (true, 0, 0)
-            ]
-        );
+        assert_eq!(ranges, vec![(true, 4, 4), (false, 3, 3), (true, 2, 2), (false, 1, 1), (true, 0, 0)]);
         assert_eq!(r.encoded_len(), 5);
     }
 }

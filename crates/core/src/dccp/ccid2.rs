@@ -109,35 +109,22 @@ impl CcParams for Ccid2Config {
 impl Ccid2Config {
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=1000).contains(&self.numdupack) {
-            return Err(format!(
-                "numdupack: {} is out of range: expected 1..1000 packets",
-                self.numdupack
-            ));
+            return Err(format!("numdupack: {} is out of range: expected 1..1000 packets", self.numdupack));
         }
         if self.ack_ratio == 0 {
             return Err("ack_ratio: must be at least 1".into());
         }
         if let Some(w) = self.initial_cwnd {
             if !(1.0..=1e6).contains(&w) {
-                return Err(format!(
-                    "initial_cwnd: {w} is out of range: expected 1..1000000 packets"
-                ));
+                return Err(format!("initial_cwnd: {w} is out of range: expected 1..1000000 packets"));
             }
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
-            return Err(format!(
-                "beta: {} is out of range: expected 0 < beta < 1",
-                self.beta
-            ));
+            return Err(format!("beta: {} is out of range: expected 0 < beta < 1", self.beta));
         }
-        for (name, v) in [
-            ("min_rto_s", self.min_rto_s),
-            ("max_ack_delay_s", self.max_ack_delay_s),
-        ] {
+        for (name, v) in [("min_rto_s", self.min_rto_s), ("max_ack_delay_s", self.max_ack_delay_s)] {
             if !(0.0..=60.0).contains(&v) {
-                return Err(format!(
-                    "{name}: {v} is out of range: expected 0..60 seconds"
-                ));
+                return Err(format!("{name}: {v} is out of range: expected 0..60 seconds"));
             }
         }
         Ok(())
@@ -145,8 +132,7 @@ impl Ccid2Config {
 
     /// The initial window for packets of `s` payload bytes.
     fn initial_window(&self, s: u32) -> f64 {
-        self.initial_cwnd
-            .unwrap_or_else(|| (4380 / s.max(1)).clamp(2, 4) as f64)
+        self.initial_cwnd.unwrap_or_else(|| (4380 / s.max(1)).clamp(2, 4) as f64)
     }
 }
 
@@ -216,26 +202,14 @@ pub struct Ccid2Tx {
 impl Ccid2Tx {
     /// A sender of `s`-byte packets.
     pub fn new(cfg: Ccid2Config, s: u32) -> Self {
-        let tcp = TcpConfig {
-            min_rto: SimDuration::from_secs_f64(cfg.min_rto_s),
-            ..TcpConfig::default()
-        };
+        let tcp = TcpConfig { min_rto: SimDuration::from_secs_f64(cfg.min_rto_s), ..TcpConfig::default() };
         let iw = cfg.initial_window(s);
         let st = CcState::new(iw, f64::INFINITY, s);
-        let ack = AckRatio {
-            r: cfg.ack_ratio.max(1),
-            last_peer_seq: None,
-            loss_recover: 0,
-            window_end: 0,
-            clean_windows: 0,
-        };
+        let ack = AckRatio { r: cfg.ack_ratio.max(1), last_peer_seq: None, loss_recover: 0, window_end: 0, clean_windows: 0 };
         Ccid2Tx {
             // Halves the packets in flight; RFC 4341 §5 says the window, which is the same while
             // the sender is window-limited.
-            cc: Reno::new(RenoConfig {
-                beta: cfg.beta,
-                basis: ReductionBasis::FlightSize,
-            }),
+            cc: Reno::new(RenoConfig { beta: cfg.beta, basis: ReductionBasis::FlightSize }),
             cfg,
             st,
             rtt: RttEstimator::new(&tcp),
@@ -288,22 +262,13 @@ impl Ccid2Tx {
     }
 
     fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited
-            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+        self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
     fn congestion(&mut self, now: SimTime, kind: CongestionKind) {
-        let ev = CongestionEvent {
-            now,
-            kind,
-            flight_size: self.window(),
-        };
+        let ev = CongestionEvent { now, kind, flight_size: self.window() };
         self.cc.on_congestion(&mut self.st, &ev);
-        self.st.cwnd = if kind == CongestionKind::Timeout {
-            1.0
-        } else {
-            self.st.ssthresh
-        };
+        self.st.cwnd = if kind == CongestionKind::Timeout { 1.0 } else { self.st.ssthresh };
         self.recover = Some(self.next_seq.saturating_sub(1));
         self.clamp_ack_ratio();
     }
@@ -337,11 +302,7 @@ impl Ccid2Tx {
 
     /// Forgets resolved packets at the front.
     fn trim(&mut self) {
-        while self
-            .sent
-            .front()
-            .is_some_and(|s| s.fate != Fate::Outstanding)
-        {
+        while self.sent.front().is_some_and(|s| s.fate != Fate::Outstanding) {
             self.sent.pop_front();
             self.base += 1;
         }
@@ -349,10 +310,7 @@ impl Ccid2Tx {
 
     /// RFC 4341 §6.1.2: react to acknowledgements the receiver sent that never arrived.
     fn track_ack_losses(&mut self, peer_seq: u64, ack: u64) {
-        let lost_acks = self
-            .ack
-            .last_peer_seq
-            .is_some_and(|last| peer_seq > last + 1);
+        let lost_acks = self.ack.last_peer_seq.is_some_and(|last| peer_seq > last + 1);
         self.ack.last_peer_seq = Some(self.ack.last_peer_seq.map_or(peer_seq, |l| l.max(peer_seq)));
         if lost_acks && self.cfg.ack_ratio_dynamic && ack > self.ack.loss_recover {
             self.ack.r = self.ack.r.saturating_mul(2);
@@ -369,10 +327,7 @@ impl Ccid2Tx {
         self.ack.window_end = self.next_seq.saturating_sub(1);
         self.ack.clean_windows += 1;
         let r = self.ack.r as f64;
-        if self.cfg.ack_ratio_dynamic
-            && self.ack.r > 1
-            && self.ack.clean_windows as f64 >= self.st.cwnd / (r * r - r)
-        {
+        if self.cfg.ack_ratio_dynamic && self.ack.r > 1 && self.ack.clean_windows as f64 >= self.st.cwnd / (r * r - r) {
             self.ack.r -= 1;
             self.ack.clean_windows = 0;
         }
@@ -427,27 +382,17 @@ impl CcidTx for Ccid2Tx {
     }
 
     fn on_sent(&mut self, now: SimTime, pkt: &SentPacket) -> u8 {
-        debug_assert_eq!(
-            pkt.seq,
-            self.next_seq.max(pkt.seq),
-            "sequence numbers go up"
-        );
+        debug_assert_eq!(pkt.seq, self.next_seq.max(pkt.seq), "sequence numbers go up");
         if self.sent.is_empty() {
             self.base = pkt.seq;
         }
         // Sequence numbers the connection used without telling us (none expected) are resolved.
         while self.base + (self.sent.len() as u64) < pkt.seq {
-            self.sent.push_back(Sent {
-                sent_at: now,
-                fate: Fate::NotData,
-            });
+            self.sent.push_back(Sent { sent_at: now, fate: Fate::NotData });
         }
         self.next_seq = pkt.seq + 1;
         if pkt.is_data {
-            self.sent.push_back(Sent {
-                sent_at: now,
-                fate: Fate::Outstanding,
-            });
+            self.sent.push_back(Sent { sent_at: now, fate: Fate::Outstanding });
             self.pipe += 1;
             self.usage.max_out = self.usage.max_out.max(self.pipe);
             self.last_send = Some(now);
@@ -455,10 +400,7 @@ impl CcidTx for Ccid2Tx {
                 self.rto_at = Some(now + self.rtt.rto());
             }
         } else {
-            self.sent.push_back(Sent {
-                sent_at: now,
-                fate: Fate::NotData,
-            });
+            self.sent.push_back(Sent { sent_at: now, fate: Fate::NotData });
         }
         self.st.in_flight = self.pipe;
         self.st.snd_nxt = self.next_seq;
@@ -467,9 +409,7 @@ impl CcidTx for Ccid2Tx {
 
     fn on_feedback(&mut self, now: SimTime, fb: &Feedback) {
         self.track_ack_losses(fb.seq, fb.ack);
-        let DccpOptions::AckVector(v) = fb.options else {
-            return;
-        };
+        let DccpOptions::AckVector(v) = fb.options else { return };
         let top = self.base + self.sent.len() as u64; // exclusive
         let mut newest: Option<u64> = None;
         let mut newly = 0u64;
@@ -508,21 +448,10 @@ impl CcidTx for Ccid2Tx {
         if let Some(seq) = newest {
             self.st.snd_una = seq;
             if growth > 0 && !reduced && self.is_cwnd_limited() {
-                self.cc.on_ack(
-                    &mut self.st,
-                    &AckSample {
-                        now,
-                        acked: growth,
-                        rtt,
-                    },
-                );
+                self.cc.on_ack(&mut self.st, &AckSample { now, acked: growth, rtt });
             }
             if seq > self.usage.until {
-                self.usage = Usage {
-                    limited: false,
-                    max_out: self.pipe,
-                    until: self.next_seq.saturating_sub(1),
-                };
+                self.usage = Usage { limited: false, max_out: self.pipe, until: self.next_seq.saturating_sub(1) };
             }
             self.count_clean_window(seq);
         }
@@ -686,14 +615,7 @@ mod tests {
     fn send(tx: &mut Ccid2Tx, at: SimTime, seqs: std::ops::Range<u64>) {
         for seq in seqs {
             assert_eq!(tx.send_decision(at), SendDecision::Now, "packet {seq}");
-            tx.on_sent(
-                at,
-                &SentPacket {
-                    seq,
-                    len: 1000,
-                    is_data: true,
-                },
-            );
+            tx.on_sent(at, &SentPacket { seq, len: 1000, is_data: true });
         }
     }
 
@@ -705,14 +627,7 @@ mod tests {
         }
         let opts = DccpOptions::AckVector(rec.snapshot());
         let head = *received.last().unwrap();
-        tx.on_feedback(
-            at,
-            &Feedback {
-                seq: peer_seq,
-                ack: head,
-                options: &opts,
-            },
-        );
+        tx.on_feedback(at, &Feedback { seq: peer_seq, ack: head, options: &opts });
     }
 
     #[test]
@@ -738,10 +653,7 @@ mod tests {
 
     #[test]
     fn a_packet_is_lost_once_three_later_packets_are_acked() {
-        let mut tx = sender(Ccid2Config {
-            initial_cwnd: Some(20.0),
-            ..Ccid2Config::default()
-        });
+        let mut tx = sender(Ccid2Config { initial_cwnd: Some(20.0), ..Ccid2Config::default() });
         tx.st.ssthresh = 20.0; // congestion avoidance, to see the halving alone
         send(&mut tx, ms(0), 0..10);
         tx.on_blocked(ms(0));
@@ -758,10 +670,7 @@ mod tests {
 
     #[test]
     fn losses_in_a_reduced_window_do_not_reduce_it_again() {
-        let mut tx = sender(Ccid2Config {
-            initial_cwnd: Some(40.0),
-            ..Ccid2Config::default()
-        });
+        let mut tx = sender(Ccid2Config { initial_cwnd: Some(40.0), ..Ccid2Config::default() });
         tx.st.ssthresh = 40.0;
         send(&mut tx, ms(0), 0..30);
         // 3 and 10 lost in the same window: one halving.
@@ -783,10 +692,7 @@ mod tests {
         // SRTT 100 ms, RTTVAR 50 ms: RTO = 300 ms.
         assert_eq!(tx.poll_timeout(), Some(ms(300)));
         tx.handle_timeout(ms(300));
-        assert_eq!(
-            (tx.cwnd(), tx.ssthresh(), tx.pipe(), tx.timeouts()),
-            (1.0, 2.0, 0, 1)
-        );
+        assert_eq!((tx.cwnd(), tx.ssthresh(), tx.pipe(), tx.timeouts()), (1.0, 2.0, 0, 1));
         assert!(tx.settled());
         assert_eq!(tx.poll_timeout(), None);
         // Backed off: the next timer is twice as long.
@@ -799,10 +705,7 @@ mod tests {
 
     #[test]
     fn app_limited_sender_does_not_grow_its_window() {
-        let mut tx = sender(Ccid2Config {
-            initial_cwnd: Some(10.0),
-            ..Ccid2Config::default()
-        });
+        let mut tx = sender(Ccid2Config { initial_cwnd: Some(10.0), ..Ccid2Config::default() });
         tx.st.ssthresh = 10.0;
         for k in 0..20 {
             send(&mut tx, ms(10 * k), k..k + 1);
@@ -813,10 +716,7 @@ mod tests {
 
     #[test]
     fn idle_restart_halves_per_rto_down_to_the_initial_window() {
-        let mut tx = sender(Ccid2Config {
-            initial_cwnd: Some(4.0),
-            ..Ccid2Config::default()
-        });
+        let mut tx = sender(Ccid2Config { initial_cwnd: Some(4.0), ..Ccid2Config::default() });
         tx.st.cwnd = 64.0;
         tx.st.ssthresh = 20.0;
         send(&mut tx, ms(0), 0..1);
@@ -829,10 +729,7 @@ mod tests {
 
     #[test]
     fn lost_acks_double_the_ack_ratio_within_half_the_window() {
-        let mut tx = sender(Ccid2Config {
-            initial_cwnd: Some(20.0),
-            ..Ccid2Config::default()
-        });
+        let mut tx = sender(Ccid2Config { initial_cwnd: Some(20.0), ..Ccid2Config::default() });
         tx.st.ssthresh = 20.0;
         assert_eq!(tx.ack_ratio(), 2);
         send(&mut tx, ms(0), 0..20);
@@ -846,12 +743,7 @@ mod tests {
         // The cap ⌈cwnd/2⌉ applies when the window shrinks.
         tx.handle_timeout(SimTime::from_secs(10));
         assert_eq!(tx.ack_ratio(), 1);
-        let fixed = sender(Ccid2Config {
-            ack_ratio_dynamic: false,
-            ack_ratio: 3,
-            initial_cwnd: Some(10.0),
-            ..Ccid2Config::default()
-        });
+        let fixed = sender(Ccid2Config { ack_ratio_dynamic: false, ack_ratio: 3, initial_cwnd: Some(10.0), ..Ccid2Config::default() });
         assert_eq!(fixed.ack_ratio(), 3);
     }
 
@@ -873,14 +765,7 @@ mod tests {
     }
 
     fn rx_packet(seq: u64, kind: super::super::DccpType, ack: Option<u64>) -> RxPacket {
-        RxPacket {
-            seq,
-            kind,
-            len: if kind.is_data() { 1000 } else { 0 },
-            ccval: 0,
-            ack_ratio: 2,
-            ack,
-        }
+        RxPacket { seq, kind, len: if kind.is_data() { 1000 } else { 0 }, ccval: 0, ack_ratio: 2, ack }
     }
 
     #[test]
@@ -890,9 +775,7 @@ mod tests {
         assert!(!rx.on_packet(ms(0), &rx_packet(2, Data, None)));
         assert_eq!(rx.poll_timeout(), Some(ms(40)));
         assert!(rx.on_packet(ms(1), &rx_packet(3, Data, None)));
-        let DccpOptions::AckVector(v) = rx.feedback(ms(1), 10) else {
-            panic!()
-        };
+        let DccpOptions::AckVector(v) = rx.feedback(ms(1), 10) else { panic!() };
         assert_eq!(v.ranges().collect::<Vec<_>>(), vec![(true, 2, 3)]);
         assert_eq!(rx.poll_timeout(), None);
         // A lone packet is acknowledged by the timer.
@@ -903,9 +786,7 @@ mod tests {
         assert_eq!(rx.vector_bytes(), 1);
         // The sender acknowledges our Ack 10 (which reported up to 3): 2 and 3 are forgotten.
         rx.on_packet(ms(50), &rx_packet(5, DataAck, Some(10)));
-        let DccpOptions::AckVector(v) = rx.feedback(ms(50), 12) else {
-            panic!()
-        };
+        let DccpOptions::AckVector(v) = rx.feedback(ms(50), 12) else { panic!() };
         assert_eq!(v.ranges().collect::<Vec<_>>(), vec![(true, 4, 5)]);
     }
 }

@@ -103,19 +103,12 @@ impl FastTfrcConfig {
     }
 
     pub fn fast(&self) -> FastRules {
-        FastRules {
-            loss_branch: self.loss_branch,
-            increase_once_per_rtt: self.increase_once_per_rtt,
-            recv_multiplier: self.recv_multiplier,
-        }
+        FastRules { loss_branch: self.loss_branch, increase_once_per_rtt: self.increase_once_per_rtt, recv_multiplier: self.recv_multiplier }
     }
 
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=16.0).contains(&self.recv_multiplier) {
-            return Err(format!(
-                "recv_multiplier: {} is out of range: expected 0..16",
-                self.recv_multiplier
-            ));
+            return Err(format!("recv_multiplier: {} is out of range: expected 0..16", self.recv_multiplier));
         }
         self.tfrc().validate()
     }
@@ -140,20 +133,11 @@ mod tests {
     #[test]
     fn increase_is_multiplicative_when_queues_drain() {
         // α = 1.5 (mean 150 ms, sample 100 ms): X_update = 2.5·X dominates 2·X.
-        assert_eq!(
-            rate_without_loss(1000.0, 1.5, 300.0, 2.0, 100.0, 0.1),
-            2500.0
-        );
+        assert_eq!(rate_without_loss(1000.0, 1.5, 300.0, 2.0, 100.0, 0.1), 2500.0);
         // α < 1 (queues building): still at least 2·X — eq. (5) never lowers the rate.
-        assert_eq!(
-            rate_without_loss(1000.0, 0.5, 300.0, 2.0, 100.0, 0.1),
-            2000.0
-        );
+        assert_eq!(rate_without_loss(1000.0, 0.5, 300.0, 2.0, 100.0, 0.1), 2000.0);
         // A high receive rate or one packet per RTT can dominate.
-        assert_eq!(
-            rate_without_loss(1000.0, 0.5, 3000.0, 2.0, 100.0, 0.1),
-            6000.0
-        );
+        assert_eq!(rate_without_loss(1000.0, 0.5, 3000.0, 2.0, 100.0, 0.1), 6000.0);
         assert_eq!(rate_without_loss(1.0, 0.5, 0.0, 2.0, 100.0, 0.1), 1000.0);
     }
 
@@ -166,12 +150,8 @@ mod tests {
 
     #[test]
     fn branch_names_parse() {
-        let c: FastTfrcConfig =
-            serde_json::from_value(serde_json::json!({"loss_branch": "new_loss_event"})).unwrap();
+        let c: FastTfrcConfig = serde_json::from_value(serde_json::json!({"loss_branch": "new_loss_event"})).unwrap();
         assert_eq!(c.loss_branch, LossBranch::NewLossEvent);
-        assert!(serde_json::from_value::<FastTfrcConfig>(
-            serde_json::json!({"loss_branch": "sometimes"})
-        )
-        .is_err());
+        assert!(serde_json::from_value::<FastTfrcConfig>(serde_json::json!({"loss_branch": "sometimes"})).is_err());
     }
 }

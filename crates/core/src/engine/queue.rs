@@ -48,11 +48,7 @@ struct Node {
 
 impl Node {
     fn entry(&self) -> Entry {
-        Entry {
-            time: self.time,
-            seq: self.seq,
-            event: self.event,
-        }
+        Entry { time: self.time, seq: self.seq, event: self.event }
     }
 }
 
@@ -110,17 +106,9 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let time = time.as_nanos();
-        debug_assert!(
-            time >= self.last,
-            "event scheduled in the past: {time} ns < {} ns",
-            self.last
-        );
+        debug_assert!(time >= self.last, "event scheduled in the past: {time} ns < {} ns", self.last);
         self.seq += 1;
-        let entry = Entry {
-            time,
-            seq: self.seq,
-            event,
-        };
+        let entry = Entry { time, seq: self.seq, event };
         if time == self.last {
             self.due.insert(0, entry); // the newest seq: due after every other
         } else {
@@ -177,12 +165,7 @@ impl EventQueue {
     /// A pool node holding `entry`.
     #[inline]
     fn alloc(&mut self, entry: Entry) -> u32 {
-        let node = Node {
-            time: entry.time,
-            seq: entry.seq,
-            event: entry.event,
-            next: NIL,
-        };
+        let node = Node { time: entry.time, seq: entry.seq, event: entry.event, next: NIL };
         if self.free == NIL {
             self.pool.push(node);
             (self.pool.len() - 1) as u32
@@ -269,9 +252,6 @@ mod tests {
 
     #[test]
     fn a_pool_node_is_half_a_cache_line_and_never_straddles_two() {
-        assert_eq!(
-            (std::mem::size_of::<Node>(), std::mem::align_of::<Node>()),
-            (32, 32)
-        );
+        assert_eq!((std::mem::size_of::<Node>(), std::mem::align_of::<Node>()), (32, 32));
     }
 }

@@ -39,19 +39,13 @@ pub struct Feeders {
 
 impl Feeders {
     pub fn new(n_links: usize) -> Self {
-        Feeders {
-            sources: vec![Source::Unused; n_links],
-            pairs: HashSet::new(),
-        }
+        Feeders { sources: vec![Source::Unused; n_links], pairs: HashSet::new() }
     }
 
     /// No link is fed: every arrival at a node is an event (where routers send Source Quench,
     /// whose packets enter links no flow's route names; and in tests, to compare with).
     pub fn none(n_links: usize) -> Self {
-        Feeders {
-            sources: vec![Source::Endpoint; n_links],
-            pairs: HashSet::new(),
-        }
+        Feeders { sources: vec![Source::Endpoint; n_links], pairs: HashSet::new() }
     }
 
     /// Records the links a packet crosses, in order, from the endpoint that sends it.
@@ -97,11 +91,7 @@ mod tests {
         f.add_path(&[LinkId(3), LinkId(1), LinkId(2)]);
         f.add_path(&[LinkId(0), LinkId(1)]);
         assert_eq!(f.of(LinkId(2)), Some(&[LinkId(1)][..]));
-        assert_eq!(
-            f.of(LinkId(1)),
-            Some(&[LinkId(0), LinkId(3)][..]),
-            "each feeder once, in order"
-        );
+        assert_eq!(f.of(LinkId(1)), Some(&[LinkId(0), LinkId(3)][..]), "each feeder once, in order");
         assert_eq!(f.of(LinkId(0)), None);
         assert_eq!(f.of(LinkId(4)), None, "a link no path uses");
         // A path that starts on link 2 (an endpoint at its input) takes its feeders away, for good.
@@ -119,11 +109,7 @@ mod tests {
         let mut f = Feeders::new(n as usize + 1);
         for round in 0..2u32 {
             for i in 0..n {
-                let access = if round == 0 {
-                    i + 1
-                } else {
-                    (i * 7_919) % n + 1
-                };
+                let access = if round == 0 { i + 1 } else { (i * 7_919) % n + 1 };
                 f.add_path(&[LinkId(access), LinkId(0)]);
             }
         }

@@ -7,8 +7,8 @@
 //!   sequence number (packet n is segment n−1): the deterministic drops of recovery studies.
 
 use crate::net::packet::{FlowId, Packet};
-use crate::rng::Rng;
 use crate::wire::Header;
+use crate::rng::Rng;
 
 #[derive(Clone, Debug)]
 pub enum LossModel {
@@ -31,12 +31,9 @@ impl LossModel {
                     return false;
                 }
                 match pkt.header {
-                    Header::TcpData {
-                        seq,
-                        retransmit: false,
-                        ..
+                    Header::TcpData { seq, retransmit: false, .. } | Header::Udp { seq, .. } => {
+                        packets.binary_search(&(seq + 1)).is_ok()
                     }
-                    | Header::Udp { seq, .. } => packets.binary_search(&(seq + 1)).is_ok(),
                     _ => false,
                 }
             }
@@ -59,14 +56,7 @@ mod tests {
             size: 1500,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData {
-                seq,
-                len: 1460,
-                retransmit,
-                ect: false,
-                cwr: false,
-                ts: None,
-            },
+            header: Header::TcpData { seq, len: 1460, retransmit, ect: false, cwr: false, ts: None },
         }
     }
 
@@ -79,10 +69,7 @@ mod tests {
 
     #[test]
     fn drop_list_spares_retransmissions_and_other_flows() {
-        let mut m = LossModel::DropList {
-            flow: FlowId(1),
-            packets: vec![3, 5],
-        };
+        let mut m = LossModel::DropList { flow: FlowId(1), packets: vec![3, 5] };
         assert!(m.drops(&data(1, 2, false))); // packet 3 = segment 2
         assert!(!m.drops(&data(1, 2, true)));
         assert!(!m.drops(&data(0, 2, false)));
@@ -91,10 +78,7 @@ mod tests {
 
     #[test]
     fn bernoulli_rate_matches_p() {
-        let mut m = LossModel::Bernoulli {
-            p: 0.02,
-            rng: Rng::stream(3, StreamKind::LinkLoss, 0),
-        };
+        let mut m = LossModel::Bernoulli { p: 0.02, rng: Rng::stream(3, StreamKind::LinkLoss, 0) };
         let n = 100_000;
         let lost = (0..n).filter(|&i| m.drops(&data(0, i, false))).count();
         let rate = lost as f64 / n as f64;

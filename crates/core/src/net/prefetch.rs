@@ -17,10 +17,7 @@ pub fn prefetch<T>(value: &T) {
 /// length the hints unroll into straight-line code (no division by the line size, no loop).
 #[inline]
 pub fn prefetch_prefix<T>(value: &T, bytes: usize) {
-    prefetch_bytes(
-        (value as *const T).cast::<u8>(),
-        bytes.min(std::mem::size_of::<T>()),
-    );
+    prefetch_bytes((value as *const T).cast::<u8>(), bytes.min(std::mem::size_of::<T>()));
 }
 
 /// Starts loading element `i` of the array that starts at `base`, wherever it lands: `i` may
@@ -72,11 +69,7 @@ fn prefetch_lines(first: *const u8, end: usize) {
 #[inline]
 pub fn prefetch_past_back<T>(queue: &std::collections::VecDeque<T>, ahead: usize) {
     let (front, back) = queue.as_slices();
-    let end = if back.is_empty() {
-        front.as_ptr_range().end
-    } else {
-        back.as_ptr_range().end
-    };
+    let end = if back.is_empty() { front.as_ptr_range().end } else { back.as_ptr_range().end };
     prefetch_address(end.wrapping_add(ahead).cast::<u8>());
 }
 
@@ -112,10 +105,7 @@ mod tests {
         for align in [1, 2, 4, 8, 16, 32, 64, 128] {
             for size in (align..=256).step_by(align) {
                 if line_hints_cover(size, align) {
-                    assert!(
-                        covered_everywhere(size, align),
-                        "size {size}, align {align}"
-                    );
+                    assert!(covered_everywhere(size, align), "size {size}, align {align}");
                 }
             }
         }

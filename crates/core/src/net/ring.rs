@@ -16,11 +16,7 @@ pub struct Ring<T> {
 
 impl<T> Default for Ring<T> {
     fn default() -> Self {
-        Ring {
-            buf: Vec::new(),
-            head: 0,
-            len: 0,
-        }
+        Ring { buf: Vec::new(), head: 0, len: 0 }
     }
 }
 
@@ -152,10 +148,7 @@ mod tests {
             }
             assert_eq!(ring.len(), model.len());
             assert_eq!(ring.front(), model.front());
-            assert_eq!(
-                ring.len().checked_sub(1).and_then(|i| ring.get(i)),
-                model.back()
-            );
+            assert_eq!(ring.len().checked_sub(1).and_then(|i| ring.get(i)), model.back());
             assert_eq!(ring.get(3), model.get(3));
             assert!(ring.iter().eq(model.iter()));
         }

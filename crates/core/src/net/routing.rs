@@ -54,23 +54,12 @@ impl Routes {
     /// Computes the routes towards `destinations` (repeats are fine). O(D · E log E) time and
     /// O(D · N) memory for D distinct anchors, N nodes and E links; fails with a sentence when
     /// D · N exceeds [`MAX_ROUTE_ENTRIES`].
-    pub fn compute(
-        n_nodes: usize,
-        edges: &[Edge],
-        destinations: &[NodeId],
-    ) -> Result<Routes, String> {
+    pub fn compute(n_nodes: usize, edges: &[Edge], destinations: &[NodeId]) -> Result<Routes, String> {
         let mut incoming: Vec<Vec<Edge>> = vec![Vec::new(); n_nodes];
         for e in edges {
             incoming[e.to.0 as usize].push(*e);
         }
-        let mut targets = vec![
-            Target {
-                column: NONE,
-                anchor: NONE,
-                last: NONE
-            };
-            n_nodes
-        ];
+        let mut targets = vec![Target { column: NONE, anchor: NONE, last: NONE }; n_nodes];
         let mut column_of = vec![NONE; n_nodes];
         let mut anchors = Vec::new();
         for &d in destinations {
@@ -86,11 +75,7 @@ impl Routes {
                 column_of[anchor] = anchors.len() as u32;
                 anchors.push(anchor);
             }
-            targets[d] = Target {
-                column: column_of[anchor],
-                anchor: anchor as u32,
-                last,
-            };
+            targets[d] = Target { column: column_of[anchor], anchor: anchor as u32, last };
         }
         let entries = anchors.len().saturating_mul(n_nodes);
         if entries > MAX_ROUTE_ENTRIES {
@@ -123,11 +108,7 @@ impl Routes {
                 }
             }
         }
-        Ok(Routes {
-            n_nodes,
-            targets,
-            next,
-        })
+        Ok(Routes { n_nodes, targets, next })
     }
 
     /// The link a packet at `at` bound for `dst` leaves on; `None` if `dst` is unreachable from
@@ -166,12 +147,7 @@ mod tests {
     use super::*;
 
     fn e(id: u32, from: u32, to: u32, ms: u64) -> Edge {
-        Edge {
-            id: LinkId(id),
-            from: NodeId(from),
-            to: NodeId(to),
-            delay: SimDuration::from_millis(ms),
-        }
+        Edge { id: LinkId(id), from: NodeId(from), to: NodeId(to), delay: SimDuration::from_millis(ms) }
     }
 
     fn all(n: u32) -> Vec<NodeId> {
@@ -181,28 +157,16 @@ mod tests {
     #[test]
     fn fewest_hops_wins_over_lower_delay() {
         // 0→1→3 (2 hops, 100 ms) vs 0→2→4→3 (3 hops, 3 ms).
-        let edges = [
-            e(0, 0, 1, 50),
-            e(1, 1, 3, 50),
-            e(2, 0, 2, 1),
-            e(3, 2, 4, 1),
-            e(4, 4, 3, 1),
-        ];
+        let edges = [e(0, 0, 1, 50), e(1, 1, 3, 50), e(2, 0, 2, 1), e(3, 2, 4, 1), e(4, 4, 3, 1)];
         let r = Routes::compute(5, &edges, &all(5)).unwrap();
-        assert_eq!(
-            r.path(NodeId(0), NodeId(3), &edges),
-            Some(vec![LinkId(0), LinkId(1)])
-        );
+        assert_eq!(r.path(NodeId(0), NodeId(3), &edges), Some(vec![LinkId(0), LinkId(1)]));
     }
 
     #[test]
     fn equal_hops_prefer_lower_delay() {
         let edges = [e(0, 0, 1, 50), e(1, 1, 3, 50), e(2, 0, 2, 1), e(3, 2, 3, 1)];
         let r = Routes::compute(4, &edges, &all(4)).unwrap();
-        assert_eq!(
-            r.path(NodeId(0), NodeId(3), &edges),
-            Some(vec![LinkId(2), LinkId(3)])
-        );
+        assert_eq!(r.path(NodeId(0), NodeId(3), &edges), Some(vec![LinkId(2), LinkId(3)]));
         assert_eq!(r.path(NodeId(3), NodeId(0), &edges), None);
     }
 
@@ -210,10 +174,7 @@ mod tests {
     fn only_requested_destinations_are_routed() {
         let edges = [e(0, 0, 1, 1), e(1, 1, 0, 1), e(2, 1, 2, 1), e(3, 2, 1, 1)];
         let r = Routes::compute(3, &edges, &[NodeId(2)]).unwrap();
-        assert_eq!(
-            r.path(NodeId(0), NodeId(2), &edges),
-            Some(vec![LinkId(0), LinkId(2)])
-        );
+        assert_eq!(r.path(NodeId(0), NodeId(2), &edges), Some(vec![LinkId(0), LinkId(2)]));
         assert_eq!(r.next_hop(NodeId(2), NodeId(0)), None);
     }
 
@@ -245,12 +206,7 @@ mod tests {
             let own = Routes::compute(12, &looped, &[*dst]).unwrap();
             assert_eq!(own.next.len(), 12);
             for src in (0..12).filter(|&s| s != dst.0) {
-                assert_eq!(
-                    shared.next_hop(NodeId(src), *dst),
-                    own.next_hop(NodeId(src), *dst),
-                    "{src} → {}",
-                    dst.0
-                );
+                assert_eq!(shared.next_hop(NodeId(src), *dst), own.next_hop(NodeId(src), *dst), "{src} → {}", dst.0);
             }
         }
     }
@@ -258,12 +214,8 @@ mod tests {
     #[test]
     fn too_many_entries_are_refused_with_the_numbers() {
         let n = 6000u32; // a chain: every node has two incoming links, so no sharing
-        let edges: Vec<Edge> = (0..n - 1)
-            .flat_map(|i| [e(2 * i, i, i + 1, 1), e(2 * i + 1, i + 1, i, 1)])
-            .collect();
-        let err = Routes::compute(n as usize, &edges, &all(n))
-            .err()
-            .expect("36 M entries");
+        let edges: Vec<Edge> = (0..n - 1).flat_map(|i| [e(2 * i, i, i + 1, 1), e(2 * i + 1, i + 1, i, 1)]).collect();
+        let err = Routes::compute(n as usize, &edges, &all(n)).err().expect("36 M entries");
         assert!(err.contains("5998 destinations across 6000 nodes"), "{err}"); // the two ends share their neighbours' columns
         assert!(Routes::compute(n as usize, &edges, &[NodeId(0), NodeId(n - 1)]).is_ok());
     }

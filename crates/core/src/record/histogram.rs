@@ -60,10 +60,7 @@ impl Histogram {
     /// A histogram that keeps the count, sum, minimum and maximum of its values and answers no
     /// quantile.
     pub fn moments_only() -> Self {
-        Histogram {
-            moments_only: true,
-            ..Default::default()
-        }
+        Histogram { moments_only: true, ..Default::default() }
     }
 
     pub fn record(&mut self, v: u64) {
@@ -85,8 +82,7 @@ impl Histogram {
             self.counts.push(0);
         } else if i < self.first {
             // Rare: only when a new minimum falls in a lower bucket.
-            self.counts
-                .splice(0..0, std::iter::repeat_n(0, self.first - i));
+            self.counts.splice(0..0, std::iter::repeat_n(0, self.first - i));
             self.first = i;
         } else if i - self.first >= self.counts.len() {
             self.counts.resize(i - self.first + 1, 0);
@@ -134,16 +130,9 @@ mod tests {
         for v in 1..=100_000u64 {
             h.record(v * 1000); // 1 us .. 100 ms
         }
-        for (q, exact) in [
-            (0.5, 50_000_000.0),
-            (0.95, 95_000_000.0),
-            (0.99, 99_000_000.0),
-        ] {
+        for (q, exact) in [(0.5, 50_000_000.0), (0.95, 95_000_000.0), (0.99, 99_000_000.0)] {
             let got = h.quantile(q).unwrap();
-            assert!(
-                (got - exact).abs() / exact < 0.008,
-                "q={q}: {got} vs {exact}"
-            );
+            assert!((got - exact).abs() / exact < 0.008, "q={q}: {got} vs {exact}");
         }
         assert_eq!(h.min(), Some(1000));
         assert_eq!(h.max(), Some(100_000_000));
@@ -153,18 +142,7 @@ mod tests {
     #[test]
     fn bucket_index_is_monotone_and_small_values_exact() {
         let mut last = 0;
-        for v in [
-            0u64,
-            1,
-            127,
-            128,
-            129,
-            255,
-            256,
-            1 << 20,
-            (1 << 20) + 1,
-            u64::MAX,
-        ] {
+        for v in [0u64, 1, 127, 128, 129, 255, 256, 1 << 20, (1 << 20) + 1, u64::MAX] {
             let i = index(v);
             assert!(i >= last);
             last = i;
@@ -176,15 +154,7 @@ mod tests {
     #[test]
     fn holds_only_the_buckets_between_the_extremes_and_answers_as_a_dense_one() {
         // Values arrive out of order, so the window grows at both ends.
-        let values = [
-            30_000_000u64,
-            31_000_000,
-            20_000_000,
-            45_000_000,
-            20_000_001,
-            5,
-            33_000_000,
-        ];
+        let values = [30_000_000u64, 31_000_000, 20_000_000, 45_000_000, 20_000_001, 5, 33_000_000];
         let mut h = Histogram::default();
         for v in values {
             h.record(v);
@@ -196,20 +166,13 @@ mod tests {
         for (k, &v) in sorted.iter().enumerate() {
             // The k-th smallest value is the quantile (k+1)/n, up to the bucket's resolution.
             let got = h.quantile((k + 1) as f64 / values.len() as f64).unwrap();
-            assert!(
-                (got - v as f64).abs() <= v as f64 / 128.0,
-                "rank {k}: {got} vs {v}"
-            );
+            assert!((got - v as f64).abs() <= v as f64 / 128.0, "rank {k}: {got} vs {v}");
         }
         let mut narrow = Histogram::default();
         for v in 20_000_000..20_100_000u64 {
             narrow.record(v);
         }
-        assert!(
-            narrow.counts.len() <= 2,
-            "a 0.5% spread needs one or two buckets, holds {}",
-            narrow.counts.len()
-        );
+        assert!(narrow.counts.len() <= 2, "a 0.5% spread needs one or two buckets, holds {}", narrow.counts.len());
     }
 
     #[test]
@@ -219,15 +182,7 @@ mod tests {
             full.record(v);
             moments.record(v);
         }
-        assert_eq!(
-            (
-                moments.count(),
-                moments.min(),
-                moments.max(),
-                moments.mean()
-            ),
-            (full.count(), full.min(), full.max(), full.mean())
-        );
+        assert_eq!((moments.count(), moments.min(), moments.max(), moments.mean()), (full.count(), full.min(), full.max(), full.mean()));
         assert_eq!(moments.mean(), Some(95_000_005.0 / 4.0));
         assert!(moments.counts.is_empty() && !full.counts.is_empty());
         assert_eq!(moments.quantile(0.5), None);

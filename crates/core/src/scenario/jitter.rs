@@ -55,10 +55,7 @@ fn default_delay() -> Dur {
 
 impl Default for Jitter {
     fn default() -> Self {
-        Jitter {
-            start: default_start(),
-            delay: default_delay(),
-        }
+        Jitter { start: default_start(), delay: default_delay() }
     }
 }
 
@@ -75,19 +72,11 @@ impl Jitter {
             Value::Bool(false) => return Ok(None),
             Value::Bool(true) => Jitter::default(),
             Value::Object(_) => parse_at::<Jitter>(v, "jitter")?,
-            _ => {
-                return Err(ScenarioError::new(
-                    "jitter",
-                    "expected true, false or a table { start = \"10ms\", delay = \"100us\" }",
-                ))
-            }
+            _ => return Err(ScenarioError::new("jitter", "expected true, false or a table { start = \"10ms\", delay = \"100us\" }")),
         };
         for (key, d) in [("start", j.start), ("delay", j.delay)] {
             if d.0 > MAX_JITTER {
-                return Err(ScenarioError::new(
-                    format!("jitter.{key}"),
-                    format!("{} is out of range: expected 0s..{MAX_JITTER}", d.0),
-                ));
+                return Err(ScenarioError::new(format!("jitter.{key}"), format!("{} is out of range: expected 0s..{MAX_JITTER}", d.0)));
             }
         }
         Ok(Some(j))
@@ -122,45 +111,20 @@ mod tests {
         let starts: Vec<_> = (0..50).map(|f| j.start_offset(7, f)).collect();
         assert!(starts.iter().all(|d| *d < j.start.0));
         assert!(starts.windows(2).any(|w| w[0] != w[1]));
-        assert_eq!(
-            starts,
-            (0..50).map(|f| j.start_offset(7, f)).collect::<Vec<_>>()
-        );
-        assert_ne!(
-            starts,
-            (0..50).map(|f| j.start_offset(8, f)).collect::<Vec<_>>()
-        );
-        assert_ne!(
-            j.link_rng(7, 0),
-            Rng::stream(7, StreamKind::Jitter, 0),
-            "links use their own streams"
-        );
+        assert_eq!(starts, (0..50).map(|f| j.start_offset(7, f)).collect::<Vec<_>>());
+        assert_ne!(starts, (0..50).map(|f| j.start_offset(8, f)).collect::<Vec<_>>());
+        assert_ne!(j.link_rng(7, 0), Rng::stream(7, StreamKind::Jitter, 0), "links use their own streams");
     }
 
     #[test]
     fn parse_accepts_switches_and_tables_and_bounds_them() {
         assert_eq!(Jitter::parse(&Value::Bool(false)).unwrap(), None);
-        assert_eq!(
-            Jitter::parse(&Value::Bool(true)).unwrap(),
-            Some(Jitter::default())
-        );
-        let j = Jitter::parse(&serde_json::json!({"start": "1ms"}))
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            (j.start.0, j.delay.0),
-            (SimDuration::from_millis(1), default_delay().0)
-        );
-        let e = Jitter::parse(&serde_json::json!({"delay": "2s"}))
-            .unwrap_err()
-            .to_string();
+        assert_eq!(Jitter::parse(&Value::Bool(true)).unwrap(), Some(Jitter::default()));
+        let j = Jitter::parse(&serde_json::json!({"start": "1ms"})).unwrap().unwrap();
+        assert_eq!((j.start.0, j.delay.0), (SimDuration::from_millis(1), default_delay().0));
+        let e = Jitter::parse(&serde_json::json!({"delay": "2s"})).unwrap_err().to_string();
         assert!(e.starts_with("jitter.delay: 2s is out of range"), "{e}");
-        let e = Jitter::parse(&serde_json::json!(3))
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("jitter: expected true, false or a table"),
-            "{e}"
-        );
+        let e = Jitter::parse(&serde_json::json!(3)).unwrap_err().to_string();
+        assert!(e.starts_with("jitter: expected true, false or a table"), "{e}");
     }
 }

@@ -32,10 +32,7 @@ pub const MAX_ECHO_CHARS: usize = 80;
 /// A duration within [`MAX_DURATION`].
 pub fn check_duration(d: SimDuration, s: &str) -> Result<SimDuration, String> {
     if d > MAX_DURATION {
-        return Err(format!(
-            "{} is out of range: expected at most {MAX_DURATION} (one day)",
-            shorten(s)
-        ));
+        return Err(format!("{} is out of range: expected at most {MAX_DURATION} (one day)", shorten(s)));
     }
     Ok(d)
 }
@@ -43,10 +40,7 @@ pub fn check_duration(d: SimDuration, s: &str) -> Result<SimDuration, String> {
 /// A rate within [`MAX_RATE`].
 pub fn check_rate(r: Rate, s: &str) -> Result<Rate, String> {
     if r > MAX_RATE {
-        return Err(format!(
-            "{} is out of range: expected at most {MAX_RATE}",
-            shorten(s)
-        ));
+        return Err(format!("{} is out of range: expected at most {MAX_RATE}", shorten(s)));
     }
     Ok(r)
 }
@@ -56,10 +50,7 @@ pub fn check_bytes(b: u64, s: &str) -> Result<u64, String> {
     if b > MAX_BYTES {
         // Written in a unit the size parser accepts (it has no TB: "1TB" here sent users to a
         // value they could not write — fuzzing finding).
-        return Err(format!(
-            "{} is out of range: expected at most 1000GB",
-            shorten(s)
-        ));
+        return Err(format!("{} is out of range: expected at most 1000GB", shorten(s)));
     }
     Ok(b)
 }
@@ -74,11 +65,7 @@ pub fn check_packet_rate(rate: Rate, packet_size: u64, path: &str) -> Result<(),
 }
 
 /// Refuses a run whose series would exceed [`MAX_SERIES_ROWS`].
-pub fn check_series(
-    series: u64,
-    duration: SimDuration,
-    interval: SimDuration,
-) -> Result<(), ScenarioError> {
+pub fn check_series(series: u64, duration: SimDuration, interval: SimDuration) -> Result<(), ScenarioError> {
     let samples = duration.as_nanos() / interval.as_nanos().max(1) + 1;
     let rows = series.saturating_mul(samples);
     if rows > MAX_SERIES_ROWS {
@@ -122,14 +109,7 @@ pub fn shorten_message(msg: &str) -> String {
         return out;
     }
     let head: String = out.chars().take(HEAD).collect();
-    let tail: String = out
-        .chars()
-        .rev()
-        .take(TAIL)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
+    let tail: String = out.chars().rev().take(TAIL).collect::<Vec<_>>().into_iter().rev().collect();
     format!("{head} … {tail}")
 }
 
@@ -142,45 +122,24 @@ mod tests {
         let e = check_bytes(MAX_BYTES + 1, "2000GB").unwrap_err();
         assert_eq!(e, "2000GB is out of range: expected at most 1000GB");
         let limit = e.rsplit(' ').next().unwrap();
-        assert_eq!(
-            crate::time::parse_bytes(limit),
-            Ok(MAX_BYTES),
-            "the message's limit parses to the limit"
-        );
+        assert_eq!(crate::time::parse_bytes(limit), Ok(MAX_BYTES), "the message's limit parses to the limit");
     }
 
     #[test]
     fn long_quoted_values_are_cut_and_short_ones_kept() {
         let long = "x".repeat(10_000);
-        let m = shorten_message(&format!(
-            "\"{long}\" has an unknown unit \"Mbs\": expected bps"
-        ));
+        let m = shorten_message(&format!("\"{long}\" has an unknown unit \"Mbs\": expected bps"));
         assert!(m.len() < 200, "{m}");
-        assert!(
-            m.starts_with(&format!("\"{}…\"", "x".repeat(MAX_ECHO_CHARS))),
-            "{m}"
-        );
-        assert!(
-            m.ends_with("has an unknown unit \"Mbs\": expected bps"),
-            "{m}"
-        );
-        assert_eq!(
-            shorten_message("unknown field `bogus`"),
-            "unknown field `bogus`"
-        );
+        assert!(m.starts_with(&format!("\"{}…\"", "x".repeat(MAX_ECHO_CHARS))), "{m}");
+        assert!(m.ends_with("has an unknown unit \"Mbs\": expected bps"), "{m}");
+        assert_eq!(shorten_message("unknown field `bogus`"), "unknown field `bogus`");
     }
 
     #[test]
     fn unquoted_huge_values_keep_the_head_and_the_allowed_tail() {
-        let m = shorten_message(&format!(
-            "expected a string, got [{}] (allowed: x, y)",
-            "1,".repeat(100_000)
-        ));
+        let m = shorten_message(&format!("expected a string, got [{}] (allowed: x, y)", "1,".repeat(100_000)));
         assert!(m.chars().count() < 500, "{}", m.len());
-        assert!(
-            m.starts_with("expected a string, got [1,1,") && m.ends_with("(allowed: x, y)"),
-            "{m}"
-        );
+        assert!(m.starts_with("expected a string, got [1,1,") && m.ends_with("(allowed: x, y)"), "{m}");
     }
 
     #[test]
@@ -191,23 +150,9 @@ mod tests {
 
     #[test]
     fn series_budget_names_the_fields_and_the_limit() {
-        let e = check_series(
-            1000,
-            SimDuration::from_secs(400),
-            SimDuration::from_micros(100),
-        )
-        .unwrap_err();
+        let e = check_series(1000, SimDuration::from_secs(400), SimDuration::from_micros(100)).unwrap_err();
         assert_eq!(e.path, "sample_interval");
-        assert!(
-            e.message.contains("limit is 5000000") && e.message.contains("duration"),
-            "{}",
-            e.message
-        );
-        check_series(
-            1000,
-            SimDuration::from_secs(400),
-            SimDuration::from_millis(100),
-        )
-        .unwrap();
+        assert!(e.message.contains("limit is 5000000") && e.message.contains("duration"), "{}", e.message);
+        check_series(1000, SimDuration::from_secs(400), SimDuration::from_millis(100)).unwrap();
     }
 }

@@ -117,10 +117,7 @@ fn d_variant() -> RedVariant {
 impl QueueSpec {
     /// A plain tail-drop queue.
     pub fn droptail(limit: QueueLimit) -> QueueSpec {
-        QueueSpec::Droptail {
-            limit: Limit(limit),
-            source_quench: false,
-        }
+        QueueSpec::Droptail { limit: Limit(limit), source_quench: false }
     }
 
     pub fn limit(&self) -> QueueLimit {
@@ -134,13 +131,9 @@ impl QueueSpec {
     /// the link's own queue stream.
     pub fn build(&self, rate: Rate, delay: SimDuration, seed: u64, link: u32) -> QueueDisc {
         match self {
-            QueueSpec::Droptail {
-                limit,
-                source_quench,
-            } => QueueDisc::DropTail(DropTail {
-                limit: limit.0,
-                source_quench: *source_quench,
-            }),
+            QueueSpec::Droptail { limit, source_quench } => {
+                QueueDisc::DropTail(DropTail { limit: limit.0, source_quench: *source_quench })
+            }
             QueueSpec::Red(r) => {
                 let (min_th, max_th, wq) = r.resolve(rate, delay);
                 let cfg = RedConfig {
@@ -170,10 +163,7 @@ impl RedSpec {
     /// `min_th = max(5, targetdelay · C / 2)`, targetdelay 5 ms; `max_th = 3 · min_th`.
     pub fn resolve(&self, rate: Rate, delay: SimDuration) -> (f64, f64, f64) {
         let c = rate.as_bps_f64() / (8.0 * self.mean_pktsize.0 as f64);
-        let min_th = self
-            .min_th
-            .value()
-            .unwrap_or_else(|| (NS2_TARGET_DELAY_S * c / 2.0).max(5.0));
+        let min_th = self.min_th.value().unwrap_or_else(|| (NS2_TARGET_DELAY_S * c / 2.0).max(5.0));
         let max_th = self.max_th.value().unwrap_or(3.0 * min_th);
         let wq = self.wq.value().unwrap_or_else(|| {
             let rtt = (3.0 * (delay.as_secs_f64() + 1.0 / c)).max(0.1);
@@ -188,10 +178,7 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
     match kind.as_str() {
         "droptail" => {
             let p: DropTailParams = parse_at(&rest, path)?;
-            Ok(QueueSpec::Droptail {
-                limit: p.limit,
-                source_quench: p.source_quench,
-            })
+            Ok(QueueSpec::Droptail { limit: p.limit, source_quench: p.source_quench })
         }
         "red" => {
             let r: RedSpec = parse_at(&rest, path)?;
@@ -210,36 +197,24 @@ fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
             return bad("min_th", format!("{min} is out of range: expected a number of packets in [0, {most}) or \"auto\""));
         }
         (Some(min), Some(max)) if !(max > min && max <= most) => {
-            return bad(
-                "max_th",
-                format!("{max} must be greater than min_th ({min}) and at most {most}"),
-            );
+            return bad("max_th", format!("{max} must be greater than min_th ({min}) and at most {most}"));
         }
         (None, Some(max)) => {
             return bad("max_th", format!("{max} needs a numeric min_th: with min_th = \"auto\" use max_th = \"auto\" (3 · min_th, as ns-2)"));
         }
         (Some(_), None) => {
-            return bad(
-                "max_th",
-                "\"auto\" needs min_th = \"auto\" too (max_th = 3 · min_th, as ns-2)".to_string(),
-            );
+            return bad("max_th", "\"auto\" needs min_th = \"auto\" too (max_th = 3 · min_th, as ns-2)".to_string());
         }
         _ => {}
     }
     if !(r.max_p > 0.0 && r.max_p <= 1.0) {
-        return bad(
-            "max_p",
-            format!("{} is not a probability: expected 0 < max_p <= 1", r.max_p),
-        );
+        return bad("max_p", format!("{} is not a probability: expected 0 < max_p <= 1", r.max_p));
     }
     if let Some(wq) = r.wq.value().filter(|&wq| !(wq > 0.0 && wq <= 1.0)) {
         return bad("wq", format!("{wq} is out of range: expected 0 < wq <= 1 (0.002 is the classic value) or \"auto\""));
     }
     if !(1..=65_535).contains(&r.mean_pktsize.0) {
-        return bad(
-            "mean_pktsize",
-            format!("{}B is out of range: expected 1B..65535B", r.mean_pktsize.0),
-        );
+        return bad("mean_pktsize", format!("{}B is out of range: expected 1B..65535B", r.mean_pktsize.0));
     }
     Ok(())
 }
@@ -249,104 +224,38 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<QueueSpec, ScenarioError> {
-        let v: Value = serde_json::to_value(
-            toml::from_str::<toml::Table>(&format!("q = {text}")).unwrap()["q"].clone(),
-        )
-        .unwrap();
+        let v: Value = serde_json::to_value(toml::from_str::<toml::Table>(&format!("q = {text}")).unwrap()["q"].clone()).unwrap();
         parse_queue(&v, "topology.queue")
     }
 
     #[test]
     fn red_defaults_are_floyd_s_recommendations() {
-        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt" }"#).unwrap() else {
-            panic!()
-        };
-        assert_eq!(
-            (
-                r.min_th,
-                r.max_th,
-                r.max_p,
-                r.wq,
-                r.gentle,
-                r.ecn,
-                r.source_quench
-            ),
-            (
-                AutoOr::Value(5.0),
-                AutoOr::Value(15.0),
-                0.1,
-                AutoOr::Value(0.002),
-                true,
-                false,
-                false
-            )
-        );
+        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt" }"#).unwrap() else { panic!() };
+        assert_eq!((r.min_th, r.max_th, r.max_p, r.wq, r.gentle, r.ecn, r.source_quench), (AutoOr::Value(5.0), AutoOr::Value(15.0), 0.1, AutoOr::Value(0.002), true, false, false));
         assert_eq!((r.mean_pktsize, r.mode), (Bytes(1000), RedMode::Packets));
         // The normalised form parses back to the same spec.
-        let again = parse_queue(
-            &serde_json::to_value(QueueSpec::Red(r.clone())).unwrap(),
-            "q",
-        )
-        .unwrap();
+        let again = parse_queue(&serde_json::to_value(QueueSpec::Red(r.clone())).unwrap(), "q").unwrap();
         assert_eq!(again, QueueSpec::Red(r));
     }
 
     #[test]
     fn red_errors_name_the_key_and_the_allowed_values() {
-        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = 20 }"#)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(
-            e,
-            "topology.queue.max_th: 15 must be greater than min_th (20) and at most 1000000"
-        );
-        let e = parse(r#"{ kind = "red", limit = "300pkt", max_p = 1.5 }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("topology.queue.max_p: 1.5 is not a probability"),
-            "{e}"
-        );
-        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = 0 }"#)
-            .unwrap_err()
-            .to_string();
+        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = 20 }"#).unwrap_err().to_string();
+        assert_eq!(e, "topology.queue.max_th: 15 must be greater than min_th (20) and at most 1000000");
+        let e = parse(r#"{ kind = "red", limit = "300pkt", max_p = 1.5 }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.max_p: 1.5 is not a probability"), "{e}");
+        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = 0 }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.wq: 0 is out of range"), "{e}");
-        let e = parse(r#"{ kind = "red", limit = "300pkt", mode = "bits" }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with(
-                "topology.queue.mode: unknown variant `bits`, expected `packets` or `bytes`"
-            ),
-            "{e}"
-        );
-        let e = parse(r#"{ kind = "red", limit = "300pkt", variant = "linux" }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with(
-                "topology.queue.variant: unknown variant `linux`, expected `fj93` or `ns2`"
-            ),
-            "{e}"
-        );
-        let QueueSpec::Red(r) =
-            parse(r#"{ kind = "red", limit = "300pkt", variant = "ns2" }"#).unwrap()
-        else {
-            panic!()
-        };
+        let e = parse(r#"{ kind = "red", limit = "300pkt", mode = "bits" }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.mode: unknown variant `bits`, expected `packets` or `bytes`"), "{e}");
+        let e = parse(r#"{ kind = "red", limit = "300pkt", variant = "linux" }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.variant: unknown variant `linux`, expected `fj93` or `ns2`"), "{e}");
+        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt", variant = "ns2" }"#).unwrap() else { panic!() };
         assert_eq!(r.variant, RedVariant::Ns2);
-        let e = parse(r#"{ kind = "red", limit = "300pkt", w_q = 0.1 }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("topology.queue.w_q: unknown field `w_q`"),
-            "{e}"
-        );
+        let e = parse(r#"{ kind = "red", limit = "300pkt", w_q = 0.1 }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.w_q: unknown field `w_q`"), "{e}");
         let e = parse(r#"{ kind = "red" }"#).unwrap_err().to_string();
-        assert!(
-            e.starts_with("topology.queue: missing field `limit`"),
-            "{e}"
-        );
+        assert!(e.starts_with("topology.queue: missing field `limit`"), "{e}");
     }
 
     #[test]
@@ -356,52 +265,26 @@ mod tests {
         // packets, so min_th = 6.25 (above the floor of 5), max_th = 18.75. RTT = 3 · (10 ms +
         // 0.4 ms) = 31.2 ms, below 100 ms: 100 ms, so wq = 1 − exp(−1/2500).
         let (min, max, wq) = r.resolve(Rate::mbps(10), SimDuration::from_millis(10));
-        assert!(
-            (min - 6.25).abs() < 1e-12 && (max - 18.75).abs() < 1e-12,
-            "{min} {max}"
-        );
-        assert!(
-            (wq - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15,
-            "{wq}"
-        );
+        assert!((min - 6.25).abs() < 1e-12 && (max - 18.75).abs() < 1e-12, "{min} {max}");
+        assert!((wq - (1.0 - (-1.0f64 / 2500.0).exp())).abs() < 1e-15, "{wq}");
         // A slow link keeps the floor of 5 packets; a long delay lengthens the RTT term.
         let (min, _, wq) = r.resolve(Rate::mbps(1), SimDuration::from_millis(100));
         let c: f64 = 250.0;
         assert_eq!(min, 5.0);
-        assert!(
-            (wq - (1.0 - (-1.0 / (10.0 * 3.0 * (0.1 + 1.0 / c) * c)).exp())).abs() < 1e-15,
-            "{wq}"
-        );
+        assert!((wq - (1.0 - (-1.0 / (10.0 * 3.0 * (0.1 + 1.0 / c) * c)).exp())).abs() < 1e-15, "{wq}");
         // Mixed forms are refused in one line.
-        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = 30 }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("topology.queue.max_th: 30 needs a numeric min_th"),
-            "{e}"
-        );
-        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = "often" }"#)
-            .unwrap_err()
-            .to_string();
+        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = 30 }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.max_th: 30 needs a numeric min_th"), "{e}");
+        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = "often" }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.wq:"), "{e}");
     }
 
     #[test]
     fn droptail_takes_an_optional_source_quench_flag() {
-        assert_eq!(
-            parse(r#"{ kind = "droptail", limit = "30pkt" }"#).unwrap(),
-            QueueSpec::droptail(QueueLimit::Packets(30))
-        );
+        assert_eq!(parse(r#"{ kind = "droptail", limit = "30pkt" }"#).unwrap(), QueueSpec::droptail(QueueLimit::Packets(30)));
         let sq = parse(r#"{ kind = "droptail", limit = "30pkt", source_quench = true }"#).unwrap();
-        assert!(sq
-            .build(Rate::mbps(1), SimDuration::ZERO, 1, 0)
-            .source_quench());
-        let e = parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#)
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.starts_with("topology.queue.ecn: unknown field `ecn`"),
-            "{e}"
-        );
+        assert!(sq.build(Rate::mbps(1), SimDuration::ZERO, 1, 0).source_quench());
+        let e = parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#).unwrap_err().to_string();
+        assert!(e.starts_with("topology.queue.ecn: unknown field `ecn`"), "{e}");
     }
 }

@@ -25,11 +25,7 @@ pub(super) struct Prr {
 
 impl Prr {
     pub(super) fn start(prior_cwnd: f64) -> Prr {
-        Prr {
-            recover_fs: (prior_cwnd.floor() as u64).max(1),
-            delivered: 0,
-            out: 0,
-        }
+        Prr { recover_fs: (prior_cwnd.floor() as u64).max(1), delivered: 0, out: 0 }
     }
 
     /// One segment was sent during the reduction.
@@ -39,14 +35,7 @@ impl Prr {
 
     /// The window after an ACK that delivered `delivered` segments, `pipe` being what remains
     /// in flight. `una_advanced && !newly_lost` allows SSRB's extra segment.
-    pub(super) fn cwnd_after_ack(
-        &mut self,
-        delivered: u64,
-        pipe: u64,
-        ssthresh: f64,
-        una_advanced: bool,
-        newly_lost: bool,
-    ) -> Option<f64> {
+    pub(super) fn cwnd_after_ack(&mut self, delivered: u64, pipe: u64, ssthresh: f64, una_advanced: bool, newly_lost: bool) -> Option<f64> {
         if delivered == 0 {
             return None;
         }
@@ -110,9 +99,6 @@ mod tests {
 
     #[test]
     fn an_ack_that_delivers_nothing_leaves_the_window_alone() {
-        assert_eq!(
-            Prr::start(10.0).cwnd_after_ack(0, 5, 5.0, false, false),
-            None
-        );
+        assert_eq!(Prr::start(10.0).cwnd_after_ack(0, 5, 5.0, false, false), None);
     }
 }

@@ -80,12 +80,7 @@ impl Rack {
 
     /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
     /// delivery may be the original's, so it counts only if the RTT it implies is plausible.
-    pub(super) fn on_delivered(
-        &mut self,
-        delivered: LatestSent,
-        now: SimTime,
-        min_rtt: Option<SimDuration>,
-    ) {
+    pub(super) fn on_delivered(&mut self, delivered: LatestSent, now: SimTime, min_rtt: Option<SimDuration>) {
         let rtt = now - delivered.sent_at;
         if delivered.retransmitted && min_rtt.is_some_and(|m| rtt < m) {
             return;
@@ -97,13 +92,7 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 step 4 without reordering detection: no window once loss is certain.
-    pub(super) fn reo_wnd(
-        in_recovery: bool,
-        sacked_out: u64,
-        dupthresh: u32,
-        min_rtt: Option<SimDuration>,
-        srtt: Option<SimDuration>,
-    ) -> SimDuration {
+    pub(super) fn reo_wnd(in_recovery: bool, sacked_out: u64, dupthresh: u32, min_rtt: Option<SimDuration>, srtt: Option<SimDuration>) -> SimDuration {
         if in_recovery || sacked_out >= dupthresh as u64 {
             return SimDuration::ZERO;
         }
@@ -116,15 +105,8 @@ impl Rack {
     /// RFC 8985 §6.2 step 5: marks lost every in-flight copy sent before the latest delivered
     /// one whose deadline has passed. Returns the segments marked and the reorder-timer deadline
     /// of the first copy not yet overdue, if any.
-    pub(super) fn detect_loss(
-        &mut self,
-        now: SimTime,
-        reo_wnd: SimDuration,
-        sb: &mut Scoreboard,
-    ) -> (u64, Option<SimTime>) {
-        let Some(latest) = self.latest else {
-            return (0, None);
-        };
+    pub(super) fn detect_loss(&mut self, now: SimTime, reo_wnd: SimDuration, sb: &mut Scoreboard) -> (u64, Option<SimTime>) {
+        let Some(latest) = self.latest else { return (0, None) };
         let mut marked = 0;
         while let Some(&(seq, order, sent_at)) = self.sent.front() {
             if !sb.copy_in_flight(seq, order) {
@@ -146,21 +128,10 @@ impl Rack {
     }
 
     /// RFC 8985 §7.2: when to send a loss probe, `rto_left` being what the RTO timer still has.
-    pub(super) fn probe_timeout(
-        srtt: Option<SimDuration>,
-        packets_out: u64,
-        rto_left: SimDuration,
-    ) -> SimDuration {
+    pub(super) fn probe_timeout(srtt: Option<SimDuration>, packets_out: u64, rto_left: SimDuration) -> SimDuration {
         let pto = match srtt {
             None => PTO_WITHOUT_SRTT,
-            Some(s) => {
-                s.saturating_mul(2)
-                    + if packets_out == 1 {
-                        WORST_CASE_DELAYED_ACK
-                    } else {
-                        PTO_SLACK
-                    }
-            }
+            Some(s) => s.saturating_mul(2) + if packets_out == 1 { WORST_CASE_DELAYED_ACK } else { PTO_SLACK },
         };
         pto.min(rto_left)
     }
@@ -180,13 +151,7 @@ impl TcpSender {
             return 0; // every ACK asks: without RACK, before the reordering window is worked out
         }
         let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
-        let reo_wnd = Rack::reo_wnd(
-            in_recovery,
-            self.sb.sacked_out(),
-            self.cfg.dupthresh,
-            self.rtt.min_rtt(),
-            self.rtt.srtt(),
-        );
+        let reo_wnd = Rack::reo_wnd(in_recovery, self.sb.sacked_out(), self.cfg.dupthresh, self.rtt.min_rtt(), self.rtt.srtt());
         let min_rtt = self.rtt.min_rtt();
         let Some(rack) = &mut self.rack else { return 0 };
         if let Some(d) = delivered {
@@ -210,11 +175,7 @@ impl TcpSender {
         let was_open = !matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
         self.maybe_enter_recovery(now);
         if was_open && matches!(self.state, CaState::Recovery { .. }) {
-            if let Some(cwnd) = self
-                .prr
-                .as_mut()
-                .and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true))
-            {
+            if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true)) {
                 self.st.cwnd = cwnd;
             }
         }
@@ -244,14 +205,8 @@ impl TcpSender {
             self.timers.probe.clear();
             return;
         }
-        let rto_left = self
-            .timers
-            .rto
-            .get()
-            .map_or(self.rtt.rto(), |t| t.saturating_since(now));
-        self.timers
-            .probe
-            .set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+        let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
+        self.timers.probe.set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
     }
 
     /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
@@ -271,10 +226,7 @@ impl TcpSender {
         let pkt = self.transmit(now, seq, retransmission);
         self.loss_probes += 1;
         if let Some(rack) = &mut self.rack {
-            rack.probe = Some(TailProbe {
-                high_seq: self.sb.high_tx(),
-                retransmission,
-            });
+            rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
         }
         self.clear_probe();
         self.timers.rto.set(now + self.rtt.rto());
@@ -284,9 +236,7 @@ impl TcpSender {
     /// RFC 8985 §7.4 (Linux tcp_process_tlp_ack): once the probe is acknowledged, an advancing
     /// ACK without D-SACK means the probe repaired a loss, answered by a window reduction.
     pub(super) fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
-        let Some(probe) = self.rack.as_ref().and_then(|r| r.probe) else {
-            return;
-        };
+        let Some(probe) = self.rack.as_ref().and_then(|r| r.probe) else { return };
         let ack = self.sb.una();
         if ack < probe.high_seq {
             return;
@@ -295,11 +245,7 @@ impl TcpSender {
             rack.probe = None;
         }
         if probe.retransmission && !dsack && ack > prev_una && self.state == CaState::Open {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Loss,
-                flight_size: self.sb.packets_out(),
-            };
+            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size: self.sb.packets_out() };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
             self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
             self.note_window_reduction();
@@ -358,63 +304,34 @@ mod tests {
         r.on_sent(3, sb.order_of(3), ms(60));
         deliver(&mut r, &mut sb, 3, ms(100));
         assert_eq!(r.detect_loss(ms(100), SimDuration::ZERO, &mut sb).0, 1);
-        assert!(
-            sb.is_lost(0) && sb.retrans_out() == 0,
-            "the lost copy no longer counts in pipe"
-        );
+        assert!(sb.is_lost(0) && sb.retrans_out() == 0, "the lost copy no longer counts in pipe");
         assert_eq!(sb.next_retransmission(), Some(0));
     }
 
     #[test]
     fn a_retransmission_delivered_faster_than_min_rtt_is_the_original_and_ignored() {
         let mut r = Rack::default();
-        let orig = LatestSent {
-            order: 9,
-            sent_at: ms(100),
-            seq: 7,
-            retransmitted: true,
-        };
+        let orig = LatestSent { order: 9, sent_at: ms(100), seq: 7, retransmitted: true };
         r.on_delivered(orig, ms(110), Some(SimDuration::from_millis(40)));
         assert!(r.latest.is_none());
         r.on_delivered(orig, ms(150), Some(SimDuration::from_millis(40)));
-        assert_eq!(
-            (r.latest, r.rtt),
-            (Some(orig), SimDuration::from_millis(50))
-        );
+        assert_eq!((r.latest, r.rtt), (Some(orig), SimDuration::from_millis(50)));
     }
 
     #[test]
     fn probe_timeout_is_two_srtt_with_slack_for_a_delayed_ack_of_a_single_segment() {
         let srtt = Some(SimDuration::from_millis(50));
         let long = SimDuration::from_secs(10);
-        assert_eq!(
-            Rack::probe_timeout(srtt, 5, long),
-            SimDuration::from_millis(102)
-        );
-        assert_eq!(
-            Rack::probe_timeout(srtt, 1, long),
-            SimDuration::from_millis(300)
-        );
-        assert_eq!(
-            Rack::probe_timeout(srtt, 5, SimDuration::from_millis(80)),
-            SimDuration::from_millis(80)
-        );
-        assert_eq!(
-            Rack::probe_timeout(None, 5, long),
-            SimDuration::from_secs(1)
-        );
+        assert_eq!(Rack::probe_timeout(srtt, 5, long), SimDuration::from_millis(102));
+        assert_eq!(Rack::probe_timeout(srtt, 1, long), SimDuration::from_millis(300));
+        assert_eq!(Rack::probe_timeout(srtt, 5, SimDuration::from_millis(80)), SimDuration::from_millis(80));
+        assert_eq!(Rack::probe_timeout(None, 5, long), SimDuration::from_secs(1));
     }
 
     #[test]
     fn reordering_window_closes_in_recovery_and_after_dupthresh_sacks() {
-        let (m, s) = (
-            Some(SimDuration::from_millis(40)),
-            Some(SimDuration::from_millis(60)),
-        );
-        assert_eq!(
-            Rack::reo_wnd(false, 1, 3, m, s),
-            SimDuration::from_millis(10)
-        );
+        let (m, s) = (Some(SimDuration::from_millis(40)), Some(SimDuration::from_millis(60)));
+        assert_eq!(Rack::reo_wnd(false, 1, 3, m, s), SimDuration::from_millis(10));
         assert_eq!(Rack::reo_wnd(false, 3, 3, m, s), SimDuration::ZERO);
         assert_eq!(Rack::reo_wnd(true, 0, 3, m, s), SimDuration::ZERO);
     }
@@ -426,13 +343,8 @@ mod tests {
         use crate::transport::Transport;
 
         fn pair(rack_tlp: bool, segments: u64, drops: &[u64]) -> Pair {
-            let cfg = TcpConfig {
-                rack_tlp,
-                recovery: Recovery::Sack,
-                ..TcpConfig::default()
-            };
-            Pair::new(cfg, file(segments), SimDuration::from_millis(20))
-                .dropping_first_transmission_of(drops)
+            let cfg = TcpConfig { rack_tlp, recovery: Recovery::Sack, ..TcpConfig::default() };
+            Pair::new(cfg, file(segments), SimDuration::from_millis(20)).dropping_first_transmission_of(drops)
         }
 
         #[test]
@@ -442,34 +354,15 @@ mod tests {
             // capped at the RTO's deadline: see the next test.)
             let mut p = pair(true, 20, &[18, 19]);
             let done = p.run_to_completion(ms(10_000));
-            let sent = p
-                .sent
-                .iter()
-                .find(|t| t.seq == 19 && !t.retransmit)
-                .unwrap()
-                .at;
-            let probe = p
-                .sent
-                .iter()
-                .find(|t| t.seq == 19 && t.retransmit)
-                .unwrap()
-                .at;
+            let sent = p.sent.iter().find(|t| t.seq == 19 && !t.retransmit).unwrap().at;
+            let probe = p.sent.iter().find(|t| t.seq == 19 && t.retransmit).unwrap().at;
             // The last ACK (for 17) returns one RTT (40 ms) after 19 left; the probe follows
             // 2·SRTT + 2 ms later. The RTO would have waited SRTT + 200 ms from that ACK.
             assert_eq!(probe - sent, SimDuration::from_millis(40 + 82));
             assert_eq!(p.sender.probe().timeouts, 0);
             // The probe's SACK shows 18 lost: fast recovery, not a timeout.
-            assert_eq!(
-                (
-                    p.sender.probe().fast_recoveries,
-                    p.sender.probe().loss_probes
-                ),
-                (1, 1)
-            );
-            assert!(
-                done < probe + SimDuration::from_millis(100),
-                "done at {done}"
-            );
+            assert_eq!((p.sender.probe().fast_recoveries, p.sender.probe().loss_probes), (1, 1));
+            assert!(done < probe + SimDuration::from_millis(100), "done at {done}");
             // Without RACK-TLP the same losses cost a timeout.
             let mut q = pair(false, 20, &[18, 19]);
             q.run_to_completion(ms(10_000));
@@ -484,23 +377,9 @@ mod tests {
             // retransmission of the last segment), with no timeout, backoff or loss of cwnd.
             let mut p = pair(true, 11, &[10]);
             p.run_to_completion(ms(10_000));
-            let sent = p
-                .sent
-                .iter()
-                .find(|t| t.seq == 10 && !t.retransmit)
-                .unwrap()
-                .at;
-            let probe = p
-                .sent
-                .iter()
-                .find(|t| t.seq == 10 && t.retransmit)
-                .unwrap()
-                .at;
-            assert!(
-                probe - sent >= SimDuration::from_millis(200),
-                "probe {} after the original",
-                probe - sent
-            );
+            let sent = p.sent.iter().find(|t| t.seq == 10 && !t.retransmit).unwrap().at;
+            let probe = p.sent.iter().find(|t| t.seq == 10 && t.retransmit).unwrap().at;
+            assert!(probe - sent >= SimDuration::from_millis(200), "probe {} after the original", probe - sent);
             let pr = p.sender.probe();
             assert_eq!((pr.timeouts, pr.loss_probes), (0, 1));
             // The same loss without RACK-TLP is a timeout.
@@ -519,11 +398,7 @@ mod tests {
             let p = run(true);
             assert_eq!(p.retransmissions().iter().filter(|&&s| s == 40).count(), 2);
             assert_eq!(p.sender.probe().timeouts, 0);
-            assert_eq!(
-                p.sender.probe().fast_recoveries,
-                1,
-                "one episode repairs both losses"
-            );
+            assert_eq!(p.sender.probe().fast_recoveries, 1, "one episode repairs both losses");
             // The scoreboard alone (RFC 6675) waits for the retransmission timer.
             let q = run(false);
             assert_eq!(q.sender.probe().timeouts, 1);

@@ -31,8 +31,8 @@
 
 use super::ranges::SeqRanges;
 use crate::cc::RateSample;
-use crate::time::{SimDuration, SimTime};
 use crate::wire::tcp::SackBlock;
+use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// What the connection knew when a segment (its latest copy) was sent.
@@ -104,11 +104,7 @@ impl RateSampler {
             self.segs[(seq - self.una) as usize] = rec;
             self.retransmitted += 1;
         } else {
-            debug_assert_eq!(
-                seq,
-                self.una + self.segs.len() as u64,
-                "new segments are sent in order"
-            );
+            debug_assert_eq!(seq, self.una + self.segs.len() as u64, "new segments are sent in order");
             self.segs.push_back(rec);
         }
     }
@@ -119,13 +115,7 @@ impl RateSampler {
     }
 
     /// Takes an ACK of everything below `una` and the SACK `blocks`; `min_rtt` bounds the interval.
-    pub fn on_ack(
-        &mut self,
-        now: SimTime,
-        una: u64,
-        blocks: &[SackBlock],
-        min_rtt: Option<SimDuration>,
-    ) -> RateSample {
+    pub fn on_ack(&mut self, now: SimTime, una: u64, blocks: &[SackBlock], min_rtt: Option<SimDuration>) -> RateSample {
         let mut newest: Option<(SimTime, u64, TxRecord)> = None;
         let mut newly = 0;
         let mut take = |seq: u64, rec: &mut TxRecord| {
@@ -147,9 +137,7 @@ impl RateSampler {
             let (start, end) = (b.start.max(self.una), b.end.min(high));
             if start < end {
                 let (segs, base) = (&mut self.segs, self.una);
-                self.sacked.insert(start, end, 0, |a, z| {
-                    (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize]))
-                });
+                self.sacked.insert(start, end, 0, |a, z| (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize])));
             }
         }
         self.delivered += newly;
@@ -173,9 +161,7 @@ impl RateSampler {
             rs.is_app_limited = p.app_limited;
             rs.delivered = self.delivered - p.delivered;
             let interval = (p.sent_at - p.first_sent_at).max(now - p.delivered_at);
-            rs.interval = min_rtt
-                .filter(|&m| interval >= m && interval > SimDuration::ZERO)
-                .map(|_| interval);
+            rs.interval = min_rtt.filter(|&m| interval >= m && interval > SimDuration::ZERO).map(|_| interval);
         }
         rs
     }
@@ -209,10 +195,7 @@ mod tests {
         }
         // The last ACK samples segment 9: sent at 9 ms with P.delivered = 0 and
         // P.delivered_time = 0 (nothing was delivered yet), acknowledged at 19 ms.
-        assert_eq!(
-            (last.delivered, last.prior_delivered, last.delivered_total),
-            (10, 0, 10)
-        );
+        assert_eq!((last.delivered, last.prior_delivered, last.delivered_total), (10, 0, 10));
         assert_eq!(last.interval, Some(SimDuration::from_millis(19)));
         // Segments sent after the first ACK are measured over one RTT-long interval.
         send(&mut r, 10..20, 19, 1);
@@ -233,18 +216,12 @@ mod tests {
         let mut r = RateSampler::new();
         r.on_sent(0, ms(0), false);
         r.on_sent(1, ms(5), false);
-        assert_eq!(
-            r.on_ack(ms(10), 1, &[], RTT).interval,
-            Some(SimDuration::from_millis(10))
-        );
+        assert_eq!(r.on_ack(ms(10), 1, &[], RTT).interval, Some(SimDuration::from_millis(10)));
         send(&mut r, 2..21, 10, 1);
         let rs = r.on_ack(ms(30), 21, &[], RTT);
         // Segment 20 (sent at 28 ms) is sampled: the ACK phase is 30 − 10 = 20 ms, but the send
         // phase began with segment 0 at 0 ms, so 20 segments took 28 ms, not 20.
-        assert_eq!(
-            (rs.delivered, rs.acked_sacked, rs.prior_delivered),
-            (20, 20, 1)
-        );
+        assert_eq!((rs.delivered, rs.acked_sacked, rs.prior_delivered), (20, 20, 1));
         assert_eq!(rs.interval, Some(SimDuration::from_millis(28)));
     }
 
@@ -323,14 +300,9 @@ mod tests {
         use crate::tcp::TcpConfig;
         // 12 Mbit/s: one 1500-byte segment per millisecond; RTT 20 ms plus queueing.
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut p = Pair::new(
-            TcpConfig::default(),
-            AppSource::Bulk { mss: 1460 },
-            SimDuration::from_millis(10),
-        )
-        .with_bottleneck(crate::time::Rate::mbps(12));
-        p.sender
-            .replace_cc(crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone()))));
+        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(10))
+            .with_bottleneck(crate::time::Rate::mbps(12));
+        p.sender.replace_cc(crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone()))));
         p.run_until(ms(2_000));
         let log = log.lock().unwrap();
         assert!(log.len() > 1000);
@@ -342,15 +314,7 @@ mod tests {
                 assert!(rate <= 1000.0 + 1e-9, "{rate} segments/s at {}", rs.now);
             }
         }
-        let late: Vec<f64> = log
-            .iter()
-            .filter(|(rs, _)| rs.now > ms(1_000))
-            .filter_map(|(rs, _)| rs.rate_segments_per_s())
-            .collect();
-        assert!(
-            late.len() > 500 && late.iter().all(|&r| r > 990.0),
-            "{:?}",
-            &late[..5.min(late.len())]
-        );
+        let late: Vec<f64> = log.iter().filter(|(rs, _)| rs.now > ms(1_000)).filter_map(|(rs, _)| rs.rate_segments_per_s()).collect();
+        assert!(late.len() > 500 && late.iter().all(|&r| r > 990.0), "{:?}", &late[..5.min(late.len())]);
     }
 }

@@ -29,11 +29,11 @@
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::{SeqRange, SeqRanges};
 use super::rtt::RttEstimator;
+use crate::wire::Header;
 use crate::net::packet::Packet;
+use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TcpAck, TCP_SYN_SIZE};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
-use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, MAX_SACK_BLOCKS, TCP_SYN_SIZE};
-use crate::wire::Header;
 
 /// Segments acknowledged one by one when quick-ACK mode starts (Linux `TCP_MAX_QUICKACKS`).
 const MAX_QUICKACKS: u32 = 16;
@@ -137,11 +137,7 @@ impl TcpReceiver {
             delack_at: None,
             quickack: cfg.quickack,
             // Linux bounds the count by half the initial window in segments.
-            quick: if cfg.quickack {
-                MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32)
-            } else {
-                0
-            },
+            quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
             rto: rtt.rto(),
             rtt,
             synack_sent_at: None,
@@ -170,8 +166,7 @@ impl TcpReceiver {
             return u32::MAX;
         }
         // Segments held out of order lie inside the window they were sent in.
-        (self.window_bytes.saturating_sub(self.ooo_bytes) / self.mss + self.ooo_segments)
-            .min(u32::MAX as u64 - 1) as u32
+        (self.window_bytes.saturating_sub(self.ooo_bytes) / self.mss + self.ooo_segments).min(u32::MAX as u64 - 1) as u32
     }
 
     fn enter_quickack(&mut self, acks: u32) {
@@ -192,11 +187,7 @@ impl TcpReceiver {
                 self.ts_recent = Some(ts);
             }
         }
-        let held = if seq > self.rcv_nxt {
-            self.out_of_order.find(seq)
-        } else {
-            None
-        };
+        let held = if seq > self.rcv_nxt { self.out_of_order.find(seq) } else { None };
         if seq < self.rcv_nxt || held.is_some() {
             // A duplicate: tell the sender at once where we are (RFC 5681 §4.2); Linux also
             // returns to quick-ACK mode (tcp_data_queue: "A retransmit ... force an immediate ack").
@@ -211,18 +202,13 @@ impl TcpReceiver {
                 self.ack_now(None);
                 return;
             }
-            let island = self
-                .out_of_order
-                .insert(seq, seq + 1, len as u64, |_, _| {});
+            let island = self.out_of_order.insert(seq, seq + 1, len as u64, |_, _| {});
             self.ooo_bytes += len as u64;
             self.ooo_segments += 1;
             self.ack_now(Some(island));
             return;
         }
-        if self
-            .last_in_order_at
-            .is_some_and(|last| now.saturating_since(last) > self.rto)
-        {
+        if self.last_in_order_at.is_some_and(|last| now.saturating_since(last) > self.rto) {
             // Linux tcp_event_data_recv: "Too long gap. Apparently sender failed to restart
             // window, so that we send ACKs quickly." After a timeout the sender restarts from a
             // window of one; a delayed ACK would hold each of its first segments back.
@@ -274,11 +260,7 @@ impl TcpReceiver {
     }
 
     fn set_reply(&mut self, reply: Reply) {
-        debug_assert_eq!(
-            self.reply,
-            Reply::Nothing,
-            "a reply not taken: poll_transmit takes it after every event"
-        );
+        debug_assert_eq!(self.reply, Reply::Nothing, "a reply not taken: poll_transmit takes it after every event");
         self.reply = reply;
     }
 
@@ -287,11 +269,7 @@ impl TcpReceiver {
     /// other islands from the highest down ("as many distinct SACK blocks as possible").
     fn sack_blocks(&self, trigger: Option<SeqRange>) -> SackBlocks {
         // Islands are named by their first segment: they are disjoint.
-        let mut chosen = [SeqRange {
-            start: 0,
-            end: 0,
-            bytes: 0,
-        }; MAX_SACK_BLOCKS];
+        let mut chosen = [SeqRange { start: 0, end: 0, bytes: 0 }; MAX_SACK_BLOCKS];
         let mut n = 0;
         // Adds `r` unless chosen already; false once every slot is taken.
         let mut choose = |r: SeqRange| {
@@ -306,9 +284,7 @@ impl TcpReceiver {
         // segment that triggered the ACK grew a block reported before).
         let in_trigger = |start: u64| trigger.is_some_and(|t| (t.start..t.end).contains(&start));
         let room = trigger.is_none_or(&mut choose)
-            && self.reported.as_slice().iter().all(|b| {
-                in_trigger(b.start) || self.out_of_order.find(b.start).is_none_or(&mut choose)
-            });
+            && self.reported.as_slice().iter().all(|b| in_trigger(b.start) || self.out_of_order.find(b.start).is_none_or(&mut choose));
         if room {
             // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
             for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
@@ -319,10 +295,7 @@ impl TcpReceiver {
         }
         let mut blocks = SackBlocks::default();
         for r in &chosen[..n] {
-            blocks.push(SackBlock {
-                start: r.start,
-                end: r.end,
-            });
+            blocks.push(SackBlock { start: r.start, end: r.end });
         }
         blocks
     }
@@ -331,9 +304,7 @@ impl TcpReceiver {
 impl Transport for TcpReceiver {
     fn handle_packet(&mut self, now: SimTime, pkt: &Packet) {
         match pkt.header {
-            Header::TcpData {
-                seq, len, cwr, ts, ..
-            } => {
+            Header::TcpData { seq, len, cwr, ts, .. } => {
                 if self.ecn {
                     // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR segment
                     // re-arms, and CE asks for two quick ACKs (the sender may have a tiny cwnd).
@@ -344,14 +315,9 @@ impl Transport for TcpReceiver {
                 }
                 self.on_segment(now, seq, len, ts);
             }
-            Header::TcpSyn {
-                reply: false, ts, ..
-            } => {
+            Header::TcpSyn { reply: false, ts, .. } => {
                 self.synack_sent_at = Some(now);
-                self.set_reply(Reply::SynAck {
-                    ts: ts.map(|_| ts_clock(now)),
-                    tsecr: ts,
-                });
+                self.set_reply(Reply::SynAck { ts: ts.map(|_| ts_clock(now)), tsecr: ts });
             }
             _ => {}
         }
@@ -368,37 +334,12 @@ impl Transport for TcpReceiver {
             Reply::Nothing => return None,
             Reply::Ack { dsack } => {
                 // `reported` is the SACK of this ACK: `ack_now` chose it.
-                let ack = TcpAck {
-                    ack: self.rcv_nxt,
-                    sack: self.reported,
-                    ece: self.ece,
-                    tsecr: self.ts_recent,
-                    dsack,
-                    wnd: self.window_segments(),
-                };
-                (
-                    self.header_bytes + self.reported.option_bytes(),
-                    Header::TcpAck(ack),
-                )
+                let ack = TcpAck { ack: self.rcv_nxt, sack: self.reported, ece: self.ece, tsecr: self.ts_recent, dsack, wnd: self.window_segments() };
+                (self.header_bytes + self.reported.option_bytes(), Header::TcpAck(ack))
             }
-            Reply::SynAck { ts, tsecr } => (
-                TCP_SYN_SIZE,
-                Header::TcpSyn {
-                    reply: true,
-                    ts,
-                    tsecr,
-                },
-            ),
+            Reply::SynAck { ts, tsecr } => (TCP_SYN_SIZE, Header::TcpSyn { reply: true, ts, tsecr }),
         };
-        Some(Packet {
-            flow: self.addr.flow,
-            src: self.addr.local,
-            dst: self.addr.remote,
-            size,
-            sent_at: now,
-            ce: false,
-            header,
-        })
+        Some(Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size, sent_at: now, ce: false, header })
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -406,26 +347,19 @@ impl Transport for TcpReceiver {
     }
 
     fn probe(&self) -> Probe {
-        Probe {
-            delivered_bytes: self.delivered_bytes,
-            ..Probe::default()
-        }
+        Probe { delivered_bytes: self.delivered_bytes, ..Probe::default() }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::tcp::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::time::SimDuration;
-    use crate::wire::tcp::TCP_IP_HEADER;
 
     fn addr() -> Addr {
-        Addr {
-            flow: FlowId(7),
-            local: NodeId(2),
-            remote: NodeId(1),
-        }
+        Addr { flow: FlowId(7), local: NodeId(2), remote: NodeId(1) }
     }
 
     fn data(seq: u64, len: u32) -> Packet {
@@ -436,14 +370,7 @@ mod tests {
             size: len + TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData {
-                seq,
-                len,
-                retransmit: false,
-                ect: false,
-                cwr: false,
-                ts: None,
-            },
+            header: Header::TcpData { seq, len, retransmit: false, ect: false, cwr: false, ts: None },
         }
     }
 
@@ -459,16 +386,10 @@ mod tests {
     fn drain(r: &mut TcpReceiver, now: SimTime) -> Vec<Ack> {
         let mut out = Vec::new();
         while let Some(p) = r.poll_transmit(now) {
-            let Header::TcpAck(TcpAck { ack, sack, ece, .. }) = p.header else {
-                panic!("not an ACK")
-            };
+            let Header::TcpAck(TcpAck { ack, sack, ece, .. }) = p.header else { panic!("not an ACK") };
             assert_eq!(p.size, TCP_IP_HEADER + sack.option_bytes());
             assert_eq!((p.src, p.dst, p.sent_at), (NodeId(2), NodeId(1), now));
-            out.push((
-                ack,
-                sack.as_slice().iter().map(|b| (b.start, b.end)).collect(),
-                ece,
-            ));
+            out.push((ack, sack.as_slice().iter().map(|b| (b.start, b.end)).collect(), ece));
         }
         out
     }
@@ -478,10 +399,7 @@ mod tests {
     }
 
     fn delayed() -> TcpReceiver {
-        let cfg = TcpConfig {
-            delayed_ack: Some(DelayedAck::default()),
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), ..TcpConfig::default() };
         TcpReceiver::new(addr(), &cfg)
     }
 
@@ -490,11 +408,7 @@ mod tests {
         use std::mem::size_of;
         let hot_end = TcpReceiver::HOT_BYTES;
         assert!(hot_end <= 5 * 64, "the hot part ends at {hot_end}");
-        assert!(
-            size_of::<TcpReceiver>() <= 6 * 64,
-            "TcpReceiver is {} bytes",
-            size_of::<TcpReceiver>()
-        );
+        assert!(size_of::<TcpReceiver>() <= 6 * 64, "TcpReceiver is {} bytes", size_of::<TcpReceiver>());
     }
 
     #[test]
@@ -515,18 +429,9 @@ mod tests {
         let t = SimTime::ZERO;
         assert_eq!(recv(&mut r, t, 1), vec![(0, vec![(1, 2)], false)]);
         assert_eq!(recv(&mut r, t, 3), vec![(0, vec![(3, 4), (1, 2)], false)]);
-        assert_eq!(
-            recv(&mut r, t, 5),
-            vec![(0, vec![(5, 6), (3, 4), (1, 2)], false)]
-        );
-        assert_eq!(
-            recv(&mut r, t, 7),
-            vec![(0, vec![(7, 8), (5, 6), (3, 4)], false)]
-        );
-        assert_eq!(
-            recv(&mut r, t, 2),
-            vec![(0, vec![(1, 4), (7, 8), (5, 6)], false)]
-        );
+        assert_eq!(recv(&mut r, t, 5), vec![(0, vec![(5, 6), (3, 4), (1, 2)], false)]);
+        assert_eq!(recv(&mut r, t, 7), vec![(0, vec![(7, 8), (5, 6), (3, 4)], false)]);
+        assert_eq!(recv(&mut r, t, 2), vec![(0, vec![(1, 4), (7, 8), (5, 6)], false)]);
         assert_eq!(recv(&mut r, t, 0), vec![(4, vec![(7, 8), (5, 6)], false)]);
         assert_eq!(r.probe().delivered_bytes, 4000);
         assert_eq!(recv(&mut r, t, 4), vec![(6, vec![(7, 8)], false)]);
@@ -543,14 +448,8 @@ mod tests {
         for seq in [10, 8, 6, 4, 2] {
             recv(&mut r, t, seq);
         }
-        assert_eq!(
-            recv(&mut r, t, 0),
-            vec![(1, vec![(2, 3), (4, 5), (6, 7)], false)]
-        );
-        assert_eq!(
-            recv(&mut r, t, 1),
-            vec![(3, vec![(4, 5), (6, 7), (10, 11)], false)]
-        );
+        assert_eq!(recv(&mut r, t, 0), vec![(1, vec![(2, 3), (4, 5), (6, 7)], false)]);
+        assert_eq!(recv(&mut r, t, 1), vec![(3, vec![(4, 5), (6, 7), (10, 11)], false)]);
     }
 
     #[test]
@@ -610,19 +509,11 @@ mod tests {
 
     #[test]
     fn quick_ack_mode_acknowledges_the_first_16_segments_one_by_one_then_delays() {
-        let cfg = TcpConfig {
-            delayed_ack: Some(DelayedAck::default()),
-            quickack: true,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         for seq in 0..16 {
-            assert_eq!(
-                recv(&mut r, t, seq),
-                vec![(seq + 1, vec![], false)],
-                "segment {seq}"
-            );
+            assert_eq!(recv(&mut r, t, seq), vec![(seq + 1, vec![], false)], "segment {seq}");
         }
         assert_eq!(recv(&mut r, t, 16), vec![]);
         assert_eq!(recv(&mut r, t, 17), vec![(18, vec![], false)]);
@@ -637,27 +528,15 @@ mod tests {
         // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: of the 16 quick ACKs, the one for an
         // out-of-order segment and the one for the segment filling its hole count like the rest,
         // so only 14 more in-order segments are acknowledged one by one.
-        let cfg = TcpConfig {
-            delayed_ack: Some(DelayedAck::default()),
-            quickack: true,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         assert_eq!(recv(&mut r, t, 1), vec![(0, vec![(1, 2)], false)]);
         assert_eq!(recv(&mut r, t, 0), vec![(2, vec![], false)]);
         for seq in 2..16 {
-            assert_eq!(
-                recv(&mut r, t, seq),
-                vec![(seq + 1, vec![], false)],
-                "segment {seq}"
-            );
+            assert_eq!(recv(&mut r, t, seq), vec![(seq + 1, vec![], false)], "segment {seq}");
         }
-        assert_eq!(
-            recv(&mut r, t, 16),
-            vec![],
-            "quick-ACK mode is over: delayed"
-        );
+        assert_eq!(recv(&mut r, t, 16), vec![], "quick-ACK mode is over: delayed");
     }
 
     #[test]
@@ -665,69 +544,37 @@ mod tests {
         // Linux tcp_event_data_recv: in-order data after a gap longer than the receiver's RTO
         // (here from the handshake: 10 ms RTT, so 10 ms + the 200 ms minimum) restarts quick-ACK
         // mode; a shorter gap does not.
-        let cfg = TcpConfig {
-            delayed_ack: Some(DelayedAck::default()),
-            quickack: true,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);
-        let syn = Packet {
-            size: TCP_SYN_SIZE,
-            header: Header::TcpSyn {
-                reply: false,
-                ts: None,
-                tsecr: None,
-            },
-            ..data(0, 0)
-        };
+        let syn = Packet { size: TCP_SYN_SIZE, header: Header::TcpSyn { reply: false, ts: None, tsecr: None }, ..data(0, 0) };
         r.handle_packet(SimTime::ZERO, &syn);
-        assert!(matches!(
-            r.poll_transmit(SimTime::ZERO).map(|p| p.header),
-            Some(Header::TcpSyn { reply: true, .. })
-        ));
+        assert!(matches!(r.poll_transmit(SimTime::ZERO).map(|p| p.header), Some(Header::TcpSyn { reply: true, .. })));
         let ms = |v: u64| SimTime::ZERO + SimDuration::from_millis(v);
         for seq in 0..16 {
-            assert_eq!(
-                recv(&mut r, ms(10), seq).len(),
-                1,
-                "quick-ACK at the start, segment {seq}"
-            );
+            assert_eq!(recv(&mut r, ms(10), seq).len(), 1, "quick-ACK at the start, segment {seq}");
         }
         assert_eq!(recv(&mut r, ms(10), 16), vec![], "then delayed");
         // 150 ms of silence (less than the RTO): the next odd segment still waits.
-        assert_eq!(
-            recv(&mut r, ms(160), 17),
-            vec![(18, vec![], false)],
-            "the second of two"
-        );
+        assert_eq!(recv(&mut r, ms(160), 17), vec![(18, vec![], false)], "the second of two");
         assert_eq!(recv(&mut r, ms(310), 18), vec![]);
         // 300 ms of silence (more than 210 ms): ACKed one by one again.
         r.handle_timeout(ms(350));
         assert_eq!(drain(&mut r, ms(350)), vec![(19, vec![], false)]);
         for seq in 19..22 {
-            assert_eq!(
-                recv(&mut r, ms(650), seq),
-                vec![(seq + 1, vec![], false)],
-                "segment {seq}"
-            );
+            assert_eq!(recv(&mut r, ms(650), seq), vec![(seq + 1, vec![], false)], "segment {seq}");
         }
     }
 
     #[test]
     fn the_receive_buffer_bounds_out_of_order_data_and_the_advertised_window() {
         // 20 000 B of buffer: a window of 10 000 B, 6 segments of 1460 B (tcp_adv_win_scale 1).
-        let cfg = TcpConfig {
-            rcv_buf: 20_000,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { rcv_buf: 20_000, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         let wnd = |r: &mut TcpReceiver, seq| {
             r.handle_packet(t, &data(seq, 1000));
             let p = r.poll_transmit(t).unwrap();
-            let Header::TcpAck(TcpAck { ack, wnd, .. }) = p.header else {
-                panic!()
-            };
+            let Header::TcpAck(TcpAck { ack, wnd, .. }) = p.header else { panic!() };
             (ack, wnd)
         };
         assert_eq!(wnd(&mut r, 0), (1, 6));
@@ -740,9 +587,7 @@ mod tests {
         // The 11th out-of-order segment does not fit: dropped, not SACKed.
         r.handle_packet(t, &data(12, 1000));
         let p = r.poll_transmit(t).unwrap();
-        let Header::TcpAck(TcpAck { sack, .. }) = p.header else {
-            panic!()
-        };
+        let Header::TcpAck(TcpAck { sack, .. }) = p.header else { panic!() };
         assert_eq!(sack.as_slice()[0].end, 12);
         // The hole filled, everything is delivered and the window is whole again.
         assert_eq!(wnd(&mut r, 1), (12, 6));
@@ -751,11 +596,7 @@ mod tests {
 
     #[test]
     fn congestion_experienced_is_echoed_until_cwr_when_ecn_is_on() {
-        let cfg = TcpConfig {
-            delayed_ack: None,
-            ecn: true,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: None, ecn: true, ..TcpConfig::default() };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         let mut p = data(0, 1000);

@@ -117,34 +117,22 @@ impl CaState {
 
     /// Duplicate ACKs may start fast recovery in this state.
     fn detects_loss(self) -> bool {
-        matches!(
-            self,
-            CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. }
-        )
+        matches!(self, CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. })
     }
 }
 
 impl TcpSender {
     /// Runs the state machine for one acceptable ACK, after the scoreboard took it (SND.UNA
     /// moved from `prev_una`). Returns false if the RTO timer must not be restarted.
-    pub(super) fn update_recovery(
-        &mut self,
-        now: SimTime,
-        prev_una: u64,
-        new_sack_info: bool,
-    ) -> bool {
+    pub(super) fn update_recovery(&mut self, now: SimTime, prev_una: u64, new_sack_info: bool) -> bool {
         let ack = self.sb.una();
         let mut restart_rto = true;
         if ack > prev_una {
             self.dupacks = 0;
             match self.state {
                 CaState::Open => {}
-                CaState::Recovery {
-                    high_water,
-                    partial_acked,
-                } => {
-                    restart_rto =
-                        self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
+                CaState::Recovery { high_water, partial_acked } => {
+                    restart_rto = self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
                 }
                 CaState::Loss { high_water, .. } => {
                     if ack >= high_water {
@@ -152,9 +140,7 @@ impl TcpSender {
                     }
                 }
                 CaState::Cwr { high_water } => self.on_ack_in_cwr(high_water),
-                CaState::SourceQuench { icmp_recover } => {
-                    self.on_ack_in_source_quench(icmp_recover)
-                }
+                CaState::SourceQuench { icmp_recover } => self.on_ack_in_source_quench(icmp_recover),
             }
         } else if self.is_dupack(new_sack_info) {
             self.dupacks += 1;
@@ -170,13 +156,8 @@ impl TcpSender {
 
     /// Enters fast recovery if a loss is detected and this state allows it.
     pub(super) fn maybe_enter_recovery(&mut self, now: SimTime) {
-        let unreported =
-            !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
-        if self.state.detects_loss()
-            && self.loss_detected()
-            && self.may_enter_recovery()
-            && unreported
-        {
+        let unreported = !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
+        if self.state.detects_loss() && self.loss_detected() && self.may_enter_recovery() && unreported {
             self.enter_recovery(now);
         }
     }
@@ -193,18 +174,15 @@ impl TcpSender {
             return self.sb.lost_out() > 0;
         }
         // `lost_out` first: with nothing flagged lost, SND.UNA is not (and its entry is not read).
-        self.dupacks >= self.cfg.dupthresh
-            || (self.cfg.recovery == Recovery::Sack
-                && self.sb.lost_out() > 0
-                && self.sb.is_lost(self.sb.una()))
+        self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.lost_out() > 0 && self.sb.is_lost(self.sb.una()))
     }
 
     fn may_enter_recovery(&self) -> bool {
         match self.cfg.recovery {
             Recovery::Reno => true,
-            Recovery::Tahoe | Recovery::NewReno | Recovery::Sack => self
-                .recover
-                .is_none_or(|high_water| self.sb.una() > high_water),
+            Recovery::Tahoe | Recovery::NewReno | Recovery::Sack => {
+                self.recover.is_none_or(|high_water| self.sb.una() > high_water)
+            }
         }
     }
 
@@ -214,11 +192,7 @@ impl TcpSender {
         let prior_cwnd = self.st.cwnd;
         if self.state == CaState::Open {
             let flight_size = self.sb.packets_out();
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Loss,
-                flight_size,
-            };
+            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         }
         self.note_window_reduction();
@@ -232,10 +206,7 @@ impl TcpSender {
                 self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
                 self.sb.mark_lost(una);
                 self.force_retransmit = true;
-                self.state = CaState::Recovery {
-                    high_water,
-                    partial_acked: false,
-                };
+                self.state = CaState::Recovery { high_water, partial_acked: false };
             }
             Recovery::Sack => {
                 if self.cfg.prr {
@@ -248,10 +219,7 @@ impl TcpSender {
                     self.sb.mark_lost(una);
                 }
                 self.force_retransmit = true;
-                self.state = CaState::Recovery {
-                    high_water,
-                    partial_acked: false,
-                };
+                self.state = CaState::Recovery { high_water, partial_acked: false };
             }
         }
         self.end_tail_probe();
@@ -268,13 +236,7 @@ impl TcpSender {
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
     /// RTO timer must not be restarted.
-    fn on_ack_in_recovery(
-        &mut self,
-        now: SimTime,
-        acked: u64,
-        high_water: u64,
-        partial_acked: bool,
-    ) -> bool {
+    fn on_ack_in_recovery(&mut self, now: SimTime, acked: u64, high_water: u64, partial_acked: bool) -> bool {
         let full = self.sb.una() >= high_water;
         match (self.cfg.recovery, full) {
             (Recovery::NewReno, false) => {
@@ -305,10 +267,7 @@ impl TcpSender {
         self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
         self.sb.mark_lost(self.sb.una());
         self.force_retransmit = true;
-        self.state = CaState::Recovery {
-            high_water,
-            partial_acked: true,
-        };
+        self.state = CaState::Recovery { high_water, partial_acked: true };
     }
 
     /// Recovery → Open with the given window.
@@ -331,10 +290,7 @@ impl TcpSender {
         self.sb.mark_all_lost();
         self.force_retransmit = false;
         self.dupacks = 0;
-        self.state = CaState::Loss {
-            high_water,
-            entry_una: self.sb.una(),
-        };
+        self.state = CaState::Loss { high_water, entry_una: self.sb.una() };
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6).
@@ -351,11 +307,7 @@ impl TcpSender {
             CaState::Cwr { .. } | CaState::SourceQuench { .. } => true,
         };
         if !same_event {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Timeout,
-                flight_size: self.sb.packets_out(),
-            };
+            let ev = CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: self.sb.packets_out() };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         }
         self.timeouts += 1;
@@ -388,31 +340,21 @@ mod tests {
     /// RTT 40 ms; IW 10 and slow start put segments 30..69 in the third flight (sent at 80 ms),
     /// and grow cwnd to 50 by the time their ACKs return at 120 ms.
     fn run(recovery: Recovery, drops: &[u64]) -> Pair {
-        let cfg = TcpConfig {
-            recovery,
-            ..TcpConfig::default()
-        };
-        let mut p = Pair::new(cfg, file(200), SimDuration::from_millis(20))
-            .dropping_first_transmission_of(drops);
+        let cfg = TcpConfig { recovery, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(drops);
         p.run_to_completion(ms(60_000));
         p
     }
 
     /// The sender's state right after the first fast retransmit.
     fn at_entry(p: &Pair) -> Snapshot {
-        *p.trace
-            .iter()
-            .find(|s| s.phase != Phase::Open)
-            .expect("entered recovery")
+        *p.trace.iter().find(|s| s.phase != Phase::Open).expect("entered recovery")
     }
 
     /// The sender's state right after the first recovery episode ended.
     fn at_exit(p: &Pair) -> Snapshot {
         let entry = p.trace.iter().position(|s| s.phase != Phase::Open).unwrap();
-        *p.trace[entry..]
-            .iter()
-            .find(|s| s.phase == Phase::Open)
-            .expect("left recovery")
+        *p.trace[entry..].iter().find(|s| s.phase == Phase::Open).expect("left recovery")
     }
 
     #[test]
@@ -423,11 +365,7 @@ mod tests {
             assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0), "{recovery:?}");
             assert_eq!(p.retransmissions(), vec![40], "{recovery:?}");
             let entry = at_entry(&p);
-            assert_eq!(
-                (entry.at, entry.phase, entry.snd_una),
-                (ms(120), Phase::Recovery, 40),
-                "{recovery:?}"
-            );
+            assert_eq!((entry.at, entry.phase, entry.snd_una), (ms(120), Phase::Recovery, 40), "{recovery:?}");
             // ssthresh = FlightSize / 2: 50 outstanding (52 with SACK, whose pipe let two new
             // segments out on the first two duplicate ACKs).
             let flight = entry.snd_max - entry.snd_una;
@@ -435,11 +373,7 @@ mod tests {
             assert_eq!(entry.ssthresh, flight as f64 / 2.0, "{recovery:?}");
             // The retransmission is acknowledged one RTT later and the window is ssthresh.
             let exit = at_exit(&p);
-            assert_eq!(
-                (exit.at, exit.cwnd, exit.ssthresh),
-                (ms(160), entry.ssthresh, entry.ssthresh),
-                "{recovery:?}"
-            );
+            assert_eq!((exit.at, exit.cwnd, exit.ssthresh), (ms(160), entry.ssthresh, entry.ssthresh), "{recovery:?}");
             assert_eq!(pr.completed_at, Some(ms(320)), "{recovery:?}");
         }
     }
@@ -447,11 +381,7 @@ mod tests {
     #[test]
     fn reno_inflates_the_window_by_one_per_further_duplicate_ack() {
         let p = run(Recovery::Reno, &[40]);
-        let entry = p
-            .trace
-            .iter()
-            .position(|s| s.phase == Phase::Recovery)
-            .unwrap();
+        let entry = p.trace.iter().position(|s| s.phase == Phase::Recovery).unwrap();
         // cwnd = ssthresh + 3 on the third duplicate ACK, then +1 for each of the other 26 of this
         // round trip (segments 41..69 each caused one).
         assert_eq!(p.trace[entry].cwnd, 25.0 + 3.0);
@@ -463,18 +393,12 @@ mod tests {
     fn tahoe_fast_retransmit_drops_cwnd_to_one_and_goes_back_n() {
         let p = run(Recovery::Tahoe, &[40, 43, 46]);
         let entry = at_entry(&p);
-        assert_eq!(
-            (entry.at, entry.phase, entry.cwnd, entry.ssthresh),
-            (ms(120), Phase::Loss, 1.0, 25.0)
-        );
+        assert_eq!((entry.at, entry.phase, entry.cwnd, entry.ssthresh), (ms(120), Phase::Loss, 1.0, 25.0));
         let pr = p.sender.probe();
         assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
         // Slow start from one segment resends everything from the hole up, including 44, 45 and
         // 47.. that the receiver already holds: 40 | 43 44 45 | 46 .. 52.
-        assert_eq!(
-            p.retransmissions(),
-            vec![40, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52]
-        );
+        assert_eq!(p.retransmissions(), vec![40, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52]);
         assert_eq!(pr.completed_at, Some(ms(400)));
     }
 
@@ -484,11 +408,7 @@ mod tests {
         let newreno = run(Recovery::NewReno, &drops);
         let sack = run(Recovery::Sack, &drops);
         let reno = run(Recovery::Reno, &drops);
-        let (nr, sk, rn) = (
-            newreno.sender.probe(),
-            sack.sender.probe(),
-            reno.sender.probe(),
-        );
+        let (nr, sk, rn) = (newreno.sender.probe(), sack.sender.probe(), reno.sender.probe());
 
         // NewReno: one episode, one retransmission per round trip, driven by partial ACKs.
         assert_eq!((nr.fast_recoveries, nr.timeouts), (1, 0));
@@ -499,17 +419,12 @@ mod tests {
         assert_eq!(sack.retransmissions(), vec![40, 43, 46]);
         assert_eq!(at_exit(&sack).at, ms(160));
         assert!(sk.completed_at <= nr.completed_at);
-        assert_eq!(
-            (sk.completed_at, nr.completed_at),
-            (Some(ms(320)), Some(ms(360)))
-        );
+        assert_eq!((sk.completed_at, nr.completed_at), (Some(ms(320)), Some(ms(360))));
         // Reno: leaves recovery on the partial ACK for 43, halves again for 43, and has too few
         // duplicate ACKs left for 46: a timeout (the case RFC 6582 was written for).
         assert_eq!((rn.fast_recoveries, rn.timeouts), (2, 1));
         assert_eq!(rn.completed_at, Some(ms(640)));
-        assert!(
-            rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200)
-        );
+        assert!(rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200));
     }
 
     #[test]
@@ -518,36 +433,17 @@ mod tests {
         // retransmit at 120 ms to the partial ACK for 64 at 480 ms.
         let drops: Vec<u64> = (0..10).map(|k| 40 + 3 * k).collect();
         let linux = run(Recovery::NewReno, &drops);
-        assert_eq!(
-            (
-                linux.sender.probe().fast_recoveries,
-                linux.sender.probe().timeouts
-            ),
-            (1, 0)
-        );
-        let cfg = TcpConfig {
-            recovery: Recovery::NewReno,
-            head_retransmit_rearms_rto: false,
-            ..TcpConfig::default()
-        };
-        let mut ns2 = Pair::new(cfg, file(200), SimDuration::from_millis(20))
-            .dropping_first_transmission_of(&drops);
+        assert_eq!((linux.sender.probe().fast_recoveries, linux.sender.probe().timeouts), (1, 0));
+        let cfg = TcpConfig { recovery: Recovery::NewReno, head_retransmit_rearms_rto: false, ..TcpConfig::default() };
+        let mut ns2 = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(&drops);
         ns2.run_to_completion(ms(60_000));
         // The first partial ACK (160 ms) set the timer to 160 + (40 + max(4·RTTVAR, 200)) ms
         // = 400 ms (RTTVAR has decayed below 50 ms on this jitter-free path); the partial-ACK
         // retransmissions after it leave it alone, so it fires then, mid-recovery.
         assert_eq!(ns2.sender.probe().timeouts, 1);
-        let rto = ns2
-            .trace
-            .iter()
-            .find(|s| s.phase == Phase::Loss)
-            .expect("timed out");
+        let rto = ns2.trace.iter().find(|s| s.phase == Phase::Loss).expect("timed out");
         assert_eq!(rto.at, ms(400));
-        assert!(
-            rto.snd_una < 67,
-            "recovery was still under way: SND.UNA {}",
-            rto.snd_una
-        );
+        assert!(rto.snd_una < 67, "recovery was still under way: SND.UNA {}", rto.snd_una);
     }
 
     #[test]
@@ -558,17 +454,10 @@ mod tests {
         assert_eq!((after.at, after.phase), (ms(160), Phase::Recovery));
         assert_eq!(after.cwnd, before.cwnd - 3.0 + 1.0);
         let j = p.trace.iter().position(|s| s.snd_una == 46).unwrap();
-        assert_eq!(
-            (p.trace[j].at, p.trace[j].phase),
-            (ms(200), Phase::Recovery)
-        );
+        assert_eq!((p.trace[j].at, p.trace[j].phase), (ms(200), Phase::Recovery));
         // The full ACK (everything up to recover) ends recovery at min(ssthresh, FlightSize + 1).
         let exit = at_exit(&p);
-        assert_eq!(
-            exit.cwnd,
-            exit.ssthresh
-                .min((exit.snd_max - exit.snd_una) as f64 + 1.0)
-        );
+        assert_eq!(exit.cwnd, exit.ssthresh.min((exit.snd_max - exit.snd_una) as f64 + 1.0));
     }
 
     #[test]
@@ -577,12 +466,8 @@ mod tests {
         // from 20000 is lost. The scoreboard must find each hole once, without scanning the
         // window per ACK (this test would crawl otherwise) and without a timeout.
         let drops: Vec<u64> = (0..100).map(|k| 20_000 + 97 * k).collect();
-        let cfg = TcpConfig {
-            recovery: Recovery::Sack,
-            ..TcpConfig::default()
-        };
-        let mut p = Pair::new(cfg, file(40_000), SimDuration::from_millis(50))
-            .dropping_first_transmission_of(&drops);
+        let cfg = TcpConfig { recovery: Recovery::Sack, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, file(40_000), SimDuration::from_millis(50)).dropping_first_transmission_of(&drops);
         p.run_to_completion(ms(60_000));
         let pr = p.sender.probe();
         assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
@@ -612,23 +497,13 @@ mod tests {
         // slow-start overshoot).
         let capacity = 50_000.0;
         for recovery in Recovery::ALL {
-            let cfg = TcpConfig {
-                recovery,
-                ..TcpConfig::default()
-            };
-            let mut p = Pair::new(
-                cfg,
-                AppSource::Bulk { mss: 1460 },
-                SimDuration::from_millis(20),
-            )
-            .with_bottleneck(Rate::mbps(10))
-            .with_queue_limit(60);
+            let cfg = TcpConfig { recovery, ..TcpConfig::default() };
+            let mut p = Pair::new(cfg, AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(20))
+                .with_bottleneck(Rate::mbps(10))
+                .with_queue_limit(60);
             p.run_until(ms(60_000));
             let delivered = p.receiver.probe().delivered_bytes as f64 / 1460.0;
-            assert!(
-                delivered > 0.98 * capacity,
-                "{recovery:?}: {delivered} of {capacity}"
-            );
+            assert!(delivered > 0.98 * capacity, "{recovery:?}: {delivered} of {capacity}");
             if recovery == Recovery::Sack {
                 assert_eq!(p.sender.probe().timeouts, 0);
             }
@@ -636,26 +511,18 @@ mod tests {
     }
 
     fn addr() -> Addr {
-        Addr {
-            flow: FlowId(0),
-            local: NodeId(0),
-            remote: NodeId(1),
-        }
+        Addr { flow: FlowId(0), local: NodeId(0), remote: NodeId(1) }
     }
 
     fn sack_ack(ack: u64, blocks: &[(u64, u64)]) -> Packet {
         ack_packet(ack, blocks, false)
     }
 
+
+
     #[test]
     fn sack_detects_loss_from_one_ack_and_a_timeout_resends_only_unsacked_segments() {
-        let mut s = TcpSender::new(
-            addr(),
-            TcpConfig::default(),
-            reno_cc(),
-            file(10),
-            SimTime::ZERO,
-        );
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(10), SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         // One ACK SACKs 2, 3 and 5..9: IsLost(0) holds without three duplicate ACKs (RFC 6675
         // §5 step 2); 1 and 4 are lost too.
@@ -674,24 +541,12 @@ mod tests {
         let rto = s.poll_timeout().unwrap();
         assert_eq!(rto, ms(400));
         s.handle_timeout(rto);
-        assert_eq!(
-            (s.phase(), s.cc_state().cwnd, s.pipe()),
-            (Phase::Loss, 1.0, 0)
-        );
+        assert_eq!((s.phase(), s.cc_state().cwnd, s.pipe()), (Phase::Loss, 1.0, 0));
         assert_eq!(drain(&mut s, rto), vec![(0, true)]);
-        s.handle_packet(
-            rto + SimDuration::from_millis(100),
-            &sack_ack(1, &[(5, 10), (2, 4)]),
-        );
-        assert_eq!(
-            drain(&mut s, rto + SimDuration::from_millis(100)),
-            vec![(1, true), (4, true)]
-        );
+        s.handle_packet(rto + SimDuration::from_millis(100), &sack_ack(1, &[(5, 10), (2, 4)]));
+        assert_eq!(drain(&mut s, rto + SimDuration::from_millis(100)), vec![(1, true), (4, true)]);
         s.handle_packet(rto + SimDuration::from_millis(200), &sack_ack(10, &[]));
-        assert_eq!(
-            s.probe().completed_at,
-            Some(rto + SimDuration::from_millis(200))
-        );
+        assert_eq!(s.probe().completed_at, Some(rto + SimDuration::from_millis(200)));
     }
 
     #[test]
@@ -699,13 +554,8 @@ mod tests {
         // Fast recovery halves for the 10 outstanding (ssthresh 5), then sends new data as SACKs
         // drain pipe. A timeout of the same episode must not recompute ssthresh from the larger
         // FlightSize it finds then (Linux tcp_enter_loss).
-        let mut s = TcpSender::new(
-            addr(),
-            TcpConfig::default(),
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let mut s =
+            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         let t = ms(100);
         s.handle_packet(t, &sack_ack(0, &[(1, 10)]));
@@ -715,27 +565,15 @@ mod tests {
         assert_eq!(s.snd_max(), 14);
         let rto = s.poll_timeout().unwrap();
         s.handle_timeout(rto);
-        assert_eq!(
-            (s.phase(), s.cc_state().cwnd, s.cc_state().ssthresh),
-            (Phase::Loss, 1.0, 5.0)
-        );
+        assert_eq!((s.phase(), s.cc_state().cwnd, s.cc_state().ssthresh), (Phase::Loss, 1.0, 5.0));
     }
 
     #[test]
     fn careful_entry_ignores_duplicate_acks_below_recover() {
         // After a timeout with go-back-N, duplicates of resent segments produce duplicate ACKs
         // for SND.UNA == recover; NewReno must not halve again for them (RFC 6582 §3.2 step 1).
-        let cfg = TcpConfig {
-            recovery: Recovery::NewReno,
-            ..TcpConfig::default()
-        };
-        let mut s = TcpSender::new(
-            addr(),
-            cfg,
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let cfg = TcpConfig { recovery: Recovery::NewReno, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         let rto = s.poll_timeout().unwrap();
         s.handle_timeout(rto);
@@ -745,12 +583,7 @@ mod tests {
         s.handle_packet(t, &sack_ack(10, &[]));
         assert_eq!(s.phase(), Phase::Open);
         let sent = drain(&mut s, t);
-        assert!(
-            sent.len() > 1
-                && sent
-                    .iter()
-                    .all(|&(seq, retransmit)| seq >= 10 && !retransmit)
-        );
+        assert!(sent.len() > 1 && sent.iter().all(|&(seq, retransmit)| seq >= 10 && !retransmit));
         for k in 0..5 {
             s.handle_packet(t + SimDuration::from_millis(k), &sack_ack(10, &[]));
         }

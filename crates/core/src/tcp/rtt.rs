@@ -87,10 +87,7 @@ impl RttEstimator {
                 // a run lasts at most a day (docs/scenario.md, "Limits"), so no sample, SRTT or
                 // RTTVAR exceeds 2^48 ns and eight times one cannot overflow.
                 let s = srtt.as_nanos();
-                debug_assert!(
-                    s.max(r_ns).max(self.rttvar.as_nanos()) < 1 << 60,
-                    "an RTT beyond any run's length"
-                );
+                debug_assert!(s.max(r_ns).max(self.rttvar.as_nanos()) < 1 << 60, "an RTT beyond any run's length");
                 self.rttvar = SimDuration((3 * self.rttvar.as_nanos() + s.abs_diff(r_ns)) / 4);
                 self.srtt = Some(SimDuration((7 * s + r_ns) / 8));
             }
@@ -113,19 +110,14 @@ impl RttEstimator {
     }
 
     fn update_rto(&mut self) {
-        self.rto = self
-            .base_rto()
-            .saturating_mul(1u64 << self.backoff)
-            .min(self.max_rto);
+        self.rto = self.base_rto().saturating_mul(1u64 << self.backoff).min(self.max_rto);
     }
 
     /// The timeout before backoff: RFC 6298 §2.1 (no sample), else the configured rule, clamped.
     pub fn base_rto(&self) -> SimDuration {
         let raw = match (self.srtt, self.rule) {
             (None, _) => self.initial_rto,
-            (Some(srtt), RtoRule::Rfc6298) => {
-                srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K))
-            }
+            (Some(srtt), RtoRule::Rfc6298) => srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K)),
             (Some(srtt), RtoRule::Linux) => srtt + self.min_rto.max(self.rttvar.saturating_mul(K)),
         };
         raw.max(self.min_rto).min(self.max_rto)
@@ -188,10 +180,7 @@ mod tests {
     }
 
     fn rfc6298() -> RttEstimator {
-        RttEstimator::new(&TcpConfig {
-            rto_rule: RtoRule::Rfc6298,
-            ..TcpConfig::default()
-        })
+        RttEstimator::new(&TcpConfig { rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() })
     }
 
     #[test]
@@ -226,11 +215,7 @@ mod tests {
             e.on_sample(ms(300));
         }
         // SRTT converges to 300 ms within the integer EWMA's truncation (a few ns).
-        assert!(
-            e.rto().as_nanos().abs_diff(ms(500).as_nanos()) < 1_000,
-            "{}",
-            e.rto()
-        );
+        assert!(e.rto().as_nanos().abs_diff(ms(500).as_nanos()) < 1_000, "{}", e.rto());
         // A large variation dominates the floor: first sample, RTTVAR = 150 ms → 300 + 600.
         let mut e = estimator();
         e.on_sample(ms(300));
@@ -239,11 +224,7 @@ mod tests {
 
     #[test]
     fn granularity_bounds_the_variance_term_from_below() {
-        let cfg = TcpConfig {
-            min_rto: SimDuration::ZERO,
-            rto_rule: RtoRule::Rfc6298,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { min_rto: SimDuration::ZERO, rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() };
         let mut e = RttEstimator::new(&cfg);
         for _ in 0..80 {
             e.on_sample(ms(10));

@@ -198,11 +198,7 @@ impl Scoreboard {
 
     /// Segment `high_tx()` was sent for the first time.
     pub fn on_sent_new(&mut self, now: SimTime) {
-        self.segs.push_back(Seg {
-            sent_at: now,
-            order: self.tx_count,
-            flags: 0,
-        });
+        self.segs.push_back(Seg { sent_at: now, order: self.tx_count, flags: 0 });
         // The entries a window's next segments take were last written a round trip ago.
         crate::net::prefetch::prefetch_past_back(&self.segs, SEGS_PREFETCH_AHEAD);
         self.tx_count += 1;
@@ -216,10 +212,7 @@ impl Scoreboard {
     /// Lost segment `seq` was sent again.
     pub fn on_retransmitted(&mut self, seq: u64, now: SimTime) {
         let s = self.seg_mut(seq);
-        debug_assert!(
-            s.flags & (LOST | RETRANS | SACKED) == LOST,
-            "retransmitting segment {seq} not pending"
-        );
+        debug_assert!(s.flags & (LOST | RETRANS | SACKED) == LOST, "retransmitting segment {seq} not pending");
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         let order = self.tx_count;
@@ -230,11 +223,7 @@ impl Scoreboard {
 
     /// Advances SND.UNA to `ack` (≤ SND.MAX), forgetting the acknowledged segments.
     pub fn ack_cumulative(&mut self, ack: u64) -> CumAcked {
-        debug_assert!(
-            ack <= self.high_tx(),
-            "ack {ack} beyond SND.MAX {}",
-            self.high_tx()
-        );
+        debug_assert!(ack <= self.high_tx(), "ack {ack} beyond SND.MAX {}", self.high_tx());
         let mut out = CumAcked::default();
         let mut retransmitted = false;
         while self.una < ack {
@@ -249,15 +238,7 @@ impl Scoreboard {
                 let ever = s.flags & EVER_RETRANS != 0;
                 retransmitted |= ever;
                 out.rtt_sent_at = Some(s.sent_at);
-                out.latest = latest(
-                    out.latest,
-                    LatestSent {
-                        order: s.order,
-                        sent_at: s.sent_at,
-                        seq: self.una,
-                        retransmitted: ever,
-                    },
-                );
+                out.latest = latest(out.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq: self.una, retransmitted: ever });
             }
             if s.flags & LOST != 0 {
                 self.lost_out -= 1;
@@ -306,15 +287,7 @@ impl Scoreboard {
                 if flags & EVER_RETRANS == 0 {
                     acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
                 }
-                acc.latest = latest(
-                    acc.latest,
-                    LatestSent {
-                        order: s.order,
-                        sent_at: s.sent_at,
-                        seq,
-                        retransmitted: flags & EVER_RETRANS != 0,
-                    },
-                );
+                acc.latest = latest(acc.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
                 if seq >= self.mark_next {
                     self.sacked_from_mark += 1;
                 }
@@ -437,11 +410,7 @@ impl Scoreboard {
             }
             self.retx_hint += 1;
         }
-        debug_assert!(
-            false,
-            "lost_out {} > retrans_out {} but nothing to retransmit",
-            self.lost_out, self.retrans_out
-        );
+        debug_assert!(false, "lost_out {} > retrans_out {} but nothing to retransmit", self.lost_out, self.retrans_out);
         None
     }
 }
@@ -484,10 +453,7 @@ mod tests {
         // The cumulative ACK of the retransmission removes it and its flags.
         let c = sb.ack_cumulative(3);
         assert_eq!((c.segments, c.delivered), (3, 3));
-        assert_eq!(
-            (sb.lost_out(), sb.retrans_out(), sb.sacked_out()),
-            (0, 0, 3)
-        );
+        assert_eq!((sb.lost_out(), sb.retrans_out(), sb.sacked_out()), (0, 0, 3));
         assert_eq!(sb.pipe(), 4);
         sb.ack_cumulative(6);
         assert_eq!((sb.pipe(), sb.sacked_out()), (4, 0));
@@ -534,10 +500,7 @@ mod tests {
         sb.on_retransmitted(0, t(30));
         assert_eq!((sb.lost_out(), sb.retrans_out()), (1, 1));
         sack(&mut sb, 0, 1);
-        assert_eq!(
-            (sb.lost_out(), sb.retrans_out(), sb.sacked_out()),
-            (0, 0, 4)
-        );
+        assert_eq!((sb.lost_out(), sb.retrans_out(), sb.sacked_out()), (0, 0, 4));
     }
 
     #[test]
@@ -576,10 +539,7 @@ mod tests {
         sb.mark_lost(0);
         sb.on_retransmitted(0, t(10));
         sb.mark_all_lost();
-        assert_eq!(
-            (sb.lost_out(), sb.retrans_out(), sb.sacked_out()),
-            (6, 0, 2)
-        );
+        assert_eq!((sb.lost_out(), sb.retrans_out(), sb.sacked_out()), (6, 0, 2));
         assert_eq!(sb.pipe(), 0);
         let mut order = Vec::new();
         while let Some(seq) = sb.next_retransmission() {
@@ -626,10 +586,7 @@ mod tests {
         let mut sb = sent(10);
         assert!(sb.quench(4, t(4)));
         assert!(sb.is_lost(4) && sb.is_quenched(4));
-        assert_eq!(
-            (sb.lost_out(), sb.pipe(), sb.next_retransmission()),
-            (1, 9, Some(4))
-        );
+        assert_eq!((sb.lost_out(), sb.pipe(), sb.next_retransmission()), (1, 9, Some(4)));
         sb.on_retransmitted(4, t(20));
         assert_eq!(sb.pipe(), 10);
         // A report about the first copy, now that a second one is in flight, changes nothing.
@@ -637,10 +594,7 @@ mod tests {
         assert_eq!(sb.pipe(), 10);
         // The retransmission itself was dropped: it must go again.
         assert!(sb.quench(4, t(20)));
-        assert_eq!(
-            (sb.retrans_out(), sb.pipe(), sb.next_retransmission()),
-            (0, 9, Some(4))
-        );
+        assert_eq!((sb.retrans_out(), sb.pipe(), sb.next_retransmission()), (0, 9, Some(4)));
         // Acknowledged or SACKed segments are not resent.
         sack(&mut sb, 6, 7);
         assert!(!sb.quench(6, t(6)));

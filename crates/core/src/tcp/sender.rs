@@ -23,20 +23,20 @@ use super::ecn::EcnState;
 use super::handshake::Handshake;
 use super::prr::Prr;
 use super::rack::Rack;
-use super::rate_sample::RateSampler;
 use super::receiver::ts_clock;
 use super::recovery::{CaState, Phase};
+use super::rate_sample::RateSampler;
+use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
-use super::sqm::SqmState;
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
-use crate::net::packet::Packet;
-use crate::time::{Deadline, SimDuration, SimTime};
-use crate::transport::{Addr, Probe, Transport};
-use crate::wire::tcp::TcpAck;
 use crate::wire::Header;
+use crate::net::packet::Packet;
+use crate::wire::tcp::TcpAck;
+use crate::time::{Deadline, SimDuration, SimTime};
 use std::sync::Arc;
+use crate::transport::{Addr, Probe, Transport};
 
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
 #[derive(Clone, Copy, Debug, Default)]
@@ -58,14 +58,7 @@ pub(super) struct Timers {
 impl Timers {
     /// The earliest deadline set, if any.
     fn earliest(&self) -> Option<SimTime> {
-        Deadline::earliest([
-            self.rto,
-            self.app,
-            self.pace,
-            self.syn,
-            self.reorder,
-            self.probe,
-        ])
+        Deadline::earliest([self.rto, self.app, self.pace, self.syn, self.reorder, self.probe])
     }
 }
 
@@ -157,25 +150,15 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// Bytes from the start that an ACK reads (the hot part, see the layout test).
-    pub(crate) const HOT_BYTES: usize =
-        std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
+    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
 }
 
 impl TcpSender {
-    pub fn new(
-        addr: Addr,
-        cfg: impl Into<Arc<TcpConfig>>,
-        cc: AnyCc,
-        app: AppSource,
-        start: SimTime,
-    ) -> Self {
+    pub fn new(addr: Addr, cfg: impl Into<Arc<TcpConfig>>, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(&cfg);
-        let rate = cc
-            .inner()
-            .wants_rate_samples()
-            .then(|| Box::new(RateSampler::new()));
+        let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         TcpSender {
             addr,
             cc,
@@ -214,10 +197,7 @@ impl TcpSender {
     /// Swaps in another congestion controller before the connection starts (tests).
     #[cfg(test)]
     pub(super) fn replace_cc(&mut self, cc: AnyCc) {
-        self.rate = cc
-            .inner()
-            .wants_rate_samples()
-            .then(|| Box::new(RateSampler::new()));
+        self.rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         self.cc = cc;
     }
 
@@ -338,9 +318,7 @@ impl TcpSender {
         let new_ready = self.new_data_ready(now);
         if pipe >= self.window() {
             let waiting = new_ready || self.sb.lost_out() > self.sb.retrans_out();
-            return NextSeg::Wait {
-                cwnd_limited: waiting && pipe >= self.cwnd_segments(),
-            };
+            return NextSeg::Wait { cwnd_limited: waiting && pipe >= self.cwnd_segments() };
         }
         if let Some(seq) = self.sb.next_retransmission() {
             return NextSeg::Retransmit(seq);
@@ -358,9 +336,7 @@ impl TcpSender {
             }
             self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
         }
-        NextSeg::Wait {
-            cwnd_limited: false,
-        }
+        NextSeg::Wait { cwnd_limited: false }
     }
 
     pub(super) fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
@@ -368,16 +344,8 @@ impl TcpSender {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
         }
-        if let Some(last) = self
-            .last_data_sent
-            .filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0)
-        {
-            super::idle::restart_after_idle(
-                &mut self.st,
-                now - last,
-                self.rtt.rto(),
-                self.cfg.initial_cwnd,
-            );
+        if let Some(last) = self.last_data_sent.filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0) {
+            super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
         }
         self.last_data_sent = Some(now);
         if let Some(rate) = &mut self.rate {
@@ -398,13 +366,7 @@ impl TcpSender {
         self.burst_sent = true;
         // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
         // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
-        let after_partial_ack = matches!(
-            self.state,
-            CaState::Recovery {
-                partial_acked: true,
-                ..
-            }
-        );
+        let after_partial_ack = matches!(self.state, CaState::Recovery { partial_acked: true, .. });
         let rearm_head = self.cfg.head_retransmit_rearms_rto || !after_partial_ack;
         if !self.timers.rto.is_set() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
@@ -440,9 +402,7 @@ impl TcpSender {
                 ect: self.cfg.ecn && !retransmit,
                 // The shared configuration first: without ECN the flag is never set
                 // (`note_window_reduction`), and its cold line stays untouched.
-                cwr: (!retransmit || self.cfg.cwr_on_retransmit)
-                    && self.cfg.ecn
-                    && self.ecn.take_cwr(),
+                cwr: (!retransmit || self.cfg.cwr_on_retransmit) && self.cfg.ecn && self.ecn.take_cwr(),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
@@ -454,11 +414,7 @@ impl TcpSender {
             let out = self.sb.packets_out();
             let u = &mut self.usage;
             if self.sb.una() >= u.until || cwnd_limited || out > u.max_out {
-                *u = CwndUsage {
-                    limited: cwnd_limited,
-                    max_out: out,
-                    until: self.sb.high_tx(),
-                };
+                *u = CwndUsage { limited: cwnd_limited, max_out: out, until: self.sb.high_tx() };
             }
         }
     }
@@ -508,8 +464,7 @@ impl TcpSender {
     /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
     /// slow start, cwnd is less than twice the most segments recently outstanding.
     fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited
-            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+        self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
     fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
@@ -533,16 +488,8 @@ impl TcpSender {
         self.st.delivered += acked;
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
-        let echo_rtt = || {
-            a.tsecr.filter(|_| ack > prev_una).map(|ts| {
-                SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))
-            })
-        };
-        let rtt = cum
-            .rtt_sent_at
-            .max(sacked.rtt_sent_at)
-            .map(|sent| now - sent)
-            .or_else(echo_rtt);
+        let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1))));
+        let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent).or_else(echo_rtt);
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
         }
@@ -553,13 +500,7 @@ impl TcpSender {
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
         if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            if let Some(cwnd) = prr.cwnd_after_ack(
-                acked,
-                self.sb.pipe(),
-                self.st.ssthresh,
-                ack > prev_una,
-                newly_lost > 0,
-            ) {
+            if let Some(cwnd) = prr.cwnd_after_ack(acked, self.sb.pipe(), self.st.ssthresh, ack > prev_una, newly_lost > 0) {
                 self.st.cwnd = cwnd;
             }
         }
@@ -583,26 +524,13 @@ impl TcpSender {
                 EchoGrowth::BelowSsthresh => !self.st.in_slow_start(),
                 EchoGrowth::Held => true,
             };
-        if ack > prev_una
-            && could_grow
-            && self.state.allows_growth()
-            && !echo
-            && self.is_cwnd_limited()
-        {
+        if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
         if let Some(rate) = &mut self.rate {
-            let blocks = if self.cfg.recovery == Recovery::Sack {
-                a.sack.as_slice()
-            } else {
-                &[]
-            };
-            let rs = RateSample {
-                prior_in_flight,
-                rtt,
-                ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt)
-            };
+            let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
+            let rs = RateSample { prior_in_flight, rtt, ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
             self.cc.on_rate_sample(&mut self.st, &rs);
         }
         if self.sb.una() > prev_una {
@@ -629,15 +557,8 @@ impl Transport for TcpSender {
                 self.on_ack(now, a);
                 self.arm_probe_or_rto(now);
             }
-            Header::TcpSyn {
-                reply: true, tsecr, ..
-            } => self.on_syn_ack(now, tsecr),
-            Header::IcmpSourceQuench {
-                code,
-                seq,
-                of_data: true,
-                quoted_sent_at,
-            } => {
+            Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
+            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at } => {
                 self.on_source_quench(now, code, seq, quoted_sent_at);
             }
             _ => {}
@@ -716,50 +637,31 @@ impl Transport for TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
     use crate::time::Rate;
-    use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
 
     fn addr() -> Addr {
-        Addr {
-            flow: FlowId(3),
-            local: NodeId(0),
-            remote: NodeId(1),
-        }
+        Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
     }
 
     #[test]
     fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
         use std::mem::{offset_of, size_of};
-        let cold = [
-            offset_of!(TcpSender, prr),
-            offset_of!(TcpSender, ecn),
-            offset_of!(TcpSender, sqm),
-            offset_of!(TcpSender, timeouts),
-        ];
+        let cold = [offset_of!(TcpSender, prr), offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm), offset_of!(TcpSender, timeouts)];
         let hot_end = TcpSender::HOT_BYTES;
         assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
-        assert!(
-            cold.iter().all(|&c| c >= hot_end),
-            "a cold field {cold:?} before the hot part's end {hot_end}"
-        );
-        assert!(
-            size_of::<TcpSender>() <= 12 * 64,
-            "TcpSender is {} bytes",
-            size_of::<TcpSender>()
-        );
+        assert!(cold.iter().all(|&c| c >= hot_end), "a cold field {cold:?} before the hot part's end {hot_end}");
+        assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
     }
 
     #[test]
     fn timers_report_the_earliest_deadline_set_and_an_unset_one_is_never_due() {
         let mut t = Timers::default();
         assert_eq!(t.earliest(), None);
-        assert!(
-            !t.rto.is_due(SimTime::MAX),
-            "unset: not due even at the last instant"
-        );
+        assert!(!t.rto.is_due(SimTime::MAX), "unset: not due even at the last instant");
         t.probe.set(ms(30));
         t.rto.set(ms(200));
         t.app = Some(ms(50)).into();
@@ -768,15 +670,8 @@ mod tests {
         t.probe.clear();
         assert_eq!(t.earliest(), Some(ms(50)));
         t.app = None.into();
-        assert_eq!(
-            (t.earliest(), t.app.get(), t.rto.get()),
-            (Some(ms(200)), None, Some(ms(200)))
-        );
-        assert_eq!(
-            std::mem::size_of::<Timers>(),
-            48,
-            "one cache line with room to spare"
-        );
+        assert_eq!((t.earliest(), t.app.get(), t.rto.get()), (Some(ms(200)), None, Some(ms(200))));
+        assert_eq!(std::mem::size_of::<Timers>(), 48, "one cache line with room to spare");
     }
 
     fn ack(n: u64) -> Packet {
@@ -787,14 +682,7 @@ mod tests {
             size: TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpAck(TcpAck {
-                ack: n,
-                sack: SackBlocks::default(),
-                ece: false,
-                tsecr: None,
-                dsack: false,
-                wnd: u32::MAX,
-            }),
+            header: Header::TcpAck(TcpAck { ack: n, sack: SackBlocks::default(), ece: false, tsecr: None, dsack: false, wnd: u32::MAX }),
         }
     }
 
@@ -802,20 +690,8 @@ mod tests {
     fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
         let mut out = Vec::new();
         while let Some(p) = s.poll_transmit(now) {
-            let Header::TcpData {
-                seq,
-                len,
-                retransmit,
-                ect,
-                ..
-            } = p.header
-            else {
-                panic!("{p:?}")
-            };
-            assert_eq!(
-                (p.size, p.sent_at, p.src, p.dst, ect),
-                (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false)
-            );
+            let Header::TcpData { seq, len, retransmit, ect, .. } = p.header else { panic!("{p:?}") };
+            assert_eq!((p.size, p.sent_at, p.src, p.dst, ect), (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false));
             out.push((seq, retransmit));
         }
         out
@@ -827,11 +703,7 @@ mod tests {
         // loop): with several segments outstanding the PTO is 2·SRTT + 2 ms, not the 200 ms of
         // slack for a delayed ACK that a single segment gets, though the burst's first segment
         // was alone in flight when it left.
-        let cfg = TcpConfig {
-            rack_tlp: true,
-            recovery: Recovery::Sack,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { rack_tlp: true, recovery: Recovery::Sack, ..TcpConfig::default() };
         let mut s = TcpSender::new(addr(), cfg, reno_cc(), file(100), SimTime::ZERO);
         let first = drain(&mut s, SimTime::ZERO);
         s.handle_packet(ms(40), &ack(first.len() as u64)); // SRTT 40 ms, nothing outstanding
@@ -839,11 +711,7 @@ mod tests {
         let burst = drain(&mut s, ms(40));
         assert!(burst.len() > 1, "{burst:?}");
         assert_eq!(s.timers.probe.get(), Some(ms(40 + 2 * 40 + 2)));
-        assert_eq!(
-            s.poll_timeout(),
-            Some(ms(122)),
-            "the probe comes before the RTO"
-        );
+        assert_eq!(s.poll_timeout(), Some(ms(122)), "the probe comes before the RTO");
     }
 
     fn new_segments(range: std::ops::Range<u64>) -> Vec<(u64, bool)> {
@@ -867,13 +735,7 @@ mod tests {
 
     #[test]
     fn a_pacing_algorithm_spaces_segments_by_its_rate() {
-        let mut s = TcpSender::new(
-            addr(),
-            TcpConfig::default(),
-            AnyCc::Custom(Box::new(PacedFixed)),
-            file(100),
-            SimTime::ZERO,
-        );
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), AnyCc::Custom(Box::new(PacedFixed)), file(100), SimTime::ZERO);
         s.handle_timeout(SimTime::ZERO);
         // The window (10) would allow a burst of 10; pacing lets one out per 1500 B at 12 Mbit/s.
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..1));
@@ -898,10 +760,7 @@ mod tests {
             addr(),
             TcpConfig::default(),
             reno_cc(),
-            AppSource::File {
-                bytes: 1500,
-                mss: 1460,
-            },
+            AppSource::File { bytes: 1500, mss: 1460 },
             SimTime::ZERO,
         );
         let p = s.poll_transmit(SimTime::ZERO).unwrap();
@@ -911,11 +770,7 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_cwnd_every_round_trip_from_ten() {
-        let mut p = Pair::new(
-            TcpConfig::default(),
-            AppSource::Bulk { mss: 1460 },
-            SimDuration::from_millis(50),
-        );
+        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(50));
         p.run_until(SimTime::ZERO);
         assert_eq!(p.sent.len(), 10);
         for (round, want) in [(1, 20.0), (2, 40.0), (3, 80.0), (4, 160.0)] {
@@ -931,11 +786,7 @@ mod tests {
     fn file_transfer_without_loss_completes_on_the_slow_start_schedule() {
         // RTT 100 ms, IW 10: rounds carry 10, 20, 40, 80 segments (150 in all), the fifth round the
         // last 50; its last ACK returns one RTT after it left, at 5 RTT.
-        let mut p = Pair::new(
-            TcpConfig::default(),
-            file(200),
-            SimDuration::from_millis(50),
-        );
+        let mut p = Pair::new(TcpConfig::default(), file(200), SimDuration::from_millis(50));
         assert_eq!(p.run_to_completion(ms(10_000)), ms(500));
         let pr = p.sender.probe();
         assert_eq!((pr.timeouts, pr.fast_recoveries), (0, 0));
@@ -948,26 +799,17 @@ mod tests {
     fn a_bottleneck_spreads_the_window_but_completion_matches_the_pipe_model() {
         // 12 Mbit/s: 1500 B take 1 ms. 10 segments, RTT 20 ms + serialisation: the last one is
         // acked at 10 ms (queue) + 20 ms = 30 ms.
-        let mut p = Pair::new(TcpConfig::default(), file(10), SimDuration::from_millis(10))
-            .with_bottleneck(Rate::mbps(12));
+        let mut p =
+            Pair::new(TcpConfig::default(), file(10), SimDuration::from_millis(10)).with_bottleneck(Rate::mbps(12));
         assert_eq!(p.run_to_completion(ms(1_000)), ms(30));
-        assert_eq!(
-            p.sender
-                .probe()
-                .srtt
-                .map(|d| d >= SimDuration::from_millis(21)),
-            Some(true)
-        );
+        assert_eq!(p.sender.probe().srtt.map(|d| d >= SimDuration::from_millis(21)), Some(true));
     }
 
     #[test]
     fn delayed_acks_hold_a_lone_last_segment_for_the_timer() {
         // Nine segments in the initial window: four ACKs cover two each at 100 ms; the ninth is
         // acknowledged when the receiver's 40 ms timer fires, one way (50 ms) before 140 ms.
-        let cfg = TcpConfig {
-            delayed_ack: Some(DelayedAck::default()),
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), ..TcpConfig::default() };
         let mut p = Pair::new(cfg, file(9), SimDuration::from_millis(50));
         assert_eq!(p.run_to_completion(ms(10_000)), ms(140));
         // Each ACK of two segments grew the window by two (slow start counts segments, not ACKs)
@@ -981,14 +823,7 @@ mod tests {
         // A 3000-segment file grows the window to hundreds of segments; once everything is
         // acknowledged the per-segment queues (scoreboard, rate samples, RACK) shrink back.
         let cfg = crate::tcp::Stack::Linux.config();
-        let mut p = Pair::new(
-            cfg,
-            AppSource::File {
-                bytes: 3000 * 1448,
-                mss: 1448,
-            },
-            SimDuration::from_millis(20),
-        );
+        let mut p = Pair::new(cfg, AppSource::File { bytes: 3000 * 1448, mss: 1448 }, SimDuration::from_millis(20));
         let mut largest = 0;
         for t in (5..20_000).step_by(5) {
             p.run_until(ms(t));
@@ -1004,15 +839,10 @@ mod tests {
     #[test]
     fn only_an_algorithm_that_reads_rate_samples_costs_their_per_segment_records() {
         let cfg = crate::tcp::Stack::Linux.config();
-        let app = || AppSource::File {
-            bytes: 100 * 1448,
-            mss: 1448,
-        };
+        let app = || AppSource::File { bytes: 100 * 1448, mss: 1448 };
         let reno = TcpSender::new(addr(), cfg.clone(), reno_cc(), app(), SimTime::ZERO);
         assert!(reno.rate.is_none());
-        let bbr = crate::cc::CcConfig::from_name("bbr", None)
-            .and_then(|c| c.build(0))
-            .expect("bbr");
+        let bbr = crate::cc::CcConfig::from_name("bbr", None).and_then(|c| c.build(0)).expect("bbr");
         let bbr = TcpSender::new(addr(), cfg, bbr, app(), SimTime::ZERO);
         assert!(bbr.rate.is_some());
     }
@@ -1030,10 +860,7 @@ mod tests {
         assert_eq!(p.retransmissions(), vec![19]);
         let at_rto = p.trace.iter().find(|s| s.phase == Phase::Loss).unwrap();
         // One segment outstanding: ssthresh = max(FlightSize / 2, 2) = 2 (RFC 5681 eq. 4).
-        assert_eq!(
-            (at_rto.at, at_rto.cwnd, at_rto.ssthresh),
-            (ms(320), 1.0, 2.0)
-        );
+        assert_eq!((at_rto.at, at_rto.cwnd, at_rto.ssthresh), (ms(320), 1.0, 2.0));
         // Karn: the ACK of the retransmission gave no sample, so the doubled RTO stands.
         assert_eq!(pr.srtt, Some(SimDuration::from_millis(40)));
         assert_eq!(p.sender.rto(), SimDuration::from_millis(480));
@@ -1044,19 +871,8 @@ mod tests {
         // The case above with RFC 7323 timestamps: the ACK of the retransmitted segment echoes
         // the retransmission's TSval (it sits at the receiver's left edge), so it measures the
         // 40 ms RTT and collapses the backed-off RTO (Linux tcp_ack_update_rtt).
-        let cfg = TcpConfig {
-            timestamps: true,
-            ..TcpConfig::default()
-        };
-        let mut p = Pair::new(
-            cfg,
-            AppSource::File {
-                bytes: 20 * 1448,
-                mss: 1448,
-            },
-            SimDuration::from_millis(20),
-        )
-        .dropping_first_transmission_of(&[19]);
+        let cfg = TcpConfig { timestamps: true, ..TcpConfig::default() };
+        let mut p = Pair::new(cfg, AppSource::File { bytes: 20 * 1448, mss: 1448 }, SimDuration::from_millis(20)).dropping_first_transmission_of(&[19]);
         assert_eq!(p.run_to_completion(ms(5_000)), ms(360));
         assert_eq!(p.sender.probe().timeouts, 1);
         assert_eq!(p.sender.rtt.backoff(), 0);
@@ -1065,13 +881,8 @@ mod tests {
 
     #[test]
     fn repeated_timeouts_back_off_and_keep_ssthresh() {
-        let mut s = TcpSender::new(
-            addr(),
-            TcpConfig::default(),
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let mut s =
+            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         // No sample yet: RTO = 1 s, then 2, 4, 8 s (RFC 6298 §5.5).
         let mut deadline = SimTime::ZERO;
@@ -1095,27 +906,13 @@ mod tests {
     /// retransmit), with SND.UNA and ⌊cwnd⌋ just before it.
     fn loss_state_transmissions(window_from_una: bool) -> Vec<(u64, bool, u64, u64)> {
         use crate::tcp::testutil::ack_packet;
-        let cfg = TcpConfig {
-            window_from_una,
-            ..TcpConfig::default()
-        };
-        let mut s = TcpSender::new(
-            addr(),
-            cfg,
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let cfg = TcpConfig { window_from_una, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         let mut out = Vec::new();
         let mut record = |s: &mut TcpSender, now: SimTime| {
             while let Some(p) = s.poll_transmit(now) {
-                let Header::TcpData {
-                    seq, retransmit, ..
-                } = p.header
-                else {
-                    panic!("{p:?}")
-                };
+                let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("{p:?}") };
                 // poll_transmit has already counted this one: the span before it began at SND.UNA.
                 out.push((seq, retransmit, s.snd_una(), s.cc_state().cwnd as u64));
             }
@@ -1138,28 +935,17 @@ mod tests {
         // is still behind them (segment 10 at 1.1 s, nine above SND.UNA = 1 with cwnd 5: the
         // first ACK acknowledged one segment and SACKed five, and slow start counts both).
         let pipe = loss_state_transmissions(false);
-        assert_eq!(
-            pipe.iter().find(|t| !t.1),
-            Some(&(10, false, 1, 5)),
-            "{pipe:?}"
-        );
+        assert_eq!(pipe.iter().find(|t| !t.1), Some(&(10, false, 1, 5)), "{pipe:?}");
         // ns-2 (`Sack1TcpAgent::send_much`): outside fast recovery no segment leaves at or above
         // SND.UNA + cwnd; the same holes are resent, and new data waits for SND.UNA.
         let ns2 = loss_state_transmissions(true);
         for &(seq, retransmit, una, cwnd) in ns2.iter().filter(|t| !t.1) {
-            assert!(
-                seq < una + cwnd,
-                "segment {seq} (retransmit {retransmit}) above {una} + {cwnd}: {ns2:?}"
-            );
+            assert!(seq < una + cwnd, "segment {seq} (retransmit {retransmit}) above {una} + {cwnd}: {ns2:?}");
         }
-        let resent =
-            |v: &[(u64, bool, u64, u64)]| v.iter().filter(|t| t.1).map(|t| t.0).collect::<Vec<_>>();
+        let resent = |v: &[(u64, bool, u64, u64)]| v.iter().filter(|t| t.1).map(|t| t.0).collect::<Vec<_>>();
         assert_eq!(resent(&ns2), vec![0, 1, 2, 3, 4]);
         assert_eq!(resent(&pipe), resent(&ns2));
-        assert!(
-            ns2.iter().any(|t| !t.1),
-            "the window reopened once SND.UNA passed the holes: {ns2:?}"
-        );
+        assert!(ns2.iter().any(|t| !t.1), "the window reopened once SND.UNA passed the holes: {ns2:?}");
     }
 
     #[test]
@@ -1168,17 +954,8 @@ mod tests {
         // ACKs each release one new segment beyond SND.UNA + cwnd; the third is the fast
         // retransmit, and in fast recovery the pipe counts again.
         use crate::tcp::testutil::ack_packet;
-        let cfg = TcpConfig {
-            window_from_una: true,
-            ..TcpConfig::default()
-        };
-        let mut s = TcpSender::new(
-            addr(),
-            cfg,
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let cfg = TcpConfig { window_from_una: true, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         s.handle_packet(ms(100), &ack_packet(0, &[(1, 2)], false));
         assert_eq!(drain(&mut s, ms(100)), new_segments(10..11));
@@ -1208,17 +985,8 @@ mod tests {
 
     #[test]
     fn receiver_window_caps_the_flight() {
-        let cfg = TcpConfig {
-            rwnd: 4,
-            ..TcpConfig::default()
-        };
-        let mut s = TcpSender::new(
-            addr(),
-            cfg,
-            reno_cc(),
-            AppSource::Bulk { mss: 1460 },
-            SimTime::ZERO,
-        );
+        let cfg = TcpConfig { rwnd: 4, ..TcpConfig::default() };
+        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..4));
         s.handle_packet(ms(10), &ack(2));
         assert_eq!(drain(&mut s, ms(10)), new_segments(4..6));
@@ -1226,13 +994,7 @@ mod tests {
 
     #[test]
     fn completed_file_sends_nothing_and_arms_no_timer() {
-        let mut s = TcpSender::new(
-            addr(),
-            TcpConfig::default(),
-            reno_cc(),
-            file(2),
-            SimTime::ZERO,
-        );
+        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(2), SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..2));
         s.handle_packet(ms(30), &ack(1));
         assert_eq!(s.probe().completed_at, None);

@@ -70,10 +70,7 @@ impl Stack {
     pub fn delayed_ack(self) -> DelayedAck {
         match self {
             // ns-default.tcl: `Agent/TCPSink/DelAck set interval_ 100ms`.
-            Stack::Ns2 => DelayedAck {
-                max_delay: SimDuration::from_millis(100),
-                every: 2,
-            },
+            Stack::Ns2 => DelayedAck { max_delay: SimDuration::from_millis(100), every: 2 },
             Stack::Linux | Stack::Rfc => DelayedAck::default(),
         }
     }

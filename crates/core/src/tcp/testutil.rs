@@ -12,10 +12,10 @@ use crate::app::AppSource;
 use crate::cc::reno::{Reno, RenoConfig};
 use crate::cc::AnyCc;
 use crate::net::packet::{FlowId, NodeId, Packet};
+use crate::wire::Header;
+use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, TCP_IP_HEADER};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
-use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, TCP_IP_HEADER};
-use crate::wire::Header;
 use std::collections::{BTreeSet, VecDeque};
 
 /// One data transmission by the sender.
@@ -76,14 +76,7 @@ pub fn ack_packet(ack: u64, blocks: &[(u64, u64)], ece: bool) -> Packet {
         size: TCP_IP_HEADER + sack.option_bytes(),
         sent_at: SimTime::ZERO,
         ce: false,
-        header: Header::TcpAck(TcpAck {
-            ack,
-            sack,
-            ece,
-            tsecr: None,
-            dsack: false,
-            wnd: u32::MAX,
-        }),
+        header: Header::TcpAck(TcpAck { ack, sack, ece, tsecr: None, dsack: false, wnd: u32::MAX }),
     }
 }
 
@@ -91,12 +84,7 @@ pub fn ack_packet(ack: u64, blocks: &[(u64, u64)], ece: bool) -> Packet {
 pub fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
     let mut out = Vec::new();
     while let Some(p) = s.poll_transmit(now) {
-        let Header::TcpData {
-            seq, retransmit, ..
-        } = p.header
-        else {
-            panic!("not data: {p:?}")
-        };
+        let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("not data: {p:?}") };
         out.push((seq, retransmit));
     }
     out
@@ -112,26 +100,15 @@ pub fn ms(v: u64) -> SimTime {
 
 /// A file of `segments` full segments.
 pub fn file(segments: u64) -> AppSource {
-    AppSource::File {
-        bytes: segments * 1460,
-        mss: 1460,
-    }
+    AppSource::File { bytes: segments * 1460, mss: 1460 }
 }
 
 impl Pair {
     /// A Reno-CC sender starting at time zero.
     pub fn new(cfg: TcpConfig, app: AppSource, one_way: SimDuration) -> Pair {
         let flow = FlowId(0);
-        let s_addr = Addr {
-            flow,
-            local: NodeId(0),
-            remote: NodeId(1),
-        };
-        let r_addr = Addr {
-            flow,
-            local: NodeId(1),
-            remote: NodeId(0),
-        };
+        let s_addr = Addr { flow, local: NodeId(0), remote: NodeId(1) };
+        let r_addr = Addr { flow, local: NodeId(1), remote: NodeId(0) };
         Pair {
             receiver: TcpReceiver::new(r_addr, &cfg),
             sender: TcpSender::new(s_addr, cfg, reno_cc(), app, SimTime::ZERO),
@@ -191,12 +168,7 @@ impl Pair {
                 }
                 continue;
             }
-            let Header::TcpData {
-                seq, retransmit, ..
-            } = p.header
-            else {
-                panic!("sender sent {p:?}")
-            };
+            let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("sender sent {p:?}") };
             while self.departures.front().is_some_and(|&t| t <= self.now) {
                 self.departures.pop_front();
             }
@@ -205,12 +177,7 @@ impl Pair {
             let dropped = queue_full
                 || (!retransmit && self.drop_first.contains(&seq))
                 || (retransmit && self.drop_first_retransmission.remove(&seq));
-            self.sent.push(Tx {
-                at: self.now,
-                seq,
-                retransmit,
-                dropped,
-            });
+            self.sent.push(Tx { at: self.now, seq, retransmit, dropped });
             if dropped {
                 continue;
             }
@@ -250,11 +217,8 @@ impl Pair {
             self.receiver.poll_timeout(),
             self.sender.poll_timeout(),
         ];
-        let Some((which, t)) = due
-            .iter()
-            .enumerate()
-            .filter_map(|(i, t)| t.map(|t| (i, t)))
-            .min_by_key(|&(i, t)| (t, i))
+        let Some((which, t)) =
+            due.iter().enumerate().filter_map(|(i, t)| t.map(|t| (i, t))).min_by_key(|&(i, t)| (t, i))
         else {
             return false;
         };
@@ -298,18 +262,11 @@ impl Pair {
             steps += 1;
             assert!(steps < 10_000_000, "runaway simulation at {}", self.now);
         }
-        self.sender
-            .probe()
-            .completed_at
-            .unwrap_or_else(|| panic!("not complete by {limit}"))
+        self.sender.probe().completed_at.unwrap_or_else(|| panic!("not complete by {limit}"))
     }
 
     /// Retransmissions sent so far.
     pub fn retransmissions(&self) -> Vec<u64> {
-        self.sent
-            .iter()
-            .filter(|t| t.retransmit)
-            .map(|t| t.seq)
-            .collect()
+        self.sent.iter().filter(|t| t.retransmit).map(|t| t.seq).collect()
     }
 }

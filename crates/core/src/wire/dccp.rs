@@ -56,12 +56,7 @@ pub struct AckVector {
 impl AckVector {
     /// An empty vector starting at `head`, whose full encoding takes `wire_bytes`.
     pub fn new(head: u64, wire_bytes: u32) -> Self {
-        AckVector {
-            head,
-            n: 0,
-            bytes: [0; ACKVEC_INLINE],
-            wire_bytes,
-        }
+        AckVector { head, n: 0, bytes: [0; ACKVEC_INLINE], wire_bytes }
     }
 
     /// Appends a run of `len` (1..=64) packets in `state`, going backwards; false when the inline
@@ -143,11 +138,7 @@ impl TfrcFeedback {
     /// Option bytes: Elapsed Time + Receive Rate + Loss Event Rate.
     fn option_bytes(&self) -> u32 {
         // Elapsed Time counts hundredths of milliseconds in 2 bytes when it fits (RFC 4340 §13.2).
-        let elapsed = if self.elapsed <= SimDuration::from_micros(655_350) {
-            4
-        } else {
-            6
-        };
+        let elapsed = if self.elapsed <= SimDuration::from_micros(655_350) { 4 } else { 6 };
         elapsed + 6 + 6
     }
 }
@@ -187,17 +178,7 @@ pub struct DccpHeader {
 impl DccpHeader {
     /// A header with no options, acknowledgement number 0 and Ack Ratio 2.
     pub fn new(kind: DccpType, from_client: bool, seq: u64) -> Self {
-        DccpHeader {
-            kind,
-            from_client,
-            seq,
-            ack: 0,
-            len: 0,
-            ccval: 0,
-            ack_ratio: 2,
-            ack_ratio_changed: false,
-            options: DccpOptions::None,
-        }
+        DccpHeader { kind, from_client, seq, ack: 0, len: 0, ccval: 0, ack_ratio: 2, ack_ratio_changed: false, options: DccpOptions::None }
     }
 
     /// Bytes on the wire, headers, options and payload included.
@@ -228,62 +209,27 @@ mod tests {
 
     #[test]
     fn header_sizes_follow_rfc_4340() {
-        let data = DccpHeader {
-            len: 1000,
-            ..DccpHeader::new(DccpType::Data, true, 5)
-        };
+        let data = DccpHeader { len: 1000, ..DccpHeader::new(DccpType::Data, true, 5) };
         assert_eq!(data.wire_size(), 20 + 16 + 1000);
-        let data_ack = DccpHeader {
-            len: 1000,
-            ..DccpHeader::new(DccpType::DataAck, true, 5)
-        };
+        let data_ack = DccpHeader { len: 1000, ..DccpHeader::new(DccpType::DataAck, true, 5) };
         assert_eq!(data_ack.wire_size(), 20 + 24 + 1000);
-        assert_eq!(
-            DccpHeader::new(DccpType::Request, true, 0).wire_size(),
-            20 + 20
-        );
-        assert_eq!(
-            DccpHeader::new(DccpType::Response, false, 0).wire_size(),
-            20 + 28
-        );
-        assert_eq!(
-            DccpHeader::new(DccpType::Reset, false, 0).wire_size(),
-            20 + 28
-        );
-        assert_eq!(
-            DccpHeader::new(DccpType::Close, true, 9).wire_size(),
-            20 + 24
-        );
+        assert_eq!(DccpHeader::new(DccpType::Request, true, 0).wire_size(), 20 + 20);
+        assert_eq!(DccpHeader::new(DccpType::Response, false, 0).wire_size(), 20 + 28);
+        assert_eq!(DccpHeader::new(DccpType::Reset, false, 0).wire_size(), 20 + 28);
+        assert_eq!(DccpHeader::new(DccpType::Close, true, 9).wire_size(), 20 + 24);
     }
 
     #[test]
     fn options_are_padded_to_whole_words() {
-        let fb = TfrcFeedback {
-            elapsed: SimDuration::ZERO,
-            x_recv: 1e5,
-            p: 0.01,
-        };
-        let ack = DccpHeader {
-            options: DccpOptions::Tfrc(fb),
-            ..DccpHeader::new(DccpType::Ack, false, 3)
-        };
+        let fb = TfrcFeedback { elapsed: SimDuration::ZERO, x_recv: 1e5, p: 0.01 };
+        let ack = DccpHeader { options: DccpOptions::Tfrc(fb), ..DccpHeader::new(DccpType::Ack, false, 3) };
         // 4 + 6 + 6 = 16 option bytes, already a multiple of 4.
         assert_eq!(ack.wire_size(), 20 + 24 + 16);
-        let late = TfrcFeedback {
-            elapsed: SimDuration::from_secs(1),
-            ..fb
-        };
-        let ack = DccpHeader {
-            options: DccpOptions::Tfrc(late),
-            ..ack
-        };
+        let late = TfrcFeedback { elapsed: SimDuration::from_secs(1), ..fb };
+        let ack = DccpHeader { options: DccpOptions::Tfrc(late), ..ack };
         // 6 + 6 + 6 = 18, padded to 20.
         assert_eq!(ack.wire_size(), 20 + 24 + 20);
-        let change = DccpHeader {
-            ack_ratio_changed: true,
-            len: 100,
-            ..DccpHeader::new(DccpType::DataAck, true, 4)
-        };
+        let change = DccpHeader { ack_ratio_changed: true, len: 100, ..DccpHeader::new(DccpType::DataAck, true, 4) };
         assert_eq!(change.wire_size(), 20 + 24 + 8 + 100);
     }
 }

@@ -33,15 +33,7 @@ pub const QUARTERS_PER_RTT: i64 = 4;
 /// The RFC 5348 §5.4 weights for a history of `n` intervals.
 pub fn weights(n: usize) -> Vec<f64> {
     let half = n as f64 / 2.0;
-    (0..n)
-        .map(|i| {
-            if (i as f64) < half {
-                1.0
-            } else {
-                1.0 - (i as f64 - (half - 1.0)) / (half + 1.0)
-            }
-        })
-        .collect()
+    (0..n).map(|i| if (i as f64) < half { 1.0 } else { 1.0 - (i as f64 - (half - 1.0)) / (half + 1.0) }).collect()
 }
 
 /// The current loss event: where it started and the CCVal of the packet before its first loss.
@@ -66,23 +58,13 @@ pub struct LossIntervals {
 
 impl LossIntervals {
     pub fn new(n: usize) -> Self {
-        LossIntervals {
-            weights: weights(n.max(1)),
-            closed: VecDeque::with_capacity(n + 1),
-            current: None,
-            events: 0,
-        }
+        LossIntervals { weights: weights(n.max(1)), closed: VecDeque::with_capacity(n + 1), current: None, events: 0 }
     }
 
     /// Packet `seq` was lost; `ccval_before` is the unwrapped CCVal of the packet received just
     /// before it. `first_interval` gives the synthetic interval before the first loss event
     /// (RFC 5348 §6.3.1). Returns true if this loss starts a new loss event.
-    pub fn on_loss(
-        &mut self,
-        seq: u64,
-        ccval_before: i64,
-        first_interval: impl FnOnce() -> f64,
-    ) -> bool {
+    pub fn on_loss(&mut self, seq: u64, ccval_before: i64, first_interval: impl FnOnce() -> f64) -> bool {
         match self.current {
             None => {
                 self.closed.push_front(first_interval().max(1.0));
@@ -95,10 +77,7 @@ impl LossIntervals {
                 self.closed.truncate(self.weights.len());
             }
         }
-        self.current = Some(LossEvent {
-            start: seq,
-            ccval: ccval_before,
-        });
+        self.current = Some(LossEvent { start: seq, ccval: ccval_before });
         self.events += 1;
         true
     }
@@ -155,10 +134,7 @@ mod tests {
     #[test]
     fn mean_weighs_the_eight_newest_closed_intervals() {
         // Closed 100, 200, …, 800; open interval of 1 packet (ignored by the I_0 rule).
-        let h = history(
-            &[100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0],
-            1000,
-        );
+        let h = history(&[100.0, 200.0, 300.0, 400.0, 500.0, 600.0, 700.0, 800.0], 1000);
         // I_tot1 = 100+200+300+400 + 0.8·500 + 0.6·600 + 0.4·700 + 0.2·800 = 2200; W_tot = 6.
         let m = h.mean_interval(1000).unwrap();
         assert!((m - 2200.0 / 6.0).abs() < 1e-9, "{m}");
@@ -195,10 +171,7 @@ mod tests {
         // More than one RTT after the event began: a new event, interval 150 − 100.
         assert!(h.on_loss(150, 15, || unreachable!()));
         assert_eq!(h.events(), 2);
-        assert_eq!(
-            h.closed.iter().copied().collect::<Vec<_>>(),
-            vec![50.0, 1000.0]
-        );
+        assert_eq!(h.closed.iter().copied().collect::<Vec<_>>(), vec![50.0, 1000.0]);
     }
 
     #[test]

@@ -26,9 +26,9 @@
 use super::equation::loss_rate_for;
 use super::loss_intervals::{LossIntervals, QUARTERS_PER_RTT};
 use super::Ccid3Config;
+use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidRx, DccpOptions, RxPacket};
 use crate::time::{SimDuration, SimTime};
-use crate::wire::dccp::TfrcFeedback;
 use std::collections::VecDeque;
 
 /// RTT assumed before the receiver has an estimate: 0.2 s (RFC 4340 §3.4; Linux
@@ -142,10 +142,7 @@ impl TfrcRx {
         if back.0 == c - QUARTERS_PER_RTT {
             let sample = now.saturating_since(back.1).as_secs_f64();
             if sample > 0.0 {
-                self.r_est = Some(
-                    self.r_est
-                        .map_or(sample, |r| EWMA_OLD * r + (1.0 - EWMA_OLD) * sample),
-                );
+                self.r_est = Some(self.r_est.map_or(sample, |r| EWMA_OLD * r + (1.0 - EWMA_OLD) * sample));
             }
         }
     }
@@ -153,15 +150,8 @@ impl TfrcRx {
     /// RFC 5348 §6.3.1: the interval that gives the receive rate seen before the first loss.
     fn first_interval(&self, now: SimTime) -> f64 {
         let r = self.r_est.unwrap_or(FALLBACK_RTT_S);
-        let since = self
-            .last_fb_at
-            .map(|t| now.saturating_since(t).as_secs_f64())
-            .unwrap_or(0.0);
-        let mut x = if since > 0.0 && self.bytes_since_fb > 0 {
-            self.bytes_since_fb as f64 / since
-        } else {
-            self.x_recv
-        };
+        let since = self.last_fb_at.map(|t| now.saturating_since(t).as_secs_f64()).unwrap_or(0.0);
+        let mut x = if since > 0.0 && self.bytes_since_fb > 0 { self.bytes_since_fb as f64 / since } else { self.x_recv };
         if x <= 0.0 {
             x = self.s.max(1.0) / r; // one packet per RTT
         }
@@ -175,13 +165,9 @@ impl CcidRx for TfrcRx {
         if is_data {
             self.data_received += 1;
             self.bytes_since_fb += pkt.len as u64;
-            self.s = if self.fixed_s {
-                self.s
-            } else if self.s == 0.0 {
-                pkt.len as f64
-            } else {
-                EWMA_OLD * self.s + (1.0 - EWMA_OLD) * pkt.len as f64
-            };
+            if !self.fixed_s {
+                self.s = if self.s == 0.0 { pkt.len as f64 } else { EWMA_OLD * self.s + (1.0 - EWMA_OLD) * pkt.len as f64 };
+            }
         }
         if self.high.is_some_and(|h| pkt.seq <= h) {
             return false; // late or duplicate
@@ -191,11 +177,7 @@ impl CcidRx for TfrcRx {
         self.track_window_counter(now, pkt.ccval);
         if let Some(h) = self.high {
             if pkt.seq > h + 1 {
-                self.holes.push_back(Hole {
-                    lo: h + 1,
-                    ccval_before: before,
-                    after: 0,
-                });
+                self.holes.push_back(Hole { lo: h + 1, ccval_before: before, after: 0 });
             }
         }
         for hole in self.holes.iter_mut() {
@@ -204,17 +186,10 @@ impl CcidRx for TfrcRx {
         self.high = Some(pkt.seq);
         self.high_at = now;
         let mut new_event = false;
-        while let Some(hole) = self
-            .holes
-            .front()
-            .copied()
-            .filter(|h| h.after >= self.ndupack)
-        {
+        while let Some(hole) = self.holes.front().copied().filter(|h| h.after >= self.ndupack) {
             self.holes.pop_front();
             let first = (self.history.events() == 0).then(|| self.first_interval(now));
-            new_event |= self
-                .history
-                .on_loss(hole.lo, hole.ccval_before, || first.unwrap_or(1.0));
+            new_event |= self.history.on_loss(hole.lo, hole.ccval_before, || first.unwrap_or(1.0));
         }
         let p = self.history.loss_event_rate(pkt.seq);
         if new_event || p > self.p_reported {
@@ -240,9 +215,7 @@ impl CcidRx for TfrcRx {
     }
 
     fn feedback(&mut self, now: SimTime, _seq: u64) -> DccpOptions {
-        let since = self
-            .last_fb_at
-            .map(|t| now.saturating_since(t).as_secs_f64());
+        let since = self.last_fb_at.map(|t| now.saturating_since(t).as_secs_f64());
         let reuse = self.expedited && self.x_recv > 0.0;
         if !reuse {
             self.x_recv = match since {
@@ -257,11 +230,7 @@ impl CcidRx for TfrcRx {
         self.p_reported = p;
         self.expedited = false;
         self.fb_timer = None;
-        DccpOptions::Tfrc(TfrcFeedback {
-            elapsed: now.saturating_since(self.high_at),
-            x_recv: self.x_recv,
-            p,
-        })
+        DccpOptions::Tfrc(TfrcFeedback { elapsed: now.saturating_since(self.high_at), x_recv: self.x_recv, p })
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -288,14 +257,7 @@ mod tests {
     }
 
     fn pkt(seq: u64, ccval: u8) -> RxPacket {
-        RxPacket {
-            seq,
-            kind: DccpType::Data,
-            len: 1000,
-            ccval,
-            ack_ratio: 2,
-            ack: None,
-        }
+        RxPacket { seq, kind: DccpType::Data, len: 1000, ccval, ack_ratio: 2, ack: None }
     }
 
     /// Feeds packets `seqs` 10 ms apart from `t0`, window counter +1 every 25 ms (R = 100 ms);
@@ -320,12 +282,9 @@ mod tests {
         assert_eq!(rx.s, 500.0);
         let mut measured = TfrcRx::new(&Ccid3Config::default());
         for seq in 1..50 {
-            let pkt = RxPacket {
-                len: 160,
-                ..pkt(seq, (seq / 3 % 16) as u8)
-            };
-            rx.on_packet(SimTime::from_millis(seq * 10), &pkt);
-            measured.on_packet(SimTime::from_millis(seq * 10), &pkt);
+            let packet = RxPacket { len: 160, ..pkt(seq, (seq / 3 % 16) as u8) };
+            rx.on_packet(SimTime::from_millis(seq * 10), &packet);
+            measured.on_packet(SimTime::from_millis(seq * 10), &packet);
         }
         assert_eq!(rx.s, 500.0);
         assert!((measured.s - 160.0).abs() < 1e-9);
@@ -383,15 +342,11 @@ mod tests {
     fn feedback_reports_the_receive_rate_and_elapsed_time() {
         let mut rx = TfrcRx::new(&Ccid3Config::default());
         feed(&mut rx, 0, 0..11); // feedback at 0 and 100 ms
-        let DccpOptions::Tfrc(f) = rx.feedback(ms(100), 0) else {
-            panic!()
-        };
+        let DccpOptions::Tfrc(f) = rx.feedback(ms(100), 0) else { panic!() };
         // Nothing received since the feedback at 100 ms; elapsed since packet 10 arrived: 0.
         assert_eq!(f.elapsed, SimDuration::ZERO);
         feed(&mut rx, 0, 11..15);
-        let DccpOptions::Tfrc(f) = rx.feedback(ms(145), 0) else {
-            panic!()
-        };
+        let DccpOptions::Tfrc(f) = rx.feedback(ms(145), 0) else { panic!() };
         // 4 packets of 1000 B in 45 ms; packet 14 arrived 5 ms ago.
         assert!((f.x_recv - 4000.0 / 0.045).abs() < 1e-6);
         assert_eq!(f.elapsed, SimDuration::from_millis(5));

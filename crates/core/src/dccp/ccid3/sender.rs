@@ -34,10 +34,10 @@
 use super::equation::tcp_throughput;
 use super::{Ccid3Config, TfrcProfile};
 use crate::dccp::fast_tfrc::{rate_after_loss, rate_without_loss, FastRules, LossBranch};
+use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidTx, DccpOptions, Feedback, SendDecision, SentPacket};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Probe;
-use crate::wire::dccp::TfrcFeedback;
 use std::collections::VecDeque;
 
 /// Which rate-update rules apply.
@@ -158,22 +158,12 @@ impl TfrcTx {
     }
 
     fn x_recv_max(&self) -> f64 {
-        self.x_recv_set
-            .iter()
-            .flatten()
-            .map(|(x, _)| *x)
-            .fold(0.0, f64::max)
+        self.x_recv_set.iter().flatten().map(|(x, _)| *x).fold(0.0, f64::max)
     }
 
     /// "Maximize X_recv_set": keep one item, the largest of the set and `x_recv`.
     fn maximize_set(&mut self, now: SimTime, x_recv: f64) {
-        let m = self
-            .x_recv_set
-            .iter()
-            .flatten()
-            .map(|(x, _)| *x)
-            .filter(|x| x.is_finite())
-            .fold(x_recv, f64::max);
+        let m = self.x_recv_set.iter().flatten().map(|(x, _)| *x).filter(|x| x.is_finite()).fold(x_recv, f64::max);
         self.x_recv_set = [None; X_RECV_SET_LEN];
         self.x_recv_set[0] = Some((m, now));
     }
@@ -188,9 +178,7 @@ impl TfrcTx {
         }
         let i = match self.x_recv_set.iter().position(Option::is_none) {
             Some(i) => i,
-            None => (0..X_RECV_SET_LEN)
-                .min_by_key(|&i| self.x_recv_set[i].map(|(_, t)| t))
-                .expect("non-empty"),
+            None => (0..X_RECV_SET_LEN).min_by_key(|&i| self.x_recv_set[i].map(|(_, t)| t)).expect("non-empty"),
         };
         self.x_recv_set[i] = Some((x_recv, now));
     }
@@ -222,9 +210,7 @@ impl TfrcTx {
     }
 
     fn on_tfrc_feedback(&mut self, now: SimTime, ack: u64, fb: &TfrcFeedback) {
-        let Some(sent_at) = self.send_time(ack) else {
-            return;
-        };
+        let Some(sent_at) = self.send_time(ack) else { return };
         self.feedbacks += 1;
         let r_sample = now.saturating_since(sent_at).as_secs_f64() - fb.elapsed.as_secs_f64();
         let r_sample = r_sample.max(1e-6);
@@ -239,14 +225,8 @@ impl TfrcTx {
         let new_loss = fb.p > self.p;
         self.p = fb.p;
         self.x_recv = fb.x_recv;
-        self.x_calc = if self.p > 0.0 {
-            tcp_throughput(self.s, self.r, self.p)
-        } else {
-            0.0
-        };
-        let data_limited = self
-            .last_blocked
-            .is_none_or(|b| self.prev_covered.is_some_and(|c| b < c));
+        self.x_calc = if self.p > 0.0 { tcp_throughput(self.s, self.r, self.p) } else { 0.0 };
+        let data_limited = self.last_blocked.is_none_or(|b| self.prev_covered.is_some_and(|c| b < c));
         let recv_limit = if self.cfg.profile == TfrcProfile::Rfc3448 {
             2.0 * fb.x_recv
         } else if data_limited {
@@ -273,29 +253,10 @@ impl TfrcTx {
                     LossBranch::NewLossEvent => new_loss,
                 };
                 if after_loss {
-                    self.x = rate_after_loss(
-                        self.x_calc,
-                        fb.x_recv,
-                        rules.recv_multiplier,
-                        self.s,
-                        self.cfg.t_mbi_s,
-                    );
-                } else if !rules.increase_once_per_rtt
-                    || now.saturating_since(self.tld).as_secs_f64() >= self.r
-                {
-                    let alpha = if r_before > 0.0 {
-                        r_before / r_sample
-                    } else {
-                        1.0
-                    };
-                    self.x = rate_without_loss(
-                        self.x,
-                        alpha,
-                        fb.x_recv,
-                        rules.recv_multiplier,
-                        self.s,
-                        self.r,
-                    );
+                    self.x = rate_after_loss(self.x_calc, fb.x_recv, rules.recv_multiplier, self.s, self.cfg.t_mbi_s);
+                } else if !rules.increase_once_per_rtt || now.saturating_since(self.tld).as_secs_f64() >= self.r {
+                    let alpha = if r_before > 0.0 { r_before / r_sample } else { 1.0 };
+                    self.x = rate_without_loss(self.x, alpha, fb.x_recv, rules.recv_multiplier, self.s, self.r);
                     self.tld = now;
                 }
             }
@@ -330,18 +291,13 @@ impl TfrcTx {
         }
         let x_recv = self.x_recv_max();
         let recover_rate = self.initial_rate();
-        let low = (self.p > 0.0 && x_recv < recover_rate)
-            || (self.p == 0.0 && self.x < 2.0 * recover_rate);
+        let low = (self.p > 0.0 && x_recv < recover_rate) || (self.p == 0.0 && self.x < 2.0 * recover_rate);
         if low && self.idle_since_nofeedback {
             // An idle sender keeps a rate that is already at most about the initial rate.
         } else if self.p == 0.0 {
             self.x = (self.x / 2.0).max(self.t_mbi_rate());
         } else {
-            let limit = if self.x_calc > 2.0 * x_recv {
-                x_recv
-            } else {
-                self.x_calc / 2.0
-            };
+            let limit = if self.x_calc > 2.0 * x_recv { x_recv } else { self.x_calc / 2.0 };
             let limit = limit.max(self.t_mbi_rate());
             self.x_recv_set = [None; X_RECV_SET_LEN];
             self.x_recv_set[0] = Some((limit / 2.0, now));
@@ -383,8 +339,7 @@ impl CcidTx for TfrcTx {
             Some(last) => {
                 // At least 1 ns apart: however high X climbs, sending advances simulated time,
                 // so no handler can emit packets without end at one instant.
-                let next = last
-                    + SimDuration::from_secs_f64(self.s / self.x).max(SimDuration::from_nanos(1));
+                let next = last + SimDuration::from_secs_f64(self.s / self.x).max(SimDuration::from_nanos(1));
                 if now >= next {
                     SendDecision::Now
                 } else {
@@ -402,18 +357,13 @@ impl CcidTx for TfrcTx {
     fn on_sent(&mut self, now: SimTime, pkt: &SentPacket) -> u8 {
         if self.r > 0.0 {
             let quarter = self.r / 4.0;
-            let quarters =
-                (now.saturating_since(self.t_last_wc).as_secs_f64() / quarter).floor() as u64;
+            let quarters = (now.saturating_since(self.t_last_wc).as_secs_f64() / quarter).floor() as u64;
             if quarters > 0 {
                 self.wc = ((self.wc as u64 + quarters.min(MAX_CCVAL_STEP)) % 16) as u8;
                 self.t_last_wc = now;
             }
         }
-        if self
-            .history
-            .back()
-            .is_some_and(|&(seq, _)| seq + 1 != pkt.seq)
-        {
+        if self.history.back().is_some_and(|&(seq, _)| seq + 1 != pkt.seq) {
             self.history.clear(); // keep the history contiguous
         }
         self.history.push_back((pkt.seq, now));
@@ -446,10 +396,7 @@ impl CcidTx for TfrcTx {
     }
 
     fn settled(&self) -> bool {
-        self.nofeedback_since_send
-            || self
-                .last_data_seq
-                .is_none_or(|s| self.highest_acked.is_some_and(|a| a >= s))
+        self.nofeedback_since_send || self.last_data_seq.is_none_or(|s| self.highest_acked.is_some_and(|a| a >= s))
     }
 
     fn probe(&self) -> Probe {
@@ -478,30 +425,12 @@ mod tests {
     }
 
     fn data(tx: &mut TfrcTx, at: SimTime, seq: u64) -> u8 {
-        tx.on_sent(
-            at,
-            &SentPacket {
-                seq,
-                len: 1000,
-                is_data: true,
-            },
-        )
+        tx.on_sent(at, &SentPacket { seq, len: 1000, is_data: true })
     }
 
     fn feedback(tx: &mut TfrcTx, at: SimTime, ack: u64, x_recv: f64, p: f64) {
-        let opts = DccpOptions::Tfrc(TfrcFeedback {
-            elapsed: SimDuration::ZERO,
-            x_recv,
-            p,
-        });
-        tx.on_feedback(
-            at,
-            &Feedback {
-                seq: 0,
-                ack,
-                options: &opts,
-            },
-        );
+        let opts = DccpOptions::Tfrc(TfrcFeedback { elapsed: SimDuration::ZERO, x_recv, p });
+        tx.on_feedback(at, &Feedback { seq: 0, ack, options: &opts });
     }
 
     #[test]
@@ -532,14 +461,7 @@ mod tests {
         // W_init from s = 500: min(2000, max(1000, 4380)) = 2000 B per 100 ms.
         assert!((x - 20_000.0).abs() < 1e-6, "{x}");
         assert_eq!(tx.send_decision(ms(0)), SendDecision::Now);
-        tx.on_sent(
-            ms(0),
-            &SentPacket {
-                seq: 2,
-                len: 160,
-                is_data: true,
-            },
-        );
+        tx.on_sent(ms(0), &SentPacket { seq: 2, len: 160, is_data: true });
         // 500 / 20 000 B/s = 25 ms, not the 8 ms of 160 B at that rate: 6 400 B/s of real data.
         assert_eq!(tx.send_decision(ms(10)), SendDecision::NotBefore(ms(25)));
     }
@@ -603,10 +525,7 @@ mod tests {
         data(&mut tx, ms(110), 3);
         tx.handle_timeout(ms(500));
         assert!((tx.rate() - x / 2.0).abs() < 1e-9);
-        assert!(
-            tx.settled(),
-            "the nofeedback timer expired after the last data packet"
-        );
+        assert!(tx.settled(), "the nofeedback timer expired after the last data packet");
     }
 
     #[test]
@@ -625,10 +544,7 @@ mod tests {
 
     #[test]
     fn rfc3448_profile_halves_the_receive_rate_through_silences() {
-        let cfg = Ccid3Config {
-            profile: TfrcProfile::Rfc3448,
-            ..Ccid3Config::default()
-        };
+        let cfg = Ccid3Config { profile: TfrcProfile::Rfc3448, ..Ccid3Config::default() };
         let mut tx = TfrcTx::new(cfg, Variant::Standard, 1000);
         tx.on_established(SimTime::ZERO, SimDuration::from_millis(100));
         data(&mut tx, ms(0), 2);

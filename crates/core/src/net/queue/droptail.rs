@@ -12,10 +12,7 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: QueueLimit) -> Self {
-        DropTail {
-            limit,
-            source_quench: false,
-        }
+        DropTail { limit, source_quench: false }
     }
 
     pub fn admit(&self, a: &Arriving) -> Admit {
@@ -34,13 +31,7 @@ mod tests {
     use crate::time::SimTime;
 
     fn arriving(packets: u64, bytes: u64, size: u32) -> Arriving {
-        Arriving {
-            now: SimTime::ZERO,
-            occ: Occupancy { packets, bytes },
-            size,
-            ect: false,
-            link_idle: false,
-        }
+        Arriving { now: SimTime::ZERO, occ: Occupancy { packets, bytes }, size, ect: false, link_idle: false }
     }
 
     #[test]
@@ -62,13 +53,7 @@ mod tests {
     #[test]
     fn a_packet_finding_the_link_idle_never_waits_so_the_limit_does_not_apply() {
         let d = DropTail::new(QueueLimit::Bytes(1000));
-        assert_eq!(
-            d.admit(&Arriving {
-                link_idle: true,
-                ..arriving(0, 0, 1500)
-            }),
-            Admit::Enqueue
-        );
+        assert_eq!(d.admit(&Arriving { link_idle: true, ..arriving(0, 0, 1500) }), Admit::Enqueue);
         assert_eq!(d.admit(&arriving(0, 0, 1500)), Admit::DropFull);
     }
 }

@@ -140,20 +140,9 @@ pub struct Red {
 impl Red {
     /// RED on a link of `rate`, drawing from `rng` (the queue's own stream).
     pub fn new(cfg: RedConfig, limit: QueueLimit, rate: Rate, rng: Rng) -> Self {
-        debug_assert!(
-            cfg.min_th < cfg.max_th && cfg.max_p > 0.0 && cfg.wq > 0.0 && cfg.mean_pktsize > 0
-        );
+        debug_assert!(cfg.min_th < cfg.max_th && cfg.max_p > 0.0 && cfg.wq > 0.0 && cfg.mean_pktsize > 0);
         let slot = SimDuration::from_nanos(rate.tx_time(cfg.mean_pktsize).as_nanos().max(1));
-        Red {
-            cfg,
-            limit,
-            slot,
-            avg: 0.0,
-            count: -1.0,
-            idle_since: Some(SimTime::ZERO),
-            in_region: false,
-            rng,
-        }
+        Red { cfg, limit, slot, avg: 0.0, count: -1.0, idle_since: Some(SimTime::ZERO), in_region: false, rng }
     }
 
     pub fn config(&self) -> &RedConfig {
@@ -167,21 +156,12 @@ impl Red {
 
     pub fn describe(&self) -> String {
         let c = &self.cfg;
-        let mut s = format!(
-            "red {} th {}..{} max_p {} wq {}",
-            self.limit, c.min_th, c.max_th, c.max_p, c.wq
-        );
+        let mut s = format!("red {} th {}..{} max_p {} wq {}", self.limit, c.min_th, c.max_th, c.max_p, c.wq);
         if c.mean_pktsize != RedConfig::default().mean_pktsize {
             s.push_str(&format!(" avpkt {}", c.mean_pktsize));
         }
         let ns2 = c.variant == RedVariant::Ns2;
-        for (on, tag) in [
-            (c.gentle, " gentle"),
-            (c.mode == RedMode::Bytes, " bytes"),
-            (c.ecn, " ecn"),
-            (c.source_quench, " sq"),
-            (ns2, " ns2"),
-        ] {
+        for (on, tag) in [(c.gentle, " gentle"), (c.mode == RedMode::Bytes, " bytes"), (c.ecn, " ecn"), (c.source_quench, " sq"), (ns2, " ns2")] {
             if on {
                 s.push_str(tag);
             }
@@ -230,9 +210,7 @@ impl Red {
     /// p_a: the probability of an early action on a packet of `size` bytes, given `count`
     /// (already including this arrival) and the average `avg`. Zero below min_th.
     pub fn action_probability(&self, avg: f64, count: f64, size: u32) -> f64 {
-        let Some(mut pb) = self.base_probability(avg) else {
-            return 0.0;
-        };
+        let Some(mut pb) = self.base_probability(avg) else { return 0.0 };
         if pb >= 1.0 {
             return 1.0;
         }
@@ -271,9 +249,7 @@ impl Red {
             RedVariant::Fj93 => self.early_action(a.size).then_some(false),
             RedVariant::Ns2 => self.ns2_early_action(q, a.size),
         };
-        let Some(forced) = chosen else {
-            return Admit::Enqueue;
-        };
+        let Some(forced) = chosen else { return Admit::Enqueue };
         if self.cfg.ecn && a.ect && !forced {
             Admit::EnqueueMarked
         } else if self.cfg.source_quench {
@@ -291,13 +267,29 @@ impl Red {
         }
     }
 
+    /// What one arrival of `size` bytes adds to `count`: one packet, or in byte mode its share of
+    /// a mean-size packet.
+    fn arrivals_of(&self, size: u32) -> f64 {
+        match self.cfg.mode {
+            RedMode::Packets => 1.0,
+            RedMode::Bytes => size as f64 / self.cfg.mean_pktsize as f64,
+        }
+    }
+
+    /// Draws whether the arrival is chosen at p_a for the current count; a choice restarts it.
+    fn chosen(&mut self, size: u32) -> bool {
+        let pa = self.action_probability(self.avg, self.count, size);
+        let chosen = self.rng.uniform() < pa;
+        if chosen {
+            self.count = 0.0;
+        }
+        chosen
+    }
+
     /// ns-2 `REDQueue::enque`: `Some(forced)` if this arrival, which sees `q` waiting (queue
     /// unit), is chosen; `forced` in the region where every arrival is dropped.
     fn ns2_early_action(&mut self, q: f64, size: u32) -> Option<bool> {
-        self.count += match self.cfg.mode {
-            RedMode::Packets => 1.0,
-            RedMode::Bytes => size as f64 / self.cfg.mean_pktsize as f64,
-        };
+        self.count += self.arrivals_of(size);
         let pb = match self.base_probability(self.avg) {
             // `qlen > 1` in the queue's unit (ns-2 compares bytes in byte mode).
             Some(pb) if q > 1.0 => pb,
@@ -315,13 +307,7 @@ impl Red {
             self.count = 1.0;
             return None;
         }
-        let pa = self.action_probability(self.avg, self.count, size);
-        if self.rng.uniform() < pa {
-            self.count = 0.0;
-            Some(false)
-        } else {
-            None
-        }
+        self.chosen(size).then_some(false)
     }
 
     /// F&J Fig. 2: whether this arrival is chosen, with the count bookkeeping.
@@ -336,17 +322,8 @@ impl Red {
                 true
             }
             Some(_) => {
-                self.count += match self.cfg.mode {
-                    RedMode::Packets => 1.0,
-                    RedMode::Bytes => size as f64 / self.cfg.mean_pktsize as f64,
-                };
-                let pa = self.action_probability(self.avg, self.count, size);
-                if self.rng.uniform() < pa {
-                    self.count = 0.0;
-                    true
-                } else {
-                    false
-                }
+                self.count += self.arrivals_of(size);
+                self.chosen(size)
             }
         }
     }
@@ -359,35 +336,18 @@ mod tests {
     use crate::rng::StreamKind;
 
     fn red(cfg: RedConfig) -> Red {
-        Red::new(
-            cfg,
-            QueueLimit::Packets(1000),
-            Rate::mbps(8),
-            Rng::stream(1, StreamKind::Queue, 0),
-        )
+        Red::new(cfg, QueueLimit::Packets(1000), Rate::mbps(8), Rng::stream(1, StreamKind::Queue, 0))
     }
 
     fn arrival(now: SimTime, packets: u64, size: u32, ect: bool) -> Arriving {
-        Arriving {
-            now,
-            occ: Occupancy {
-                packets,
-                bytes: packets * size as u64,
-            },
-            size,
-            ect,
-            link_idle: false,
-        }
+        Arriving { now, occ: Occupancy { packets, bytes: packets * size as u64 }, size, ect, link_idle: false }
     }
 
     fn ns2(cfg: RedConfig) -> Red {
-        red(RedConfig {
-            variant: RedVariant::Ns2,
-            ..cfg
-        })
+        red(RedConfig { variant: RedVariant::Ns2, ..cfg })
     }
 
-    /// Drives the average to `avg` (queue `q` seen by each arrival) without early actions.
+    /// Drives the average to `q` (the queue seen by each arrival) without early actions.
     fn settle(r: &mut Red, q: u64) {
         let (min_th, max_th) = (r.cfg.min_th, r.cfg.max_th);
         r.cfg.min_th = 1e9;
@@ -404,16 +364,12 @@ mod tests {
         // Average 10 (p_b 0.05): with one packet waiting nothing is ever chosen (ns-2 `qlen > 1`).
         let mut r = ns2(RedConfig::default());
         settle(&mut r, 10);
-        let drops = (0..5000)
-            .filter(|_| r.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue)
-            .count();
+        let drops = (0..5000).filter(|_| r.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue).count();
         assert_eq!(drops, 0);
         // The paper's RED chooses arrivals whatever the instantaneous queue.
         let mut f = red(RedConfig::default());
         settle(&mut f, 10);
-        assert!(
-            (0..5000).any(|_| f.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue)
-        );
+        assert!((0..5000).any(|_| f.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue));
     }
 
     #[test]
@@ -421,11 +377,7 @@ mod tests {
         // p_b = 0.05 at avg 10: with wait_, no action before count · p_b ≥ 1 (20 arrivals) and
         // one by 2/p_b = 40; the paper's spacing is uniform on 1..1/p_b = 20.
         for (variant, lo, hi) in [(RedVariant::Ns2, 20, 40), (RedVariant::Fj93, 1, 20)] {
-            let mut r = red(RedConfig {
-                variant,
-                wq: 1e-9,
-                ..RedConfig::default()
-            });
+            let mut r = red(RedConfig { variant, wq: 1e-9, ..RedConfig::default() });
             r.avg = 10.0;
             let mut gaps = Vec::new();
             let mut since = 0;
@@ -437,59 +389,31 @@ mod tests {
                 }
             }
             let gaps = &gaps[1..];
-            assert!(
-                gaps.iter().all(|g| (lo..=hi).contains(g)),
-                "{variant:?}: {:?}",
-                (gaps.iter().min(), gaps.iter().max())
-            );
+            assert!(gaps.iter().all(|g| (lo..=hi).contains(g)), "{variant:?}: {:?}", (gaps.iter().min(), gaps.iter().max()));
             let mean = gaps.iter().sum::<usize>() as f64 / gaps.len() as f64;
-            assert!(
-                (mean - (lo + hi) as f64 / 2.0).abs() < 1.5,
-                "{variant:?} mean gap {mean}"
-            );
+            assert!((mean - (lo + hi) as f64 / 2.0).abs() < 1.5, "{variant:?} mean gap {mean}");
         }
     }
 
     #[test]
     fn ns2_spares_the_first_arrival_above_min_th_and_forces_drops_of_ect_packets() {
-        let mut r = ns2(RedConfig {
-            ecn: true,
-            wq: 1e-9,
-            ..RedConfig::default()
-        });
+        let mut r = ns2(RedConfig { ecn: true, wq: 1e-9, ..RedConfig::default() });
         r.avg = 14.9;
         // Entering the region: count restarts at 1 and nothing is chosen, even at p_b ≈ 0.1.
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 10, 1000, true)),
-            Admit::Enqueue
-        );
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 10, 1000, true)), Admit::Enqueue);
         assert_eq!(r.count, 1.0);
         // Above 2·max_th every arrival is dropped, ECT or not (ns-2's forced drops).
         r.avg = 31.0;
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 10, 1000, true)),
-            Admit::DropEarly
-        );
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 10, 1000, true)), Admit::DropEarly);
         // The paper's variant marks an ECT packet there.
-        let mut f = red(RedConfig {
-            ecn: true,
-            wq: 1e-9,
-            ..RedConfig::default()
-        });
+        let mut f = red(RedConfig { ecn: true, wq: 1e-9, ..RedConfig::default() });
         f.avg = 31.0;
-        assert_eq!(
-            f.admit(&arrival(SimTime::ZERO, 10, 1000, true)),
-            Admit::EnqueueMarked
-        );
+        assert_eq!(f.admit(&arrival(SimTime::ZERO, 10, 1000, true)), Admit::EnqueueMarked);
     }
 
     #[test]
     fn the_average_is_an_ewma_of_the_queue_seen_by_arrivals() {
-        let mut r = red(RedConfig {
-            min_th: 100.0,
-            max_th: 200.0,
-            ..RedConfig::default()
-        });
+        let mut r = red(RedConfig { min_th: 100.0, max_th: 200.0, ..RedConfig::default() });
         let t = SimTime::ZERO;
         let mut want = 0.0;
         for q in [10, 20, 30, 40, 50] {
@@ -502,12 +426,7 @@ mod tests {
     #[test]
     fn idle_time_decays_the_average_as_if_small_packets_had_been_sent() {
         // 1000 B at 8 Mbit/s take 1 ms: an idle period of 250.5 ms counts as 250 packets.
-        let cfg = RedConfig {
-            min_th: 100.0,
-            max_th: 200.0,
-            wq: 0.01,
-            ..RedConfig::default()
-        };
+        let cfg = RedConfig { min_th: 100.0, max_th: 200.0, wq: 0.01, ..RedConfig::default() };
         let mut r = red(cfg);
         let t = SimTime::ZERO;
         for _ in 0..500 {
@@ -516,10 +435,7 @@ mod tests {
         let before = r.avg();
         r.on_idle(SimTime::from_millis(10));
         let t1 = SimTime::from_nanos(260_500_000);
-        r.admit(&Arriving {
-            link_idle: true,
-            ..arrival(t1, 0, 1000, false)
-        });
+        r.admit(&Arriving { link_idle: true, ..arrival(t1, 0, 1000, false) });
         let want = before * 0.99f64.powi(250) * 0.99;
         assert!((r.avg() - want).abs() < 1e-9, "{} vs {want}", r.avg());
         // Without the idle period the average would only have taken one step towards zero.
@@ -530,19 +446,13 @@ mod tests {
     fn an_early_drop_on_an_idle_link_keeps_the_idle_period_going() {
         // The average is far above 2·max_th, so the arrival on the idle link is dropped and the
         // link stays idle: the next arrival must still see the whole idle time since then.
-        let mut r = red(RedConfig {
-            wq: 0.01,
-            ..RedConfig::default()
-        });
+        let mut r = red(RedConfig { wq: 0.01, ..RedConfig::default() });
         for _ in 0..2000 {
             r.admit(&arrival(SimTime::ZERO, 200, 1000, false));
         }
         assert!(r.avg() > 150.0);
         r.on_idle(SimTime::from_millis(1));
-        let idle = |t: SimTime| Arriving {
-            link_idle: true,
-            ..arrival(t, 0, 1000, false)
-        };
+        let idle = |t: SimTime| Arriving { link_idle: true, ..arrival(t, 0, 1000, false) };
         assert_eq!(r.admit(&idle(SimTime::from_millis(2))), Admit::DropEarly);
         assert_eq!(r.idle_since(), Some(SimTime::from_millis(2)));
         // 1 s later (1000 slots of 1 ms) the average has decayed by 0.99^1000: admitted.
@@ -565,19 +475,13 @@ mod tests {
         assert!((r.action_probability(10.0, 10.0, 1000) - 0.05 / 0.5).abs() < 1e-12);
         assert_eq!(r.action_probability(10.0, 20.0, 1000), 1.0);
         // Without gentle, everything above max_th.
-        let abrupt = red(RedConfig {
-            gentle: false,
-            ..RedConfig::default()
-        });
+        let abrupt = red(RedConfig { gentle: false, ..RedConfig::default() });
         assert_eq!(abrupt.action_probability(15.0, 0.0, 1000), 1.0);
     }
 
     /// Holds the average at `q` (w_q = 1) and returns the gaps, in arrivals, between early drops.
     fn gaps_at_constant_average(q: u64, arrivals: usize) -> Vec<usize> {
-        let mut r = red(RedConfig {
-            wq: 1.0,
-            ..RedConfig::default()
-        });
+        let mut r = red(RedConfig { wq: 1.0, ..RedConfig::default() });
         let mut gaps = Vec::new();
         let mut since = 0;
         for _ in 0..arrivals {
@@ -596,11 +500,7 @@ mod tests {
         // survival product telescopes and every gap 1..19 has probability p_b / (1 − p_b) = 1/19
         // (F&J §7: "uniform"); a geometric gap would have mean 20 and a long tail.
         let gaps = gaps_at_constant_average(10, 400_000);
-        assert!(
-            gaps.iter().all(|&g| (1..=19).contains(&g)),
-            "max gap {:?}",
-            gaps.iter().max()
-        );
+        assert!(gaps.iter().all(|&g| (1..=19).contains(&g)), "max gap {:?}", gaps.iter().max());
         let mean = gaps.iter().sum::<usize>() as f64 / gaps.len() as f64;
         assert!((mean - 10.0).abs() < 0.1, "mean gap {mean}");
         for g in 1..=19 {
@@ -617,73 +517,32 @@ mod tests {
 
     #[test]
     fn ecn_marks_ect_packets_and_drops_the_others_and_a_full_buffer_drops_all() {
-        let cfg = RedConfig {
-            wq: 1.0,
-            ecn: true,
-            ..RedConfig::default()
-        };
-        let mut r = Red::new(
-            cfg,
-            QueueLimit::Packets(40),
-            Rate::mbps(8),
-            Rng::stream(1, StreamKind::Queue, 0),
-        );
+        let cfg = RedConfig { wq: 1.0, ecn: true, ..RedConfig::default() };
+        let mut r = Red::new(cfg, QueueLimit::Packets(40), Rate::mbps(8), Rng::stream(1, StreamKind::Queue, 0));
         // avg = 35 ≥ 2·max_th: every arrival is acted on.
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 35, 1000, true)),
-            Admit::EnqueueMarked
-        );
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 35, 1000, false)),
-            Admit::DropEarly
-        );
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 40, 1000, true)),
-            Admit::DropFull
-        );
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 35, 1000, true)), Admit::EnqueueMarked);
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 35, 1000, false)), Admit::DropEarly);
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 40, 1000, true)), Admit::DropFull);
     }
 
     #[test]
     fn source_quench_keeps_the_chosen_packet_and_reports_code_one() {
-        let cfg = RedConfig {
-            wq: 1.0,
-            source_quench: true,
-            ..RedConfig::default()
-        };
+        let cfg = RedConfig { wq: 1.0, source_quench: true, ..RedConfig::default() };
         let mut r = red(cfg);
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 35, 1000, false)),
-            Admit::EnqueueQuenched
-        );
-        assert_eq!(
-            r.admit(&arrival(SimTime::ZERO, 3, 1000, false)),
-            Admit::Enqueue
-        );
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 35, 1000, false)), Admit::EnqueueQuenched);
+        assert_eq!(r.admit(&arrival(SimTime::ZERO, 3, 1000, false)), Admit::Enqueue);
     }
 
     #[test]
     fn byte_mode_chooses_packets_in_proportion_to_their_size() {
         // Queue held at 10 mean-size packets of bytes: p_b = 0.05 for a 1000-byte packet, 0.002
         // for a 40-byte ACK (before count spacing).
-        let cfg = RedConfig {
-            wq: 1.0,
-            mode: RedMode::Bytes,
-            ..RedConfig::default()
-        };
+        let cfg = RedConfig { wq: 1.0, mode: RedMode::Bytes, ..RedConfig::default() };
         let mut r = red(cfg);
         let mut drops = [0u32; 2];
         for i in 0..400_000 {
             let size = if i % 2 == 0 { 1000 } else { 40 };
-            let a = Arriving {
-                now: SimTime::ZERO,
-                occ: Occupancy {
-                    packets: 10,
-                    bytes: 10_000,
-                },
-                size,
-                ect: false,
-                link_idle: false,
-            };
+            let a = Arriving { now: SimTime::ZERO, occ: Occupancy { packets: 10, bytes: 10_000 }, size, ect: false, link_idle: false };
             if r.admit(&a) == Admit::DropEarly {
                 drops[(i % 2) as usize] += 1;
             }

@@ -10,9 +10,9 @@
 
 mod headers;
 
+pub use headers::FlowWire;
 use crate::net::packet::{LinkId, Packet};
 use crate::time::SimTime;
-pub use headers::FlowWire;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -53,27 +53,14 @@ pub struct PcapTap {
 
 /// A file name for a link name: letters, digits, `-`, `_` and `.` kept, anything else `_`.
 fn file_name(link: &str) -> String {
-    let safe: String = link
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
+    let safe: String = link.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
     format!("{safe}.pcap")
 }
 
 impl PcapTap {
     /// Opens one file per chosen link. `links` are the run's link names by `LinkId`; `flows`
     /// each flow's ends. Errors name the option and the bad value.
-    pub fn open(
-        opts: &PcapOptions,
-        links: &[String],
-        flows: Vec<FlowWire>,
-    ) -> Result<PcapTap, String> {
+    pub fn open(opts: &PcapOptions, links: &[String], flows: Vec<FlowWire>) -> Result<PcapTap, String> {
         let chosen: Vec<usize> = match &opts.links {
             Some(names) => names
                 .iter()
@@ -82,29 +69,19 @@ impl PcapTap {
                         let mut known: Vec<&str> = links.iter().map(String::as_str).collect();
                         known.sort_unstable();
                         known.dedup();
-                        format!(
-                            "pcap_links: no link named {n:?} in this scenario: expected one of {}",
-                            known.join(", ")
-                        )
+                        format!("pcap_links: no link named {n:?} in this scenario: expected one of {}", known.join(", "))
                     })
                 })
                 .collect::<Result<_, _>>()?,
             None => {
-                let bottlenecks: Vec<usize> = (0..links.len())
-                    .filter(|&i| links[i].starts_with("bottleneck"))
-                    .collect();
-                if bottlenecks.is_empty() {
-                    (0..links.len()).collect()
-                } else {
-                    bottlenecks
-                }
+                let bottlenecks: Vec<usize> = (0..links.len()).filter(|&i| links[i].starts_with("bottleneck")).collect();
+                if bottlenecks.is_empty() { (0..links.len()).collect() } else { bottlenecks }
             }
         };
         if opts.snaplen == Some(0) {
             return Err("pcap_snaplen: 0 bytes would store nothing: expected at least 1 (or leave it out for headers only)".into());
         }
-        std::fs::create_dir_all(&opts.dir)
-            .map_err(|e| format!("pcap: cannot create {}: {e}", opts.dir.display()))?;
+        std::fs::create_dir_all(&opts.dir).map_err(|e| format!("pcap: cannot create {}: {e}", opts.dir.display()))?;
         let mut captures: Vec<Option<Capture>> = (0..links.len()).map(|_| None).collect();
         for i in chosen {
             if captures[i].is_some() {
@@ -113,19 +90,11 @@ impl PcapTap {
             let path = opts.dir.join(file_name(&links[i]));
             captures[i] = Some(Self::create(&path, opts.snaplen)?);
         }
-        Ok(PcapTap {
-            seen: vec![false; flows.len()],
-            captures,
-            flows,
-            snaplen: opts.snaplen,
-            buf: Vec::with_capacity(128),
-            error: None,
-        })
+        Ok(PcapTap { seen: vec![false; flows.len()], captures, flows, snaplen: opts.snaplen, buf: Vec::with_capacity(128), error: None })
     }
 
     fn create(path: &Path, snaplen: Option<u32>) -> Result<Capture, String> {
-        let file = File::create(path)
-            .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
+        let file = File::create(path).map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
         let header = PcapHeader {
             datalink: DataLink::IPV4,
             ts_resolution: TsResolution::NanoSecond,
@@ -133,13 +102,8 @@ impl PcapTap {
             snaplen: snaplen.unwrap_or(65_535),
             ..PcapHeader::default()
         };
-        let writer = PcapWriter::with_header(BufWriter::new(file), header)
-            .map_err(|e| format!("pcap: {}: {e}", path.display()))?;
-        Ok(Capture {
-            writer,
-            path: path.to_path_buf(),
-            ip_id: 0,
-        })
+        let writer = PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| format!("pcap: {}: {e}", path.display()))?;
+        Ok(Capture { writer, path: path.to_path_buf(), ip_id: 0 })
     }
 
     /// True if packets arriving over `link` are captured.
@@ -149,9 +113,7 @@ impl PcapTap {
 
     /// A packet arrives at the far end of `link` at `now` (for each link, in order of time).
     pub fn capture(&mut self, link: LinkId, now: SimTime, pkt: &Packet) {
-        let Some(cap) = self.captures[link.0 as usize].as_mut() else {
-            return;
-        };
+        let Some(cap) = self.captures[link.0 as usize].as_mut() else { return };
         let f = pkt.flow.0 as usize;
         let flow = &mut self.flows[f];
         if !self.seen[f] && pkt.header.is_data() {
@@ -165,14 +127,9 @@ impl PcapTap {
             Some(n) => (n as usize).min(total),
         };
         self.buf.resize(stored, 0); // cut to the snap length, or zero payload up to it
-        let record = PcapPacket::new(
-            Duration::from_nanos(now.as_nanos()),
-            total as u32,
-            &self.buf,
-        );
+        let record = PcapPacket::new(Duration::from_nanos(now.as_nanos()), total as u32, &self.buf);
         if let Err(e) = cap.writer.write_packet(&record) {
-            self.error
-                .get_or_insert_with(|| format!("pcap: writing {}: {e}", cap.path.display()));
+            self.error.get_or_insert_with(|| format!("pcap: writing {}: {e}", cap.path.display()));
         }
     }
 
@@ -184,8 +141,7 @@ impl PcapTap {
         let mut paths = Vec::new();
         for cap in self.captures.into_iter().flatten() {
             let mut w = cap.writer.into_writer();
-            std::io::Write::flush(&mut w)
-                .map_err(|e| format!("pcap: writing {}: {e}", cap.path.display()))?;
+            std::io::Write::flush(&mut w).map_err(|e| format!("pcap: writing {}: {e}", cap.path.display()))?;
             paths.push(cap.path);
         }
         Ok(paths)
