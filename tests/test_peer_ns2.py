@@ -146,6 +146,14 @@ def test_compare_lists_a_backend_that_refuses_the_scenario() -> None:
     assert "like for like: ns-2 runs ns-2's TCP profile: --set stack=ns2 (docs/peers.md)" in out.stdout
 
 
+def test_an_idle_restart_ns2_does_differently_is_refused() -> None:
+    with pytest.raises(PeerError) as info:
+        ns2.script(REPO / "scenarios" / "seed000-lan-ring.toml", overrides=['flows[0].cc="ccid2@ns2"'])
+    assert str(info.value).startswith("flows[1].slow_start_after_idle: ns-2 restarts an idle window at one segment")
+    text = ns2.script(REPO / "scenarios" / "seed000-lan-ring.toml", overrides=['flows[0].cc="ccid2@ns2"', "flows[1].slow_start_after_idle=false"])
+    assert "set slow_start_restart_ false" in text
+
+
 def test_a_single_backend_that_refuses_is_an_error_line() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "ccarena", "compare", str(REPO / "scenarios" / "bbr-vs-cubic.toml"), "--with", "ns2", "-n", "1"],
@@ -275,7 +283,7 @@ def test_ns2_takes_the_simulator_s_routes_round_a_ring() -> None:
 def test_voip_over_tcp_sends_each_message_as_one_segment() -> None:
     """ns-2's TCP agent rounds a message up to whole packetSize_ segments: with the MSS as its
     size, 160-byte VoIP messages went out as 1460-byte segments (nine times the load)."""
-    overrides = ['duration="120s"', 'warmup="20s"', 'flows[0].cc="ccid2@ns2"']
+    overrides = ['duration="120s"', 'warmup="20s"', 'flows[0].cc="ccid2@ns2"', "flows[1].slow_start_after_idle=false"]
     sim, peer = _pair(REPO / "scenarios" / "seed000-lan-ring.toml", overrides)
     s, p = (r.main_flows.groupby("group")["goodput_bps"].mean()["cubic"] for r in (sim, peer))
     assert abs(p - s) / s < 0.10 and p < 40e3  # each flow offers about 31 kbit/s

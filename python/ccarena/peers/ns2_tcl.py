@@ -102,8 +102,12 @@ def _refuse_tcp(flow: dict[str, Any], group: dict[str, Any], where: str) -> None
         )
     if flow["tcp"]["rcv_buf_bytes"] is not None:
         raise PeerError(f"{where}.rcv_buf: ns-2 has no receive buffer; remove it (or use rwnd) to compare like with like")
-    if group.get("slow_start_after_idle") is False and flow["app"]["kind"] == "onoff":
-        raise PeerError(f"{where}.slow_start_after_idle: not mapped to ns-2")
+    if group.get("slow_start_after_idle") and flow["app"]["kind"] in ("cbr", "onoff"):
+        # Only an application that pauses lets the window go idle (bulk and file flows never do).
+        raise PeerError(
+            f"{where}.slow_start_after_idle: ns-2 restarts an idle window at one segment when its timer fires "
+            "(slow_start_restart_), where ccarena halves it once per idle RTO; set slow_start_after_idle = false"
+        )
 
 
 #: ccarena CCID → ns-2's DCCP agent (the module of Nils-Erik Mattsson, ns-2.35 `dccp/`).
@@ -195,6 +199,8 @@ def _tcp_agent(flow: dict[str, Any]) -> list[str]:
         f"$src({i}) set timestamps_ {'true' if tcp['timestamps'] else 'false'}",
         f"$src({i}) set ts_option_size_ 12",
         f"$src({i}) set ecn_ {1 if tcp['ecn'] else 0}",
+        # On, it is refused for applications that pause (`refuse`); off, neither restarts an idle window.
+        f"$src({i}) set slow_start_restart_ {'true' if tcp['slow_start_after_idle'] else 'false'}",
         f"$src({i}) set fid_ {2 * i}",
         f"set dst({i}) [new {sink}]",
         f"$dst({i}) set fid_ {2 * i + 1}",

@@ -23,7 +23,7 @@ The plan::
                      | {"kind": "cbr", "rate_bps", "packet_size"}
                      | {"kind": "onoff", "rate_bps", "packet_size", "on_mean_s", "off_mean_s"},
                 "tcp": None | {"mss", "header_bytes", "initial_cwnd", "min_rto_s", "delayed_ack",
-                               "delack_timeout_s", "handshake", "timestamps", "ecn", "sack",
+                               "delack_timeout_s", "handshake", "timestamps", "ecn", "sack", "slow_start_after_idle",
                                "rcv_buf_bytes", "rwnd_bytes"},
                 "dccp": None | {"packet_size"}}]}
 
@@ -86,7 +86,7 @@ def _refuse_common(valid: dict[str, Any], peer: str) -> None:
     if valid.get("jitter"):
         raise PeerError(f"jitter: {peer} has no per-packet jitter; set jitter = false to compare like with like")
     for i, group in enumerate(valid["flows"]):
-        if str(group.get("cc", "")).startswith("py:") or group.get("cc_python"):
+        if str(group.get("cc", "")).startswith("py:"):
             raise PeerError(f"flows[{i}].cc: {group['cc']!r} is written in Python and runs only in the simulator")
 
 
@@ -183,6 +183,7 @@ def _tcp(group: dict[str, Any], where: str) -> dict[str, Any]:
         "timestamps": bool(group.get("timestamps")),
         "ecn": bool(group.get("ecn")),
         "sack": group.get("recovery") == "sack",
+        "slow_start_after_idle": bool(group.get("slow_start_after_idle")),
         "rcv_buf_bytes": None if rcv_buf is None else units.size_bytes(rcv_buf, f"{where}.rcv_buf"),
         "rwnd_bytes": None if rwnd is None else units.size_bytes(rwnd, f"{where}.rwnd"),
     }
