@@ -53,10 +53,8 @@ def available() -> str | None:
 
 def plan(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None) -> tuple[dict[str, Any], Any]:
     """The peer plan of ``scenario`` after ns-2's refusals, and the simulator's plan run."""
-    from ccarena import api
-
-    p, sim = peer_plan.build(scenario, overrides=overrides, seed=seed, peer="ns-2")
-    ns2_tcl.refuse(p, api.validate(api.prepare(scenario, overrides=overrides, seed=seed)))
+    p, sim, valid = peer_plan.build(scenario, overrides=overrides, seed=seed, peer="ns-2")
+    ns2_tcl.refuse(p, valid)
     return p, sim
 
 

@@ -29,7 +29,7 @@ Refused, one line naming the key: DCCP; a cc ns-3.37 lacks, a cc preset, cc_para
 algorithm's defaults; tahoe/reno recovery; rack_tlp; quickack with delayed ACKs; handshake =
 false; rto = "linux"; head_retransmit_rearms_rto = true; window_from_una = true; source_quench;
 stop on TCP; TCP apps other than bulk/file; a fractional initial window; RED's variant "fj93";
-loss on a RED link; RED with a byte limit or below 2 packets; RED queues with different mean_pktsize. What ns-3 does
+loss on a RED link; RED with a byte limit or below 2 packets. What ns-3 does
 differently with no key to select it is listed in ``result.meta["peer"]["differences"]``.
 """
 
@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ccarena.errors import PeerError
+from ccarena.peers import plan as plan_mod
 
 NAME = "ns3"
 VERSION = "ns-3.37"
@@ -177,33 +178,6 @@ def driver() -> Path:
     return exe
 
 
-def _default_cc_params(group: dict[str, Any]) -> dict[str, Any]:
-    from ccarena import api
-
-    doc = {"name": "defaults", "duration": "1s",
-           "topology": {"kind": "dumbbell", "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms"},
-           "flows": [{"protocol": "tcp", "cc": group["cc"], "stack": group.get("stack", "linux")}]}
-    return dict(api.validate(doc)["flows"][0].get("cc_params") or {})
-
-
-def _red_specs(node: Any) -> list[dict[str, Any]]:
-    if isinstance(node, dict):
-        found = [node] if node.get("kind") == "red" else []
-        return found + [s for v in node.values() for s in _red_specs(v)]
-    if isinstance(node, list):
-        return [s for v in node for s in _red_specs(v)]
-    return []
-
-
-def _mean_pktsize(valid: dict[str, Any]) -> int | None:
-    from ccarena.testbed import units
-
-    sizes = {units.size_bytes(s.get("mean_pktsize", "1000B"), "mean_pktsize") for s in _red_specs(valid["topology"])}
-    if len(sizes) > 1:
-        raise PeerError("topology: RED queues with different mean_pktsize are not mapped to ns-3; give them one")
-    return sizes.pop() if sizes else None
-
-
 def _refuse_tcp(w: str, flow: dict[str, Any], group: dict[str, Any]) -> None:
     tcp = flow["tcp"]
     base = flow["cc_base"]
@@ -211,7 +185,7 @@ def _refuse_tcp(w: str, flow: dict[str, Any], group: dict[str, Any]) -> None:
         raise PeerError(f"{w}.cc: {flow['cc']!r} is not in ns-3 ({VERSION} has: {', '.join(sorted(CONGESTION_OPS))})")
     if flow["cc_preset"]:
         raise PeerError(f"{w}.cc: the preset {flow['cc']!r} is not in ns-3; {VERSION} has one {base} (ns3::{CONGESTION_OPS[base][5:]}): use cc = \"{base}\"")
-    defaults = _default_cc_params(group)
+    defaults = plan_mod.default_cc_params(group["cc"], group.get("stack", "linux"))
     for key, value in sorted((group.get("cc_params") or {}).items()):
         if key in defaults and defaults[key] != value:
             raise PeerError(f"{w}.cc_params.{key}: {value!r} is not {base}'s default {defaults[key]!r}; ns-3's "
@@ -314,10 +288,6 @@ def _ns3_options(flow: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
 
 def _program(plan: dict[str, Any], valid: dict[str, Any]) -> dict[str, Any]:
     prog = json.loads(json.dumps(plan))
-    mean = _mean_pktsize(valid)
-    for link in prog["links"]:
-        if link["queue"]["kind"] == "red":
-            link["queue"]["mean_pktsize"] = mean
     for flow in prog["flows"]:
         group = valid["flows"][int(flow["where"][len("flows["):-1])]
         flow["ns3"] = _ns3_options(flow, group) if flow["protocol"] == "tcp" else None
@@ -325,19 +295,14 @@ def _program(plan: dict[str, Any], valid: dict[str, Any]) -> dict[str, Any]:
 
 
 def _prepare(scenario: Any, overrides: Iterable[str], seed: int | None) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-    from ccarena import api
-    from ccarena.peers import plan as plan_mod
-
-    overrides = tuple(overrides)
-    plan, sim = plan_mod.build(scenario, overrides=overrides, seed=seed, peer="ns-3")
-    valid = api.validate(api.prepare(scenario, overrides=overrides, seed=seed))
+    plan, sim, valid = plan_mod.build(scenario, overrides=overrides, seed=seed, peer="ns-3")
     refuse(plan, valid)
     return _program(plan, valid), sim, valid
 
 
 def program(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None) -> str:
     """The JSON the driver is given for ``scenario`` (the peer plan plus each TCP flow's ``ns3``
-    options and RED's ``mean_pktsize``)."""
+    options)."""
     prog, _, _ = _prepare(scenario, overrides, seed)
     return json.dumps(prog, indent=1, sort_keys=True)
 

@@ -54,10 +54,11 @@ _DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)$")
 _RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
 
 
-def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, peer: str) -> tuple[dict[str, Any], Any]:
-    """The peer plan of ``scenario`` and the simulator's plan run (a ``RunResult`` whose flow and
-    link tables give the identities a peer's result is built on). ``peer`` names the backend in
-    refusals. Raises :class:`PeerError` for what no peer can run."""
+def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, peer: str) -> tuple[dict[str, Any], Any, dict[str, Any]]:
+    """The peer plan of ``scenario``, the simulator's plan run (a ``RunResult`` whose flow and
+    link tables give the identities a peer's result is built on) and the validated scenario
+    (each group's keys, for a peer's refusals). ``peer`` names the backend in refusals. Raises
+    :class:`PeerError` for what no peer can run."""
     from ccarena import api
 
     doc = api.prepare(scenario, overrides=overrides, seed=seed)
@@ -77,7 +78,7 @@ def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = No
         "sample_interval_s": float(meta["sample_interval_s"]),
         "nodes": nodes, "links": links, "flows": flows,
     }
-    return plan, sim
+    return plan, sim, valid
 
 
 def _refuse_common(valid: dict[str, Any], peer: str) -> None:

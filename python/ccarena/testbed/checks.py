@@ -64,6 +64,8 @@ def qdisc_available(kind: str) -> bool:
 def refuse_unsupported(doc: dict[str, Any]) -> None:
     """Raise a one-line TestbedError for the first thing in a validated scenario the kernel backend
     cannot reproduce."""
+    from ccarena.peers.plan import default_cc_params  # here: peers.plan imports the testbed's units
+
     topo = doc["topology"]
     if topo["kind"] != "dumbbell":
         raise TestbedError(f"topology.kind: the testbed builds dumbbells only, not {topo['kind']!r}")
@@ -101,7 +103,7 @@ def refuse_unsupported(doc: dict[str, Any]) -> None:
             raise TestbedError(f"{where}: ECN and Source Quench are not supported by the testbed")
         _refuse_other_tcp(group, where)
         stack = group.get("stack", "linux")
-        if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(_defaults(group["cc"], stack)):
+        if group.get("cc_params") and _linux_params(group["cc_params"]) != _linux_params(default_cc_params(group["cc"], stack)):
             raise TestbedError(f"{where}.cc_params: Linux's {group['cc']} takes no parameters per socket")
 
 
@@ -130,15 +132,3 @@ def _linux_params(params: dict[str, Any]) -> dict[str, Any]:
     """Parameters without Reno's reduction basis when it is Linux's own (cwnd halving)."""
     return {k: v for k, v in params.items() if not (k == "basis" and v in ("cwnd", "flight_size"))}
 
-
-def _defaults(cc: str, stack: str) -> dict[str, Any]:
-    """The parameters ``cc`` resolves to under ``stack`` when a scenario gives none (the `linux`
-    stack's CUBIC is ``cubic@linux-6``, the other stacks' is RFC 9438's)."""
-    from ccarena import api
-
-    doc = {
-        "duration": "1s",
-        "topology": {"kind": "dumbbell", "bottleneck_rate": "1Mbps", "bottleneck_delay": "1ms"},
-        "flows": [{"cc": cc, "stack": stack}],
-    }
-    return dict(api.validate(doc)["flows"][0]["cc_params"])
