@@ -57,14 +57,12 @@ class Comparison:
         difference from the reference (relative for rates and counts, absolute for ratios)."""
         ref = self.reference
         others = [b for b in self.runs if b != ref]
-        fmt: dict[str, Callable[[float], str]] = {"rate": _format.rate, "ratio": _format.ratio, "count": _format.number, "number": _format.number}
         rows = []
         for name, kind, values in [*self.metrics(), ("wall time per run", "seconds", self.wall_s())]:
-            f = fmt.get(kind, _seconds)
             ref_mean = _mean(values[ref])
-            row = [name, _pm(f, values[ref])]
+            row = [name, _pm(kind, values[ref])]
             for b in others:
-                row += [_pm(f, values[b]), _diff(kind, _mean(values[b]), ref_mean)]
+                row += [_pm(kind, values[b]), _diff(kind, _mean(values[b]), ref_mean)]
             rows.append(row)
         headers = ["metric", f"{ref} (n={len(self.runs[ref])})"]
         for b in others:
@@ -132,16 +130,31 @@ def _mean(values: list[float]) -> float:
     return float(np.mean(finite)) if finite else math.nan
 
 
-def _pm(f: Callable[[float], str], values: list[float]) -> str:
-    from ccarena.metrics import mean_ci
+#: Per unit kind: how a value is written and the range its confidence interval is kept in
+#: (shares, Jain and utilisation in [0, 1]; rates, counts and times non-negative).
+_KINDS: dict[str, tuple[Callable[[float], str], tuple[float, float]]] = {
+    "rate": (_format.rate, (0.0, math.inf)),
+    "ratio": (_format.ratio, (0.0, 1.0)),
+    "count": (_format.number, (0.0, math.inf)),
+    "number": (_format.number, (0.0, math.inf)),
+    "seconds": (lambda x: f"{x:.3g} s", (0.0, math.inf)),
+}
 
+
+def _pm(kind: str, values: list[float]) -> str:
+    """Mean and 95 % CI inside the kind's range (:func:`ccarena.metrics.bounded_mean_ci`):
+    ``mean ± h``, or ``mean −below +above`` where the range cuts the interval."""
+    from ccarena.metrics import bounded_mean_ci
+
+    f, bounds = _KINDS[kind]
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
         return "-"
-    if len(finite) < 2:
-        return f(finite[0])
-    ci = mean_ci(finite)
-    return f"{f(ci.mean)} ± {f(ci.half_width)}"
+    ci = bounded_mean_ci(finite, bounds)
+    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
+        return f(ci.mean)
+    below, above = f(ci.mean - ci.low), f(ci.high - ci.mean)
+    return f"{f(ci.mean)} ± {above}" if below == above else f"{f(ci.mean)} −{below} +{above}"
 
 
 def _diff(kind: str, value: float, ref: float) -> str:
@@ -152,10 +165,6 @@ def _diff(kind: str, value: float, ref: float) -> str:
     if kind == "seconds":
         return f"{value / ref:.3g}x the time" if ref > 0 else "-"
     return f"{(value - ref) / ref * 100:+.1f}%" if ref else "-"
-
-
-def _seconds(x: float) -> str:
-    return f"{x:.3g} s"
 
 
 def _json_number(x: float) -> float | None:
