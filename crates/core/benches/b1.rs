@@ -13,13 +13,18 @@ fn main() {
         Some(p) => Path::new(&p).to_path_buf(),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios/bench/b1.toml"),
     };
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     let scenario = Scenario::from_toml(&text).expect("valid benchmark scenario");
     let r = run_quiet(&scenario).expect("benchmark run");
     let e = r.engine;
     println!("case: {}", r.name);
     println!("wall: {:.2} s for {} s simulated", e.wall_s, r.duration_s);
     println!("events: {} ({:.2} M/s)", e.events, e.events as f64 / e.wall_s / 1e6);
-    println!("packet hops: {} ({:.2} M/s)", e.packets_forwarded, e.packets_forwarded as f64 / e.wall_s / 1e6);
+    println!(
+        "packet hops: {} ({:.2} M/s)",
+        e.packets_forwarded,
+        e.packets_forwarded as f64 / e.wall_s / 1e6
+    );
     println!("peak packets stored: {}", e.peak_packets);
 }

@@ -18,20 +18,20 @@
 //! simultaneous arrivals at the same queue: they enter in the order their feeders admitted
 //! them, where the removed events' `seq` used to decide.
 
-use crate::net::icmp;
-use crate::wire::QuenchCode;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::net::feeder::Feeders;
+use crate::net::icmp;
 use crate::net::inbound::Incoming;
 use crate::net::link::{Arrival, Flight, Link};
 use crate::net::packet::{FlowId, HopView, LinkId, NodeId, Packet, PacketSlab, PktId};
-use crate::wire::Header;
 use crate::net::routing::Routes;
 use crate::record::{FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
 use crate::tcp::{TcpReceiver, TcpSender};
 use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Probe, Transport};
 use crate::udp::{UdpReceiver, UdpSender};
+use crate::wire::Header;
+use crate::wire::QuenchCode;
 
 mod queue;
 pub use queue::EventQueue;
@@ -162,7 +162,11 @@ impl FlowId {
     /// The endpoint a packet of this flow is delivered to ([`Header::delivered_to_receiver`]).
     #[inline]
     fn endpoint(self, to_receiver: bool) -> EpId {
-        if to_receiver { self.receiver() } else { self.sender() }
+        if to_receiver {
+            self.receiver()
+        } else {
+            self.sender()
+        }
     }
 }
 
@@ -266,12 +270,20 @@ impl World {
     }
 
     pub fn new(parts: WorldParts) -> World {
-        assert_eq!(parts.endpoints.len(), 2 * parts.flows.len(), "two endpoints per flow, sender then receiver");
+        assert_eq!(
+            parts.endpoints.len(),
+            2 * parts.flows.len(),
+            "two endpoints per flow, sender then receiver"
+        );
         let n_flows = parts.flows.len();
         let n_links = parts.links.len();
         // A Source Quench leaves a router, not an endpoint: no flow's route says which links it
         // enters, so no link is fed where any queue sends them.
-        let feeders = if parts.links.iter().any(Link::quenches) { Feeders::none(n_links) } else { parts.feeders };
+        let feeders = if parts.links.iter().any(Link::quenches) {
+            Feeders::none(n_links)
+        } else {
+            parts.feeders
+        };
         let mut links = parts.links;
         let mut out_degree = vec![0u32; parts.node_count];
         for link in &links {
@@ -283,7 +295,11 @@ impl World {
         let mut shares: Vec<Vec<(LinkId, u32)>> = vec![Vec::new(); n_links];
         for fed in (0..n_links as u32).map(LinkId) {
             let Some(from) = feeders.of(fed) else { continue };
-            let shortest = from.iter().map(|f| links[f.0 as usize].delay).min().expect("a fed link has a feeder");
+            let shortest = from
+                .iter()
+                .map(|f| links[f.0 as usize].delay)
+                .min()
+                .expect("a fed link has a feeder");
             links[fed.0 as usize].set_fed(from.len(), shortest);
             for (slot, f) in from.iter().enumerate() {
                 links[f.0 as usize].feeds = true;
@@ -312,7 +328,8 @@ impl World {
                 .map(|(i, transport)| {
                     // Endpoint 2f is flow f's sender (`FlowId::sender`): it goes silent at the flow's stop.
                     let stop = if i % 2 == 0 { parts.flows[i / 2].stop } else { None };
-                    let timer = TimerSlot { armed: Deadline::NONE, gen: 0, silent_from: stop.into() };
+                    let timer =
+                        TimerSlot { armed: Deadline::NONE, gen: 0, silent_from: stop.into() };
                     EndpointSlot { transport, timer }
                 })
                 .collect(),
@@ -508,7 +525,11 @@ impl World {
     /// link would admit before then is admitted with its own arrival instant, ahead of the
     /// clock: no read can come in between to see the link ahead of time.
     fn set_next_read(&mut self) {
-        self.next_read = if self.now < self.warmup { self.warmup.min(self.next_sample) } else { self.next_sample };
+        self.next_read = if self.now < self.warmup {
+            self.warmup.min(self.next_sample)
+        } else {
+            self.next_sample
+        };
     }
 
     /// A packet is at `node`: deliver it if addressed here, else forward it.
@@ -526,10 +547,17 @@ impl World {
         debug_assert_ne!(hop.dst, node, "a packet forwarded from its destination");
         match self.routes.next_hop(node, hop.dst) {
             Some(l) => {
-                debug_assert!(!self.links[l.0 as usize].is_fed(), "a packet entered link {} other than through its feeders", l.0);
+                debug_assert!(
+                    !self.links[l.0 as usize].is_fed(),
+                    "a packet entered link {} other than through its feeders",
+                    l.0
+                );
                 self.admit(l, id, self.now, hop);
             }
-            None => unreachable!("no route from node {} to {} (checked when the scenario was built)", node.0, hop.dst.0),
+            None => unreachable!(
+                "no route from node {} to {} (checked when the scenario was built)",
+                node.0, hop.dst.0
+            ),
         }
     }
 
@@ -544,7 +572,13 @@ impl World {
 
     /// [`World::admit`] on one link: where the packet goes on to at once, if anywhere.
     #[inline]
-    fn admit_one(&mut self, l: LinkId, id: PktId, at: SimTime, hop: HopView) -> Option<(LinkId, SimTime)> {
+    fn admit_one(
+        &mut self,
+        l: LinkId,
+        id: PktId,
+        at: SimTime,
+        hop: HopView,
+    ) -> Option<(LinkId, SimTime)> {
         let link = &mut self.links[l.0 as usize];
         let (router, far, feeds) = (link.from, link.to, link.feeds);
         let adm = link.arrive(at, hop, self.slab.get_mut(id));
@@ -581,7 +615,15 @@ impl World {
     /// instant the packet reaches its input are returned; else into `l`'s pipe. `feeds` is
     /// `l`'s flag, read with the rest of the admission (not looked up again).
     #[inline]
-    fn launch(&mut self, l: LinkId, feeds: bool, id: PktId, far: NodeId, hop: HopView, at: SimTime) -> Option<(LinkId, SimTime)> {
+    fn launch(
+        &mut self,
+        l: LinkId,
+        feeds: bool,
+        id: PktId,
+        far: NodeId,
+        hop: HopView,
+        at: SimTime,
+    ) -> Option<(LinkId, SimTime)> {
         let dst = hop.dst;
         if far != dst && feeds {
             // A packet goes on from `far` along its flow's route, on which `l` precedes `next`:
@@ -677,7 +719,9 @@ impl World {
         if silent_from.is_due(now) {
             return;
         }
-        while let Some((id, hop)) = self.endpoints[ep.0 as usize].transport.transmit_into(now, &mut self.slab) {
+        while let Some((id, hop)) =
+            self.endpoints[ep.0 as usize].transport.transmit_into(now, &mut self.slab)
+        {
             self.emit(id, hop);
         }
         let slot = &mut self.endpoints[ep.0 as usize];
@@ -817,7 +861,10 @@ mod tests {
         for f in [0, 1, 7, u32::MAX / 2] {
             let flow = FlowId(f);
             assert_eq!((flow.sender().flow(), flow.receiver().flow()), (flow, flow));
-            assert_eq!((flow.endpoint(false), flow.endpoint(true)), (flow.sender(), flow.receiver()));
+            assert_eq!(
+                (flow.endpoint(false), flow.endpoint(true)),
+                (flow.sender(), flow.receiver())
+            );
         }
     }
 
@@ -845,7 +892,8 @@ mod tests {
         let roles = built.node_roles.clone();
         let w = World::new(built.parts);
         let marked: Vec<bool> = w.links.iter().map(|l| l.into_leaf).collect();
-        let into_hosts: Vec<bool> = w.links.iter().map(|l| roles[l.to.0 as usize] == "host").collect();
+        let into_hosts: Vec<bool> =
+            w.links.iter().map(|l| roles[l.to.0 as usize] == "host").collect();
         assert_eq!(marked, into_hosts);
         assert!(marked.contains(&true) && marked.contains(&false));
     }
@@ -858,7 +906,10 @@ mod tests {
         q.schedule(SimTime::from_millis(1), Event::WarmupEnd);
         q.schedule(SimTime::from_millis(1), Event::Arrive(LinkId(1)));
         let order: Vec<Event> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
-        assert_eq!(order, [Event::Arrive(LinkId(7)), Event::WarmupEnd, Event::Arrive(LinkId(1)), Event::Sample]);
+        assert_eq!(
+            order,
+            [Event::Arrive(LinkId(7)), Event::WarmupEnd, Event::Arrive(LinkId(1)), Event::Sample]
+        );
     }
 
     /// The queue against a reference model (a list sorted by time, stable for ties) over a long
@@ -894,7 +945,11 @@ mod tests {
                 let (t, want) = model.remove(i);
                 if t.as_nanos() > now && (r >> 8).is_multiple_of(4) {
                     // As at the end of a run: an event past the end stays queued, in its place.
-                    assert_eq!(q.pop_until(SimTime::from_nanos(t.as_nanos() - 1)), None, "pop {popped}");
+                    assert_eq!(
+                        q.pop_until(SimTime::from_nanos(t.as_nanos() - 1)),
+                        None,
+                        "pop {popped}"
+                    );
                     assert_eq!(q.len(), model.len() + 1);
                 }
                 assert_eq!(q.pop_until(t), Some((t, Event::Arrive(LinkId(want)))), "pop {popped}");

@@ -45,8 +45,15 @@ impl Rng {
     pub fn stream(seed: u64, kind: StreamKind, id: u64) -> Rng {
         let mut sm = seed ^ 0x6363_6172_656E_6100; // "ccarena\0": keeps seed 0 from being special
         let a = splitmix64(&mut sm);
-        let mut sm2 = a ^ (kind as u64).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ id.wrapping_mul(0x8CB9_2BA7_2F3D_8DD7);
-        let s = [splitmix64(&mut sm2), splitmix64(&mut sm2), splitmix64(&mut sm2), splitmix64(&mut sm2)];
+        let mut sm2 = a
+            ^ (kind as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
+            ^ id.wrapping_mul(0x8CB9_2BA7_2F3D_8DD7);
+        let s = [
+            splitmix64(&mut sm2),
+            splitmix64(&mut sm2),
+            splitmix64(&mut sm2),
+            splitmix64(&mut sm2),
+        ];
         Rng { s }
     }
 

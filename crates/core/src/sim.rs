@@ -2,9 +2,9 @@
 
 use crate::engine::{RunOutcome, World};
 use crate::net::packet::FlowId;
+use crate::record::pcap::{FlowWire, PcapOptions, PcapTap};
 use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::secs;
-use crate::record::pcap::{FlowWire, PcapOptions, PcapTap};
 use crate::scenario::build::{Built, FlowMeta};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::SimDuration;
@@ -35,30 +35,51 @@ impl std::fmt::Display for RunError {
         match self {
             RunError::Scenario(e) => write!(f, "{e}"),
             RunError::Interrupted => write!(f, "run interrupted"),
-            RunError::Stalled(why) | RunError::Option(why) | RunError::Output(why) => write!(f, "{why}"),
+            RunError::Stalled(why) | RunError::Option(why) | RunError::Output(why) => {
+                write!(f, "{why}")
+            }
         }
     }
 }
 
 /// Runs `scenario`; `progress(fraction)` is called now and then and may return `false` to stop.
-pub fn run(scenario: &Scenario, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
+pub fn run(
+    scenario: &Scenario,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunResult, RunError> {
     run_with(scenario, None, progress)
 }
 
 /// [`run`], writing packet captures as `pcap` asks.
-pub fn run_with(scenario: &Scenario, pcap: Option<&PcapOptions>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
+pub fn run_with(
+    scenario: &Scenario,
+    pcap: Option<&PcapOptions>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunResult, RunError> {
     run_built(scenario, scenario.build()?, pcap, progress)
 }
 
-fn run_built(scenario: &Scenario, built: Built, pcap: Option<&PcapOptions>, progress: &mut dyn FnMut(f64) -> bool) -> Result<RunResult, RunError> {
+fn run_built(
+    scenario: &Scenario,
+    built: Built,
+    pcap: Option<&PcapOptions>,
+    progress: &mut dyn FnMut(f64) -> bool,
+) -> Result<RunResult, RunError> {
     let Built { parts, flows, node_names, .. } = built;
     let wall = Instant::now();
     let mut watchdog = Watchdog::new(scenario.duration.0);
     let mut world = World::new(parts);
     if let Some(opts) = pcap {
         let links: Vec<String> = world.links.iter().map(|l| l.name.clone()).collect();
-        let wires = flows.iter().map(|m| FlowWire { mss: m.mss, seg: m.mss, ends: m.nodes }).collect();
-        let tap = PcapTap::open(opts, &links, wires).map_err(|e| if e.starts_with("pcap:") { RunError::Output(e) } else { RunError::Option(e) })?;
+        let wires =
+            flows.iter().map(|m| FlowWire { mss: m.mss, seg: m.mss, ends: m.nodes }).collect();
+        let tap = PcapTap::open(opts, &links, wires).map_err(|e| {
+            if e.starts_with("pcap:") {
+                RunError::Output(e)
+            } else {
+                RunError::Option(e)
+            }
+        })?;
         world.attach_pcap(tap);
     }
     let outcome = world.run(&mut |frac| watchdog.observe(frac) && progress(frac));
@@ -94,7 +115,12 @@ impl Watchdog {
     const MIN_ADVANCE_NS: f64 = 1_000.0;
 
     fn new(duration: SimDuration) -> Self {
-        Watchdog { end_ns: duration.as_nanos() as f64, window_start_ns: 0.0, reports: 0, stalled: None }
+        Watchdog {
+            end_ns: duration.as_nanos() as f64,
+            window_start_ns: 0.0,
+            reports: 0,
+            stalled: None,
+        }
     }
 
     /// One progress report at `frac` of the run: `false` (and `stalled` set) when stuck.
@@ -128,7 +154,13 @@ fn nan_or(x: Option<f64>) -> f64 {
 }
 
 /// `wall` is the run's wall-clock seconds, in all and up to the end of the warm-up.
-fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &[String], wall: (f64, f64)) -> RunResult {
+fn collect(
+    scenario: &Scenario,
+    w: &mut World,
+    metas: &[FlowMeta],
+    node_names: &[String],
+    wall: (f64, f64),
+) -> RunResult {
     let (wall_s, warmup_wall_s) = wall;
     let end = w.end;
     let warmup_s = scenario.warmup.0.as_secs_f64();
@@ -151,7 +183,10 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("rtt_base_s", Column::F64(metas.iter().map(|m| m.rtt_base.as_secs_f64()).collect()));
 
     let c = &w.counters;
-    let probes: Vec<_> = (0..n as u32).map(FlowId).map(|f| (w.endpoint_probe(f.sender()), w.endpoint_probe(f.receiver()))).collect();
+    let probes: Vec<_> = (0..n as u32)
+        .map(FlowId)
+        .map(|f| (w.endpoint_probe(f.sender()), w.endpoint_probe(f.receiver())))
+        .collect();
     let u = |f: &dyn Fn(usize) -> u64| Column::U64((0..n).map(f).collect());
     let fl = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
     flows.push("sent_pkts", u(&|i| c[i].sent_pkts));
@@ -163,7 +198,8 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("in_flight_pkts", u(&|i| in_network[i]));
     flows.push("ack_dropped_pkts", u(&|i| c[i].ack_dropped_pkts));
     flows.push("goodput_bytes", u(&|i| probes[i].1.delivered_bytes));
-    let meas_start = |i: usize| metas[i].start.max(crate::time::SimTime::ZERO + scenario.warmup.0).min(end);
+    let meas_start =
+        |i: usize| metas[i].start.max(crate::time::SimTime::ZERO + scenario.warmup.0).min(end);
     flows.push("meas_start_s", fl(&|i| secs(meas_start(i))));
     let wu = &w.at_warmup;
     flows.push("meas_sent_pkts", u(&|i| c[i].sent_pkts - wu[i].sent_pkts));
@@ -180,7 +216,14 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("delay_p95_s", fl(&|i| nan_or(c[i].delay.quantile(0.95).map(|x| x * ns))));
     flows.push("delay_p99_s", fl(&|i| nan_or(c[i].delay.quantile(0.99).map(|x| x * ns))));
     flows.push("delay_jitter_s", fl(&|i| nan_or(c[i].jitter.nanos().map(|x| x * ns))));
-    flows.push("completion_s", fl(&|i| nan_or(probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()))));
+    flows.push(
+        "completion_s",
+        fl(&|i| {
+            nan_or(
+                probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()),
+            )
+        }),
+    );
     flows.push("timeouts", u(&|i| probes[i].0.timeouts));
     flows.push("fast_recoveries", u(&|i| probes[i].0.fast_recoveries));
     flows.push("loss_probes", u(&|i| probes[i].0.loss_probes));
@@ -191,7 +234,16 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     flows.push("sq_bytes", u(&|i| c[i].sq_sent_bytes));
     flows.push("sq_received_pkts", u(&|i| c[i].sq_received_pkts));
     flows.push("sq_dropped_pkts", u(&|i| c[i].sq_dropped_pkts));
-    flows.push("sq_delay_mean_s", fl(&|i| if c[i].sq_received_pkts > 0 { c[i].sq_delay_ns as f64 / c[i].sq_received_pkts as f64 * ns } else { f64::NAN }));
+    flows.push(
+        "sq_delay_mean_s",
+        fl(&|i| {
+            if c[i].sq_received_pkts > 0 {
+                c[i].sq_delay_ns as f64 / c[i].sq_received_pkts as f64 * ns
+            } else {
+                f64::NAN
+            }
+        }),
+    );
     flows.push("sq_reductions", u(&|i| probes[i].0.sq_reductions));
 
     let s = std::mem::take(&mut w.flow_series);
@@ -229,7 +281,12 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
     links.push("dropped_pkts", lu(&|i| lc[i].dropped_pkts));
     links.push("meas_tx_bytes", lu(&|i| lc[i].tx_bytes - lw[i].tx_bytes));
     links.push("meas_dropped_pkts", lu(&|i| lc[i].dropped_pkts - lw[i].dropped_pkts));
-    links.push("mean_queue_pkts", Column::F64((0..ln).map(|i| (lc[i].queue_pkt_ns - lw[i].queue_pkt_ns) as f64 / meas_ns).collect()));
+    links.push(
+        "mean_queue_pkts",
+        Column::F64(
+            (0..ln).map(|i| (lc[i].queue_pkt_ns - lw[i].queue_pkt_ns) as f64 / meas_ns).collect(),
+        ),
+    );
     let ls = std::mem::take(&mut w.link_series);
     // Largest occupancy after warm-up: the per-interval maxima of intervals ending after it,
     // in one pass over the series (a pass per link was quadratic in the link count).
@@ -247,7 +304,10 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
 
     let link_names: Vec<String> = w.links.iter().map(|l| l.name.clone()).collect();
     let mut link_series = Table::default();
-    link_series.push("link", Column::Str(ls.link.iter().map(|&i| link_names[i as usize].clone()).collect()));
+    link_series.push(
+        "link",
+        Column::Str(ls.link.iter().map(|&i| link_names[i as usize].clone()).collect()),
+    );
     link_series.push("t_s", Column::F64(ls.t_s));
     link_series.push("tx_pkts", Column::U64(ls.tx_pkts));
     link_series.push("tx_bytes", Column::U64(ls.tx_bytes));
@@ -263,7 +323,13 @@ fn collect(scenario: &Scenario, w: &mut World, metas: &[FlowMeta], node_names: &
         warmup_s,
         sample_interval_s: scenario.sample_interval.0.as_secs_f64(),
         scenario: scenario.normalised(),
-        engine: EngineStats { events: w.events, wall_s, packets_forwarded: w.packets_forwarded, peak_packets: w.peak_packets, warmup_wall_s },
+        engine: EngineStats {
+            events: w.events,
+            wall_s,
+            packets_forwarded: w.packets_forwarded,
+            peak_packets: w.peak_packets,
+            warmup_wall_s,
+        },
         flows,
         flow_series,
         links,
@@ -280,7 +346,9 @@ mod tests {
 
     /// Runs `text` twice: as the engine does, and with every packet's arrival at every node an
     /// event of its own. Returns both results without the event counts, and both counts.
-    fn with_and_without_fed_links(text: &str) -> ((serde_json::Value, u64), (serde_json::Value, u64)) {
+    fn with_and_without_fed_links(
+        text: &str,
+    ) -> ((serde_json::Value, u64), (serde_json::Value, u64)) {
         let scenario = Scenario::from_toml(text).unwrap();
         let run = |every_hop: bool| {
             let mut built = scenario.build().unwrap();
@@ -342,10 +410,15 @@ mod tests {
         let links = &fed["links"];
         let column = |name: &str| links[name].as_array().unwrap().clone();
         let names = column("name");
-        let at = |link: &str, col: &str| column(col)[names.iter().position(|n| n == link).unwrap()].as_u64().unwrap();
+        let at = |link: &str, col: &str| {
+            column(col)[names.iter().position(|n| n == link).unwrap()].as_u64().unwrap()
+        };
         assert!(at("R2->S1", "dropped_pkts") > 0, "the slow link drops: {links}");
         assert!(at("R2->S2", "marked_pkts") > 0, "RED marks: {links}");
-        assert!(fed_events < hop_events * 6 / 10, "{fed_events} events against {hop_events}: the fed links saved too few");
+        assert!(
+            fed_events < hop_events * 6 / 10,
+            "{fed_events} events against {hop_events}: the fed links saved too few"
+        );
     }
 
     /// Three CBR sources whose packets reach R1 on the same nanoseconds over access links of
@@ -389,7 +462,14 @@ mod tests {
         "#;
         let r = super::run_quiet(&Scenario::from_toml(text).unwrap()).unwrap();
         let json = r.deterministic_json();
-        let column = |name: &str| json["flows"][name].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).collect::<Vec<_>>();
+        let column = |name: &str| {
+            json["flows"][name]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect::<Vec<_>>()
+        };
         let (sent, dropped) = (column("sent_pkts"), column("dropped_pkts"));
         assert!(sent.iter().all(|&n| n > 150), "{sent:?}");
         assert_eq!(dropped, [0, sent[1], 0], "B's packets, handed over last, are the ones dropped");
@@ -401,7 +481,13 @@ mod tests {
         // Time reaches 2 s and freezes there: the first window (0 → 2 s) passes, the next trips.
         let frozen: Vec<bool> = (0..2 * Watchdog::WINDOW).map(|_| w.observe(0.2)).collect();
         assert!(frozen[..frozen.len() - 1].iter().all(|&ok| ok) && !frozen[frozen.len() - 1]);
-        assert!(w.stalled.as_deref().is_some_and(|m| m.starts_with("simulation stalled at t = 2.000000000s")), "{:?}", w.stalled);
+        assert!(
+            w.stalled
+                .as_deref()
+                .is_some_and(|m| m.starts_with("simulation stalled at t = 2.000000000s")),
+            "{:?}",
+            w.stalled
+        );
         // Busy but moving (10 µs per report): never trips.
         let mut w = Watchdog::new(SimDuration::from_secs(10));
         assert!((1..10_000).all(|i| w.observe(i as f64 * 1e-6)));

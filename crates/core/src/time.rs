@@ -249,7 +249,9 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
     let s = s.trim();
     let end = s
         .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+'))
+        .find(|&(_, c)| {
+            !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E' || c == '-' || c == '+')
+        })
         .map(|(i, _)| i)
         .unwrap_or(s.len());
     // "e" may start a unit only if no digit follows; keep it simple: units never start with e/E.
@@ -260,7 +262,8 @@ fn split_number(s: &str) -> Option<(f64, &str)> {
 /// Parses a duration such as "100ms", "1.5s", "250us", "10ns", "2min".
 pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
     let allowed = "a number with a unit: ns, us, ms, s or min (e.g. \"100ms\")";
-    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a duration: expected {allowed}"))?;
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("{s:?} is not a duration: expected {allowed}"))?;
     let scale = match unit {
         "ns" => 1e-9,
         "us" | "µs" => 1e-6,
@@ -279,7 +282,8 @@ pub fn parse_duration(s: &str) -> Result<SimDuration, String> {
 /// Parses a rate such as "1Gbps", "1.94Mbps", "80kbps", "500bps".
 pub fn parse_rate(s: &str) -> Result<Rate, String> {
     let allowed = "a number with a unit: bps, kbps, Mbps or Gbps (e.g. \"10Mbps\")";
-    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a rate: expected {allowed}"))?;
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("{s:?} is not a rate: expected {allowed}"))?;
     let scale = match unit {
         "bps" | "bit/s" => 1.0,
         "kbps" | "Kbps" | "kbit/s" => 1e3,
@@ -299,7 +303,8 @@ pub fn parse_rate(s: &str) -> Result<Rate, String> {
 /// Parses a size in bytes such as "1500B", "64KB", "5MB" (decimal: 1 MB = 10^6 B), "1KiB".
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let allowed = "a number with a unit: B, KB, MB, GB, KiB, MiB or GiB (e.g. \"1500B\")";
-    let (v, unit) = split_number(s).ok_or_else(|| format!("{s:?} is not a size: expected {allowed}"))?;
+    let (v, unit) =
+        split_number(s).ok_or_else(|| format!("{s:?} is not a size: expected {allowed}"))?;
     let scale = match unit {
         "B" => 1.0,
         "KB" | "kB" => 1e3,
@@ -326,7 +331,9 @@ mod tests {
     fn an_unset_deadline_is_never_due_and_after_every_instant() {
         let t = SimTime::from_nanos;
         let (none, at5) = (Deadline::NONE, Deadline::from(Some(t(5))));
-        assert!(!none.is_due(SimTime::MAX) && none.is_after(t(u64::MAX - 1)) && none.get().is_none());
+        assert!(
+            !none.is_due(SimTime::MAX) && none.is_after(t(u64::MAX - 1)) && none.get().is_none()
+        );
         assert!(at5.is_due(t(5)) && !at5.is_due(t(4)) && at5.is_after(t(4)) && !at5.is_after(t(5)));
         assert_eq!(Deadline::earliest([none, at5, Deadline::from(Some(t(9)))]), Some(t(5)));
         assert_eq!(Deadline::earliest([none, none]), None);
@@ -336,7 +343,11 @@ mod tests {
     fn earliest_ignores_unset_instants_wherever_they_are() {
         let t = SimTime::from_nanos;
         assert_eq!(SimTime::earliest([None, Some(t(7)), None, Some(t(3)), Some(t(5))]), Some(t(3)));
-        assert_eq!(SimTime::earliest([Some(t(3)), None]), Some(t(3)), "an unset last does not erase the first");
+        assert_eq!(
+            SimTime::earliest([Some(t(3)), None]),
+            Some(t(3)),
+            "an unset last does not erase the first"
+        );
         assert_eq!(SimTime::earliest([None, Some(SimTime::ZERO)]), Some(SimTime::ZERO));
         assert_eq!(SimTime::earliest::<3>([None, None, None]), None);
     }
@@ -376,7 +387,10 @@ mod tests {
         assert_eq!(Rate(3).tx_time(1), SimDuration(2_666_666_667));
         // Beyond 64-bit bit·ns products the exact 128-bit division still applies.
         assert_eq!(Rate::gbps(100).tx_time(u32::MAX), SimDuration(343_597_384));
-        assert_eq!(Rate(7).tx_time(u32::MAX), SimDuration((u32::MAX as u128 * 8_000_000_000).div_ceil(7) as u64));
+        assert_eq!(
+            Rate(7).tx_time(u32::MAX),
+            SimDuration((u32::MAX as u128 * 8_000_000_000).div_ceil(7) as u64)
+        );
         assert_eq!(Rate::mbps(10).bytes_in(SimDuration::from_secs(1)), 1_250_000);
     }
 

@@ -1,10 +1,10 @@
 //! UDP: an application's datagrams sent as produced, unacknowledged, never retransmitted.
 
 use crate::app::AppSource;
-use crate::wire::{Header, UDP_IP_HEADER};
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
+use crate::wire::{Header, UDP_IP_HEADER};
 
 pub struct UdpSender {
     addr: Addr,

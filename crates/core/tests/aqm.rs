@@ -14,7 +14,10 @@ fn strs<'a>(t: &'a ccarena_core::record::result::Table, col: &str) -> &'a [Strin
 }
 
 fn link_u64(r: &RunResult, link: &str, col: &str) -> u64 {
-    let i = strs(&r.links, "name").iter().position(|n| n == link).unwrap_or_else(|| panic!("no link {link}"));
+    let i = strs(&r.links, "name")
+        .iter()
+        .position(|n| n == link)
+        .unwrap_or_else(|| panic!("no link {link}"));
     r.links.u64s(col)[i]
 }
 
@@ -71,7 +74,10 @@ fn red_holds_the_average_queue_between_its_thresholds_under_steady_overload() {
     assert!((5.0..=15.0).contains(&mean), "mean queue {mean}");
     assert!(utilisation(&r, "bottleneck") > 0.95, "utilisation {}", utilisation(&r, "bottleneck"));
     // Every drop was an early one: the buffer never overflowed.
-    let (early, all) = (link_u64(&r, "bottleneck", "early_dropped_pkts"), link_u64(&r, "bottleneck", "dropped_pkts"));
+    let (early, all) = (
+        link_u64(&r, "bottleneck", "early_dropped_pkts"),
+        link_u64(&r, "bottleneck", "dropped_pkts"),
+    );
     assert!(early > 500 && early == all, "early {early} of {all} drops");
     assert!(link_u64(&r, "bottleneck", "max_queue_pkts") < 300);
 }
@@ -88,10 +94,16 @@ fn with_ecn_the_flows_see_marks_instead_of_drops_and_never_retransmit_for_them()
         assert_eq!(f.u64s("retransmitted_pkts")[i], 0, "flow {i}: a mark is not a loss");
         assert_eq!(f.u64s("timeouts")[i] + f.u64s("fast_recoveries")[i], 0, "flow {i}");
         // Once per window: marks that fall in an already reduced window cause no reduction.
-        assert!(reductions > 20 && reductions < marks, "flow {i}: {reductions} reductions for {marks} marks");
+        assert!(
+            reductions > 20 && reductions < marks,
+            "flow {i}: {reductions} reductions for {marks} marks"
+        );
     }
     assert_eq!(link_u64(&r, "bottleneck", "dropped_pkts"), 0);
-    assert_eq!(link_u64(&r, "bottleneck", "marked_pkts"), f.u64s("ce_marked_pkts").iter().sum::<u64>());
+    assert_eq!(
+        link_u64(&r, "bottleneck", "marked_pkts"),
+        f.u64s("ce_marked_pkts").iter().sum::<u64>()
+    );
     // The window still follows the marks: the queue stays near the thresholds, not at 300.
     let mean = mean_queue_pkts(&r, "bottleneck");
     assert!((4.0..=15.0).contains(&mean), "mean queue {mean}");
@@ -121,7 +133,8 @@ fn a_source_quench_reaches_the_sender_one_reverse_path_delay_after_the_drop() {
         app = { kind = "cbr", rate = "2Mbps", packet_size = "972B" }
     "#);
     let f = &r.flows;
-    let (dropped, sent, received) = (f.u64s("dropped_pkts")[0], f.u64s("sq_sent_pkts")[0], f.u64s("sq_received_pkts")[0]);
+    let (dropped, sent, received) =
+        (f.u64s("dropped_pkts")[0], f.u64s("sq_sent_pkts")[0], f.u64s("sq_received_pkts")[0]);
     assert!(dropped > 500, "{dropped} drops");
     assert_eq!(sent, dropped, "one quench per drop");
     assert_eq!(link_u64(&r, "R2->D", "sq_sent_pkts"), sent);
@@ -133,7 +146,10 @@ fn a_source_quench_reaches_the_sender_one_reverse_path_delay_after_the_drop() {
     assert!((mean - expected).abs() < 1e-9, "mean quench delay {mean} s, expected {expected} s");
     // The reverse path carried nothing but the quenches (one may still be propagating).
     let back = link_u64(&r, "R1->S", "tx_bytes");
-    assert!(back.is_multiple_of(56) && (56 * received..=56 * sent).contains(&back), "{back} bytes back");
+    assert!(
+        back.is_multiple_of(56) && (56 * received..=56 * sent).contains(&back),
+        "{back} bytes back"
+    );
 }
 
 /// One 300-segment NewReno transfer S → R → D whose 41st data packet is lost at R, where the
@@ -169,11 +185,17 @@ fn with_sqm_response_the_sender_resends_a_dropped_segment_before_duplicate_acks_
         assert_eq!(r.flows.u64s("retransmitted_pkts")[0], 1);
         assert_eq!(r.flows.u64s("timeouts")[0], 0);
     }
-    let gap = |r: &RunResult| flow_events(r, 0, "retransmitted_pkts")[0] - flow_events(r, 0, "dropped_pkts")[0];
+    let gap = |r: &RunResult| {
+        flow_events(r, 0, "retransmitted_pkts")[0] - flow_events(r, 0, "dropped_pkts")[0]
+    };
     // The quench takes 1 ms (plus 4.5 µs of serialisation); samples are 1 ms apart.
     let g = gap(&sqm);
     assert!((0.0..=0.0021).contains(&g), "SQM-Response resent {g} s after the drop");
-    assert_eq!(sqm.flows.u64s("fast_recoveries")[0], 0, "the quench, not three duplicate ACKs, triggered it");
+    assert_eq!(
+        sqm.flows.u64s("fast_recoveries")[0],
+        0,
+        "the quench, not three duplicate ACKs, triggered it"
+    );
     assert_eq!((sqm.flows.u64s("sq_received_pkts")[0], sqm.flows.u64s("sq_reductions")[0]), (1, 1));
     // Plain NewReno needs three duplicate ACKs: at least 41 ms.
     let g = gap(&plain);
@@ -197,19 +219,34 @@ fn seed004_quench_messages_are_counted_per_flow_and_per_link() {
         let b = run(&without_sq.replace("seed = 1", &s));
         let (fa, fb) = (&a.flows, &b.flows);
         assert_eq!(strs(fa, "group")[0], "ftp-5MB");
-        assert!(fa.f64s("completion_s")[0].is_finite() && fb.f64s("completion_s")[0].is_finite(), "seed {seed}: the transfer completes");
+        assert!(
+            fa.f64s("completion_s")[0].is_finite() && fb.f64s("completion_s")[0].is_finite(),
+            "seed {seed}: the transfer completes"
+        );
         // Every quench a router sent is counted for the flow it was about, 56 bytes each.
         let sent: u64 = fa.u64s("sq_sent_pkts").iter().sum();
         let by_links: u64 = a.links.u64s("sq_sent_pkts").iter().sum();
-        assert!(sent > 0 && sent == by_links, "seed {seed}: {sent} quenches by flow, {by_links} by link");
+        assert!(
+            sent > 0 && sent == by_links,
+            "seed {seed}: {sent} quenches by flow, {by_links} by link"
+        );
         assert_eq!(fa.u64s("sq_bytes").iter().sum::<u64>(), 56 * sent);
-        let fate: u64 = fa.u64s("sq_received_pkts").iter().sum::<u64>() + fa.u64s("sq_dropped_pkts").iter().sum::<u64>();
-        assert!(fate <= sent && fate + 16 >= sent, "seed {seed}: {fate} of {sent} quenches accounted");
+        let fate: u64 = fa.u64s("sq_received_pkts").iter().sum::<u64>()
+            + fa.u64s("sq_dropped_pkts").iter().sum::<u64>();
+        assert!(
+            fate <= sent && fate + 16 >= sent,
+            "seed {seed}: {fate} of {sent} quenches accounted"
+        );
         assert_eq!(fb.u64s("sq_bytes").iter().sum::<u64>(), 0);
         with_s += fa.f64s("completion_s")[0];
         without_s += fb.f64s("completion_s")[0];
     }
     // SQM-Response repairs a drop about 51 ms after it happens; plain NewReno waits for three
     // duplicate ACKs and, with several drops in a window, for its timer.
-    assert!(with_s < 0.9 * without_s, "mean completion {:.2} s with SQM-Response, {:.2} s without", with_s / 10.0, without_s / 10.0);
+    assert!(
+        with_s < 0.9 * without_s,
+        "mean completion {:.2} s with SQM-Response, {:.2} s without",
+        with_s / 10.0,
+        without_s / 10.0
+    );
 }

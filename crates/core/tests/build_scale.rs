@@ -12,7 +12,9 @@ fn dumbbell(flows: u32) -> serde_json::Value {
 }
 
 fn dumbbell_groups(flows: u32) -> serde_json::Value {
-    let groups: Vec<_> = (0..flows).map(|i| json!({"name": format!("g{i}"), "cc": "reno", "rtt": "100ms"})).collect();
+    let groups: Vec<_> = (0..flows)
+        .map(|i| json!({"name": format!("g{i}"), "cc": "reno", "rtt": "100ms"}))
+        .collect();
     json!({"name": "wide", "duration": "1s",
            "topology": {"kind": "dumbbell", "bottleneck_rate": "1Gbps", "bottleneck_delay": "10ms"},
            "flows": groups})

@@ -77,7 +77,10 @@ fn two_bbr_flows_share_fairly_and_probe_rtt_every_ten_seconds() {
         assert!((3..=4).contains(&episodes.len()), "flow {flow}: {episodes:?}");
         for w in episodes.windows(2) {
             let gap = w[1].0 - w[0].0;
-            assert!((10.0..11.5).contains(&gap), "flow {flow}: PROBE_RTT {gap:.2} s apart: {episodes:?}");
+            assert!(
+                (10.0..11.5).contains(&gap),
+                "flow {flow}: PROBE_RTT {gap:.2} s apart: {episodes:?}"
+            );
         }
     }
 }

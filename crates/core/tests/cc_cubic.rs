@@ -14,7 +14,14 @@ fn mean_cwnd(cc: &str, rtt_ms: u64, loss: &str, duration_s: u64, warmup_s: u64) 
 }
 
 /// `mean_cwnd` with extra keys for the `[[flows]]` table.
-fn mean_cwnd_with(cc: &str, flow_keys: &str, rtt_ms: u64, loss: &str, duration_s: u64, warmup_s: u64) -> f64 {
+fn mean_cwnd_with(
+    cc: &str,
+    flow_keys: &str,
+    rtt_ms: u64,
+    loss: &str,
+    duration_s: u64,
+    warmup_s: u64,
+) -> f64 {
     let r = run(&format!(
         r#"
         duration = "{duration_s}s"
@@ -32,7 +39,11 @@ fn mean_cwnd_with(cc: &str, flow_keys: &str, rtt_ms: u64, loss: &str, duration_s
         "#
     ));
     if loss.contains("periodic") {
-        assert_eq!(r.flows.u64s("timeouts")[0], 0, "{cc}: a timeout would break the periodic model");
+        assert_eq!(
+            r.flows.u64s("timeouts")[0],
+            0,
+            "{cc}: a timeout would break the periodic model"
+        );
     }
     mean_after(&r, 0, "cwnd_pkts", warmup_s as f64)
 }
@@ -76,8 +87,17 @@ fn the_linux_2_6_22_preset_follows_the_formula_with_its_own_beta() {
     // Without HyStart the slow-start overshoot into the large buffer ends in a timeout; start in
     // congestion avoidance instead, below the equilibrium window.
     let want = cubic_avg_window(410.0 / 1024.0, 819.0 / 1024.0, 0.1, 1e-4);
-    let got = mean_cwnd_with("cubic@linux-2.6.22", "initial_ssthresh = 100", 100, &periodic(1e-4), 150, 40);
-    eprintln!("cubic@linux-2.6.22, periodic p = 1e-4, RTT 100 ms: mean cwnd {got:.1}, formula {want:.1}");
+    let got = mean_cwnd_with(
+        "cubic@linux-2.6.22",
+        "initial_ssthresh = 100",
+        100,
+        &periodic(1e-4),
+        150,
+        40,
+    );
+    eprintln!(
+        "cubic@linux-2.6.22, periodic p = 1e-4, RTT 100 ms: mean cwnd {got:.1}, formula {want:.1}"
+    );
     assert!((got / want - 1.0).abs() < 0.2, "{got:.1} vs {want:.1}");
 }
 
@@ -85,10 +105,16 @@ fn the_linux_2_6_22_preset_follows_the_formula_with_its_own_beta() {
 fn cubic_equals_reno_in_its_reno_friendly_region() {
     // RTT 10 ms, p = 1e-3: the cubic curve alone would average 6 segments, Reno 39.
     let p = 1e-3;
-    assert!(cubic_avg_window(0.4, 0.7, 0.01, p) < 0.2 * reno_avg_window(p), "the Reno-friendly region");
+    assert!(
+        cubic_avg_window(0.4, 0.7, 0.01, p) < 0.2 * reno_avg_window(p),
+        "the Reno-friendly region"
+    );
     let cubic = mean_cwnd("cubic", 10, &periodic(p), 60, 10);
     let reno = mean_cwnd("reno", 10, &periodic(p), 60, 10);
-    eprintln!("periodic p = 1e-3, RTT 10 ms: cubic {cubic:.1}, reno {reno:.1}, sqrt(3/2p) {:.1}", reno_avg_window(p));
+    eprintln!(
+        "periodic p = 1e-3, RTT 10 ms: cubic {cubic:.1}, reno {reno:.1}, sqrt(3/2p) {:.1}",
+        reno_avg_window(p)
+    );
     assert!((cubic / reno - 1.0).abs() < 0.15, "cubic {cubic:.1} vs reno {reno:.1}");
     assert!((reno / reno_avg_window(p) - 1.0).abs() < 0.15, "reno {reno:.1}");
 }

@@ -13,7 +13,13 @@ use ccarena_core::record::result::RunResult;
 use support::{flow_series, goodputs_bps, jain, mean_after, run, utilisation};
 
 /// One flow of `cc` alone on a 100 ms path losing packets by `loss` (a TOML inline table).
-fn long_lived(cc: &str, loss: &str, rate: &str, duration_s: u32, initial_ssthresh: u32) -> RunResult {
+fn long_lived(
+    cc: &str,
+    loss: &str,
+    rate: &str,
+    duration_s: u32,
+    initial_ssthresh: u32,
+) -> RunResult {
     run(&format!(
         r#"
         duration = "{duration_s}s"
@@ -34,14 +40,32 @@ fn long_lived(cc: &str, loss: &str, rate: &str, duration_s: u32, initial_ssthres
 /// Bernoulli loss (printed only).
 fn mean_window(cc: &str, p: f64, rate: &str, duration_s: u32, initial_ssthresh: u32) -> f64 {
     let every = (1.0 / p).round() as u64;
-    let periodic = long_lived(cc, &format!("{{ kind = \"periodic\", every = {every} }}"), rate, duration_s, initial_ssthresh);
+    let periodic = long_lived(
+        cc,
+        &format!("{{ kind = \"periodic\", every = {every} }}"),
+        rate,
+        duration_s,
+        initial_ssthresh,
+    );
     let u = utilisation(&periodic, "bottleneck");
     assert!(u < 0.6, "{cc} p={p}: utilisation {u}: the link, not loss, limits the window");
-    let cycles = flow_series(&periodic, 0, "cwnd_pkts").windows(2).filter(|w| w[0].0 > 10.0 && w[1].1 < w[0].1 * 0.95).count();
+    let cycles = flow_series(&periodic, 0, "cwnd_pkts")
+        .windows(2)
+        .filter(|w| w[0].0 > 10.0 && w[1].1 < w[0].1 * 0.95)
+        .count();
     assert!(cycles >= 10, "{cc} p={p}: only {cycles} loss cycles measured");
-    let bernoulli = long_lived(cc, &format!("{{ kind = \"bernoulli\", p = {p} }}"), rate, duration_s, initial_ssthresh);
-    let (m, mb) = (mean_after(&periodic, 0, "cwnd_pkts", 10.0), mean_after(&bernoulli, 0, "cwnd_pkts", 10.0));
-    println!("{cc:<20} p = {p:<8} mean cwnd: periodic {m:7.1}  bernoulli {mb:7.1}  ({cycles} cycles)");
+    let bernoulli = long_lived(
+        cc,
+        &format!("{{ kind = \"bernoulli\", p = {p} }}"),
+        rate,
+        duration_s,
+        initial_ssthresh,
+    );
+    let (m, mb) =
+        (mean_after(&periodic, 0, "cwnd_pkts", 10.0), mean_after(&bernoulli, 0, "cwnd_pkts", 10.0));
+    println!(
+        "{cc:<20} p = {p:<8} mean cwnd: periodic {m:7.1}  bernoulli {mb:7.1}  ({cycles} cycles)"
+    );
     m
 }
 
@@ -56,7 +80,10 @@ fn highspeed_formula_mean_window_follows_the_rfc3649_response_function() {
         for (p, rate, ssthresh) in [(1e-3, "20Mbps", 40), (1e-4, "100Mbps", 300)] {
             let m = mean_window(cc, p, rate, 60, ssthresh);
             let target = rfc3649_window(p);
-            assert!((m / target - 1.0).abs() < 0.2, "{cc} p={p}: mean window {m:.1}, 0.12/p^0.835 = {target:.1}");
+            assert!(
+                (m / target - 1.0).abs() < 0.2,
+                "{cc} p={p}: mean window {m:.1}, 0.12/p^0.835 = {target:.1}"
+            );
         }
     }
 }
@@ -65,7 +92,11 @@ fn highspeed_formula_mean_window_follows_the_rfc3649_response_function() {
 fn highspeed_linux_table_mean_window_follows_its_rounded_up_response() {
     // p = 1e-4: the table follows the response function (rows 221..495, a = 4..5).
     let m = mean_window("highspeed", 1e-4, "100Mbps", 60, 300);
-    assert!((m / rfc3649_window(1e-4) - 1.0).abs() < 0.2, "mean {m:.1} vs {:.1}", rfc3649_window(1e-4));
+    assert!(
+        (m / rfc3649_window(1e-4) - 1.0).abs() < 0.2,
+        "mean {m:.1} vs {:.1}",
+        rfc3649_window(1e-4)
+    );
     // p = 1e-3 sits at Low_Window = 38, where Linux's table (row 1 for 38 < cwnd ≤ 118) already
     // uses a = 2, b = 112/256 instead of Reno's 1 and 1/2: its sawtooth averages
     // √(a(2 − b)/(2bp)) ≈ 59.8 segments, half again the response function's 38.4.
@@ -86,7 +117,10 @@ fn scalable_mean_window_is_inversely_proportional_to_p() {
     let m1 = mean_window("scalable", p, "50Mbps", 30, 80);
     let m4 = mean_window("scalable", p / 4.0, "100Mbps", 30, 300);
     let ratio = m4 / m1;
-    assert!((ratio / 4.0 - 1.0).abs() < 0.25, "mean windows {m1:.1} at p, {m4:.1} at p/4: ratio {ratio:.2}");
+    assert!(
+        (ratio / 4.0 - 1.0).abs() < 0.25,
+        "mean windows {m1:.1} at p, {m4:.1} at p/4: ratio {ratio:.2}"
+    );
     for (m, p) in [(m1, p), (m4, p / 4.0)] {
         let model = 1.0 / (rtts_per_cycle * p);
         assert!((m / model - 1.0).abs() < 0.15, "p={p}: mean {m:.1} vs 1/(13.4p) = {model:.1}");
@@ -96,7 +130,9 @@ fn scalable_mean_window_is_inversely_proportional_to_p() {
 /// Jain's index of the goodputs of two `cc` flows with RTTs 50 and 100 ms sharing 100 Mbit/s
 /// (buffer ≈ one BDP at the longer RTT), after a 10 s warmup.
 fn rtt_1_to_2_jain(cc: &str, params: &str) -> f64 {
-    let flow = |rtt: u32, start: &str| format!("[[flows]]\ncc = \"{cc}\"\ncc_params = {{ {params} }}\nrtt = \"{rtt}ms\"\nstart = \"{start}\"\n");
+    let flow = |rtt: u32, start: &str| {
+        format!("[[flows]]\ncc = \"{cc}\"\ncc_params = {{ {params} }}\nrtt = \"{rtt}ms\"\nstart = \"{start}\"\n")
+    };
     let r = run(&format!(
         r#"
         duration = "60s"
@@ -116,7 +152,11 @@ fn rtt_1_to_2_jain(cc: &str, params: &str) -> f64 {
     let u = utilisation(&r, "bottleneck");
     assert!(u > 0.95, "{cc}: utilisation {u}");
     let j = jain(&g);
-    println!("{cc:<10} {params:<22} goodput 50 ms {:5.1} Mbit/s, 100 ms {:5.1} Mbit/s, Jain {j:.3}", g[0] / 1e6, g[1] / 1e6);
+    println!(
+        "{cc:<10} {params:<22} goodput 50 ms {:5.1} Mbit/s, 100 ms {:5.1} Mbit/s, Jain {j:.3}",
+        g[0] / 1e6,
+        g[1] / 1e6
+    );
     j
 }
 
@@ -135,13 +175,22 @@ fn htcp_with_rtt_scaling_is_fairer_than_scalable_at_rtts_1_to_2() {
 fn out_of_range_parameters_are_one_line_errors_naming_the_field() {
     let scenario = |cc: &str, params: &str| {
         let toml = format!("duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate = \"10Mbps\"\nbottleneck_delay = \"10ms\"\n[[flows]]\ncc = \"{cc}\"\ncc_params = {{ {params} }}\n");
-        ccarena_core::scenario::Scenario::from_toml(&toml).err().map(|e| e.to_string()).unwrap_or_default()
+        ccarena_core::scenario::Scenario::from_toml(&toml)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
     };
     let e = scenario("scalable", "b = 1.5");
     assert_eq!(e, "flows[0].cc_params.b: 1.5 is out of range: expected 0 < b < 1");
     let e = scenario("highspeed", "response = \"formula\", high_p = 0.01");
-    assert!(e.starts_with("flows[0].cc_params.high_p: 0.01 is out of range") && !e.contains('\n'), "{e}");
+    assert!(
+        e.starts_with("flows[0].cc_params.high_p: 0.01 is out of range") && !e.contains('\n'),
+        "{e}"
+    );
     let e = scenario("htcp", "beta_min = 0.9");
     assert!(e.starts_with("flows[0].cc_params.beta_max: 0.8 is out of range"), "{e}");
-    assert_eq!(scenario("htcp@linux", ""), "flows[0].cc: unknown preset \"linux\": htcp has no presets");
+    assert_eq!(
+        scenario("htcp@linux", ""),
+        "flows[0].cc: unknown preset \"linux\": htcp has no presets"
+    );
 }

@@ -61,9 +61,18 @@ fn libra_shares_equally_between_rtts_one_to_two_where_reno_does_not() {
         // 0.65 at 10 and 50 Mbit/s, Libra without pacing 0.22 at 10 Mbit/s.
         assert!(share_ratio(&gl) >= 0.8, "{rate}: Libra's share ratio {:.2}", share_ratio(&gl));
         // Fair, not by starving the link.
-        assert!(utilisation(&libra, "bottleneck") >= 0.95, "{rate}: utilisation {:.3}", utilisation(&libra, "bottleneck"));
+        assert!(
+            utilisation(&libra, "bottleneck") >= 0.95,
+            "{rate}: utilisation {:.3}",
+            utilisation(&libra, "bottleneck")
+        );
     }
-    assert!(sum_libra > sum_reno + 0.1, "mean Jain: Libra {:.3}, Reno {:.3}", sum_libra / 3.0, sum_reno / 3.0);
+    assert!(
+        sum_libra > sum_reno + 0.1,
+        "mean Jain: Libra {:.3}, Reno {:.3}",
+        sum_libra / 3.0,
+        sum_reno / 3.0
+    );
 }
 
 #[test]
@@ -87,7 +96,10 @@ fn libra_fills_a_bdp_buffered_10mbps_bottleneck() {
         let recoveries = r.flows.u64s("fast_recoveries")[0];
         println!("{rtt}: utilisation {u:.3}, {recoveries} fast recoveries");
         // The window did cycle: losses and decreases happened, and the link stayed full.
-        assert!(recoveries >= 5, "{rtt}: only {recoveries} loss events: the buffer was never filled");
+        assert!(
+            recoveries >= 5,
+            "{rtt}: only {recoveries} loss events: the buffer was never filled"
+        );
         assert!(u >= 0.9, "{rtt}: utilisation {u:.3}");
     }
 }

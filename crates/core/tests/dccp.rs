@@ -54,7 +54,9 @@ fn ccid3_rate_follows_the_tcp_equation_under_random_loss() {
     for p in [0.01, 0.05] {
         let duration_s = 400.0;
         let w = run_world(&lossy_path("ccid3", p, "400s"), None);
-        let (Endpoint::DccpSender(tx), Endpoint::DccpReceiver(rx)) = (w.endpoint(FlowId(0).sender()), w.endpoint(FlowId(0).receiver())) else {
+        let (Endpoint::DccpSender(tx), Endpoint::DccpReceiver(rx)) =
+            (w.endpoint(FlowId(0).sender()), w.endpoint(FlowId(0).receiver()))
+        else {
             panic!("DCCP endpoints expected")
         };
         let tfrc = rx.ccid().tfrc().expect("a CCID 3 receiver");
@@ -69,7 +71,10 @@ fn ccid3_rate_follows_the_tcp_equation_under_random_loss() {
         let rate = tx.data_sent() as f64 * 1460.0 / duration_s;
         let x_eq = tcp_throughput(1460.0, 0.1, p_events);
         let ratio = rate / x_eq;
-        assert!((ratio - 1.0).abs() <= 0.2, "p = {p}: {rate:.0} B/s vs X({p_events:.5}) = {x_eq:.0} B/s (ratio {ratio:.3})");
+        assert!(
+            (ratio - 1.0).abs() <= 0.2,
+            "p = {p}: {rate:.0} B/s vs X({p_events:.5}) = {x_eq:.0} B/s (ratio {ratio:.3})"
+        );
     }
 }
 
@@ -78,7 +83,11 @@ fn ccid3_sends_more_smoothly_than_ccid2() {
     // Per-RTT sending rate (100 ms samples of a 100 ms RTT path) after the start-up.
     let per_rtt = |cc: &str| -> Vec<f64> {
         let r = run(&lossy_path(cc, 0.01, "100s"));
-        flow_series(&r, 0, "sent_bytes").into_iter().filter(|(t, _)| *t > 10.0).map(|(_, v)| v).collect()
+        flow_series(&r, 0, "sent_bytes")
+            .into_iter()
+            .filter(|(t, _)| *t > 10.0)
+            .map(|(_, v)| v)
+            .collect()
     };
     let (c2, c3) = (cov(&per_rtt("ccid2")), cov(&per_rtt("ccid3")));
     assert!(c3 < 0.7 * c2, "CoV of the per-RTT rate: CCID 3 {c3:.3}, CCID 2 {c2:.3}");
@@ -118,7 +127,10 @@ fn ccid2_shares_a_bottleneck_fairly_with_tcp() {
         // shares. Classic Reno recovery repairs one loss per window and times out on more, so
         // it is only held to the fairness index (measured: TCP/CCID 2 = 0.61).
         if recovery == "sack" {
-            assert!(dccp / tcp > 0.7 && tcp / dccp > 0.7, "{recovery}: CCID 2 {dccp:.0} vs TCP {tcp:.0} bit/s");
+            assert!(
+                dccp / tcp > 0.7 && tcp / dccp > 0.7,
+                "{recovery}: CCID 2 {dccp:.0} vs TCP {tcp:.0} bit/s"
+            );
         }
         assert!(utilisation(&r, "bottleneck") > 0.9);
     }
@@ -148,9 +160,18 @@ fn dccp_never_retransmits_data() {
             "#
         ));
         let f = &r.flows;
-        let (sent, delivered, dropped, in_flight) = (f.u64s("sent_pkts"), f.u64s("delivered_pkts"), f.u64s("dropped_pkts"), f.u64s("in_flight_pkts"));
+        let (sent, delivered, dropped, in_flight) = (
+            f.u64s("sent_pkts"),
+            f.u64s("delivered_pkts"),
+            f.u64s("dropped_pkts"),
+            f.u64s("in_flight_pkts"),
+        );
         let messages = 2_000_000u64.div_ceil(1460);
-        assert_eq!(sent[0], messages, "{cc}: a file of {messages} messages took {} data packets", sent[0]);
+        assert_eq!(
+            sent[0], messages,
+            "{cc}: a file of {messages} messages took {} data packets",
+            sent[0]
+        );
         assert!(dropped[0] > 10, "{cc}: the test needs losses");
         assert_eq!(delivered[0] + dropped[0], messages, "{cc}");
         assert!(!f.f64s("completion_s")[0].is_nan(), "{cc}: the file connection closed");
@@ -160,7 +181,10 @@ fn dccp_never_retransmits_data() {
         }
         // Goodput counts payload only: 1460 B per delivered full-size message (the last is shorter).
         let goodput = f.u64s("goodput_bytes")[0];
-        assert!(goodput <= delivered[0] * 1460 && goodput > (delivered[0] - 1) * 1460, "{cc}: {goodput} B");
+        assert!(
+            goodput <= delivered[0] * 1460 && goodput > (delivered[0] - 1) * 1460,
+            "{cc}: {goodput} B"
+        );
     }
 }
 
@@ -245,7 +269,11 @@ fn first_data_packet_leaves_one_round_trip_after_the_start() {
         let ser = |b: u32| access.tx_time(b).saturating_mul(2) + bneck.tx_time(b);
         let expected = SimTime::from_millis(1340) + ser(40) + ser(48);
         let before = run_world(&toml, Some(SimTime(expected.as_nanos() - 1)));
-        assert_eq!(before.flow_counters(FlowId(0)).sent_pkts, 0, "{cc}: data before the handshake completed");
+        assert_eq!(
+            before.flow_counters(FlowId(0)).sent_pkts,
+            0,
+            "{cc}: data before the handshake completed"
+        );
         // (A run stops after its last sample, taken at its end: events at the very end are cut.)
         let at = run_world(&toml, Some(expected + SimDuration::from_nanos(1)));
         assert!(at.flow_counters(FlowId(0)).sent_pkts >= 1, "{cc}: no data at {expected}");
@@ -258,8 +286,7 @@ fn first_data_packet_leaves_one_round_trip_after_the_start() {
 fn voip_on_off_sends_the_seeds_mean_rate() {
     // Seed 000's VoIP source: 80 kbit/s while talking, 1.004 s talkspurts, 1.587 s silences.
     // Over an idle path every protocol carries the source's long-run rate, about 31 kbit/s.
-    let r = run(
-        r#"
+    let r = run(r#"
         duration = "1500s"
         warmup = "10s"
         [topology]
@@ -280,8 +307,7 @@ fn voip_on_off_sends_the_seeds_mean_rate() {
         [[flows]]
         cc = "reno"
         app = { kind = "onoff" }
-        "#,
-    );
+        "#);
     let expected = 80_000.0 * 1.004 / (1.004 + 1.587);
     for (i, g) in goodputs_bps(&r).iter().enumerate() {
         assert!((g / expected - 1.0).abs() < 0.1, "flow {i}: {g:.0} bit/s vs {expected:.0}");
@@ -328,8 +354,7 @@ fn late_data_is_discarded_in_the_sender() {
 
 #[test]
 fn series_report_the_window_or_the_rate() {
-    let r = run(
-        r#"
+    let r = run(r#"
         duration = "5s"
         [topology]
         kind = "dumbbell"
@@ -341,8 +366,7 @@ fn series_report_the_window_or_the_rate() {
         [[flows]]
         protocol = "dccp"
         cc = "ccid3"
-        "#,
-    );
+        "#);
     let last = |f: u64, c: &str| flow_series(&r, f, c).last().unwrap().1;
     assert!(last(0, "cwnd_pkts") >= 2.0 && last(0, "rate_bps").is_nan());
     assert!(last(1, "rate_bps") > 100_000.0 && last(1, "cwnd_pkts").is_nan());
@@ -362,12 +386,15 @@ fn example(file: &str, edits: &[(&str, &str)]) -> String {
 
 /// Mean goodput of the flows of each named group, bits/s.
 fn group_goodputs(r: &ccarena_core::record::result::RunResult, groups: &[&str]) -> Vec<f64> {
-    let Some(ccarena_core::record::result::Column::Str(names)) = r.flows.get("group") else { panic!() };
+    let Some(ccarena_core::record::result::Column::Str(names)) = r.flows.get("group") else {
+        panic!()
+    };
     let g = goodputs_bps(r);
     groups
         .iter()
         .map(|want| {
-            let v: Vec<f64> = names.iter().zip(&g).filter(|(n, _)| n == want).map(|(_, x)| *x).collect();
+            let v: Vec<f64> =
+                names.iter().zip(&g).filter(|(n, _)| n == want).map(|(_, x)| *x).collect();
             v.iter().sum::<f64>() / v.len() as f64
         })
         .collect()
@@ -382,24 +409,36 @@ fn ccid3_falls_behind_with_voip_only_under_rfc3448_and_late_data() {
     let r = run(&example("ccid3-vs-ccid2.toml", &short));
     let [c3, c2] = group_goodputs(&r, &["ccid3", "ccid2"])[..] else { unreachable!() };
     assert!(c3 > 0.9 * c2 && c2 > 25_000.0, "RFC 5348: CCID 3 {c3:.0}, CCID 2 {c2:.0} bit/s");
-    let seedlike = [short[0], ("cc = \"ccid3\"", "cc = \"ccid3\"\ncc_params = { profile = \"rfc3448\" }\nmax_queue_delay = \"150ms\""), ("cc = \"ccid2\"", "cc = \"ccid2\"\nmax_queue_delay = \"150ms\"")];
+    let seedlike = [
+        short[0],
+        (
+            "cc = \"ccid3\"",
+            "cc = \"ccid3\"\ncc_params = { profile = \"rfc3448\" }\nmax_queue_delay = \"150ms\"",
+        ),
+        ("cc = \"ccid2\"", "cc = \"ccid2\"\nmax_queue_delay = \"150ms\""),
+    ];
     let r = run(&example("ccid3-vs-ccid2.toml", &seedlike));
     let [c3, c2] = group_goodputs(&r, &["ccid3", "ccid2"])[..] else { unreachable!() };
-    assert!(c3 < 0.85 * c2 && c2 > 25_000.0, "RFC 3448 + late data: CCID 3 {c3:.0}, CCID 2 {c2:.0} bit/s");
+    assert!(
+        c3 < 0.85 * c2 && c2 > 25_000.0,
+        "RFC 3448 + late data: CCID 3 {c3:.0}, CCID 2 {c2:.0} bit/s"
+    );
     assert_eq!(r.flows.u64s("retransmitted_pkts").iter().sum::<u64>(), 0);
 }
 
 #[test]
 fn voip_over_ccid2_against_tcp_example_runs() {
     // ccid2-vs-cubic.toml with Reno standing in for CUBIC (the example is written for CUBIC).
-    let edits = [("duration = \"900s\"", "duration = \"300s\""), ("cc = \"cubic\"", "cc = \"reno\"")];
+    let edits =
+        [("duration = \"900s\"", "duration = \"300s\""), ("cc = \"cubic\"", "cc = \"reno\"")];
     let r = run(&example("ccid2-vs-cubic.toml", &edits));
     let [dccp, tcp] = group_goodputs(&r, &["ccid2", "cubic"])[..] else { unreachable!() };
     // Both groups carry about the sources' 31 kbit/s; DCCP delivers nearly all it sends.
     assert!(dccp > 25_000.0 && tcp > 25_000.0, "CCID 2 {dccp:.0}, TCP {tcp:.0} bit/s");
     let f = &r.flows;
     let (sent, delivered) = (f.u64s("sent_pkts"), f.u64s("delivered_pkts"));
-    let dccp_ratio = (0..12).map(|i| delivered[i] as f64).sum::<f64>() / (0..12).map(|i| sent[i] as f64).sum::<f64>();
+    let dccp_ratio = (0..12).map(|i| delivered[i] as f64).sum::<f64>()
+        / (0..12).map(|i| sent[i] as f64).sum::<f64>();
     assert!(dccp_ratio > 0.98, "CCID 2 delivery ratio {dccp_ratio:.4}");
 }
 
@@ -431,7 +470,8 @@ fn dccp_runs_are_deterministic_and_each_flow_keeps_its_talkspurts() {
     // draws come from its own stream), whatever the network then does with them.
     let idle = |t: &str| t.replace("500kbps", "100Mbps");
     let base = run(&idle(toml));
-    let more = run(&idle(&format!("{toml}[[flows]]\nprotocol = \"udp\"\napp = {{ kind = \"onoff\" }}\n")));
+    let more =
+        run(&idle(&format!("{toml}[[flows]]\nprotocol = \"udp\"\napp = {{ kind = \"onoff\" }}\n")));
     assert_eq!(more.flows.rows(), 13);
     assert_eq!(base.flows.u64s("sent_pkts")[0], more.flows.u64s("sent_pkts")[0]);
     assert_eq!(base.flows.u64s("sent_pkts")[11], more.flows.u64s("sent_pkts")[11]);

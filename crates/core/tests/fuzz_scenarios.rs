@@ -22,13 +22,20 @@ const RUN_REPORTS: u32 = 4;
 
 fn examples() -> Vec<(String, Value)> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ccarena/scenarios");
-    let mut paths: Vec<_> = std::fs::read_dir(dir).expect("example scenarios").map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "toml")).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(dir)
+        .expect("example scenarios")
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
     paths.sort();
     paths
         .into_iter()
         .map(|p| {
             let table: toml::Table = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-            (p.file_name().unwrap().to_string_lossy().into_owned(), serde_json::to_value(table).unwrap())
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                serde_json::to_value(table).unwrap(),
+            )
         })
         .collect()
 }
@@ -70,8 +77,15 @@ fn pick<T: Clone>(rng: &mut Rng, xs: &[T]) -> T {
 
 /// A replacement value from one of the mutation classes.
 fn mutant(rng: &mut Rng, old: &Value) -> Value {
-    let unit = old.as_str().map(|s| s.trim_start_matches(|c: char| c.is_ascii_digit() || ".-+eE".contains(c)).to_string()).unwrap_or_default();
-    let nested = |depth: usize, inner: Value| (0..depth).fold(inner, |v, i| if i % 2 == 0 { json!([v]) } else { json!({ "x": v }) });
+    let unit = old
+        .as_str()
+        .map(|s| {
+            s.trim_start_matches(|c: char| c.is_ascii_digit() || ".-+eE".contains(c)).to_string()
+        })
+        .unwrap_or_default();
+    let nested = |depth: usize, inner: Value| {
+        (0..depth).fold(inner, |v, i| if i % 2 == 0 { json!([v]) } else { json!({ "x": v }) })
+    };
     match rng.next_u64() % 16 {
         0 => json!("x"),
         1 => json!([1, 2]),
@@ -85,7 +99,9 @@ fn mutant(rng: &mut Rng, old: &Value) -> Value {
         9 => json!(format!("-5{unit}")),
         10 => json!(format!("1e30{unit}")),
         11 => json!(format!("1e-9{unit}")),
-        12 => json!(pick(rng, &["1ns", "1bps", "1B", "1pkt", "1e19s", "1e30Gbps", "100us", "1e-8"])),
+        12 => {
+            json!(pick(rng, &["1ns", "1bps", "1B", "1pkt", "1e19s", "1e30Gbps", "100us", "1e-8"]))
+        }
         13 => nested(40 + (rng.next_u64() % 200) as usize, old.clone()),
         14 => json!("9".repeat(10_000)),
         _ => json!(rng.uniform_range(-2.0, 2.0) * 10f64.powi((rng.next_u64() % 20) as i32 - 10)),
@@ -128,7 +144,11 @@ fn exercise(doc: &Value) -> Result<&'static str, String> {
         let mut s = match Scenario::from_json(&text) {
             Ok(s) => s,
             Err(e) => {
-                assert!(!e.to_string().is_empty() && e.to_string().len() < 2000, "error message of {} chars", e.to_string().len());
+                assert!(
+                    !e.to_string().is_empty() && e.to_string().len() < 2000,
+                    "error message of {} chars",
+                    e.to_string().len()
+                );
                 return "refused";
             }
         };
@@ -149,7 +169,12 @@ fn exercise(doc: &Value) -> Result<&'static str, String> {
             Err(RunError::Option(_) | RunError::Output(_)) => unreachable!("no run options here"),
         }
     }));
-    outcome.map_err(|p| p.downcast_ref::<String>().cloned().or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string())).unwrap_or_default())
+    outcome.map_err(|p| {
+        p.downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    })
 }
 
 #[test]
@@ -165,14 +190,26 @@ fn mutated_scenarios_end_in_ok_or_a_typed_error() {
         mutate(&mut rng, &mut doc);
         match exercise(&doc) {
             Ok(kind) => *counts.entry(kind).or_default() += 1,
-            Err(panic) => failures.push(format!("case {case} ({name}): panic {panic}\n  {}", &doc.to_string().chars().take(600).collect::<String>())),
+            Err(panic) => failures.push(format!(
+                "case {case} ({name}): panic {panic}\n  {}",
+                &doc.to_string().chars().take(600).collect::<String>()
+            )),
         }
     }
-    assert!(failures.is_empty(), "{} of {CASES} inputs panicked:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {CASES} inputs panicked:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     eprintln!("outcomes: {counts:?}");
     // The mutations must reach both outcomes, or the test proves nothing.
     assert!(counts.get("refused").copied().unwrap_or(0) > CASES as u32 / 4, "{counts:?}");
-    assert!(counts.iter().filter(|(k, _)| k.starts_with("ran")).map(|(_, n)| n).sum::<u32>() > CASES as u32 / 40, "{counts:?}");
+    assert!(
+        counts.iter().filter(|(k, _)| k.starts_with("ran")).map(|(_, n)| n).sum::<u32>()
+            > CASES as u32 / 40,
+        "{counts:?}"
+    );
 }
 
 #[test]
@@ -181,7 +218,11 @@ fn deep_nesting_and_huge_inputs_are_refused_in_one_line() {
     let doc = json!({ "duration": "1s", "topology": deep, "flows": [{}] });
     let e = Scenario::from_json(&doc.to_string()).unwrap_err().to_string();
     assert!(!e.contains('\n') && e.len() < 600, "{e}");
-    let toml = format!("duration = \"1s\"\ntopology = {}1{}\n", "{ a = ".repeat(50_000), "}".repeat(50_000));
+    let toml = format!(
+        "duration = \"1s\"\ntopology = {}1{}\n",
+        "{ a = ".repeat(50_000),
+        "}".repeat(50_000)
+    );
     let e = Scenario::from_toml(&toml).unwrap_err().to_string();
     assert!(e.starts_with("not valid TOML (line 2)") && !e.contains('\n'), "{e}");
     let long = json!({ "duration": "9".repeat(1_000_000) + "s", "topology": {}, "flows": [{}] });
@@ -193,7 +234,10 @@ fn deep_nesting_and_huge_inputs_are_refused_in_one_line() {
 /// scaled by 10⁻³ and 10³): each is refused with its range, or runs; none panics or spins.
 #[test]
 fn extreme_algorithm_parameters_are_refused_or_run() {
-    let algorithms = ccarena_core::cc::tcp_algorithms().into_iter().map(|a| ("tcp", a)).chain(ccarena_core::dccp::dccp_algorithms().into_iter().map(|a| ("dccp", a)));
+    let algorithms = ccarena_core::cc::tcp_algorithms()
+        .into_iter()
+        .map(|a| ("tcp", a))
+        .chain(ccarena_core::dccp::dccp_algorithms().into_iter().map(|a| ("dccp", a)));
     let mut failures = Vec::new();
     let (mut refused, mut ran) = (0, 0);
     for (protocol, a) in algorithms {

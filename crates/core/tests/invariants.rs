@@ -19,7 +19,19 @@ use ccarena_core::sim;
 
 const SCENARIOS: u64 = 300;
 
-const TCP: &[&str] = &["reno", "newreno", "cubic", "bic", "highspeed", "scalable", "htcp", "vegas", "fast", "compound", "libra"];
+const TCP: &[&str] = &[
+    "reno",
+    "newreno",
+    "cubic",
+    "bic",
+    "highspeed",
+    "scalable",
+    "htcp",
+    "vegas",
+    "fast",
+    "compound",
+    "libra",
+];
 const DCCP: &[&str] = &["ccid2", "ccid3", "fast_tfrc"];
 
 fn log_uniform(rng: &mut Rng, lo: f64, hi: f64) -> f64 {
@@ -42,7 +54,8 @@ fn scenario(rng: &mut Rng, i: u64) -> String {
     let queue = log_uniform(rng, 1.0, 10_000.0).round() as u64;
     // A few thousand full-size packets through the bottleneck, at least two RTTs.
     let duration = (3000.0 * 1500.0 * 8.0 / rate).clamp(2.0 * rtt, 3.0);
-    let warmup = if rng.next_u64().is_multiple_of(2) { 0.0 } else { duration * rng.uniform_range(0.1, 0.6) };
+    let warmup =
+        if rng.next_u64().is_multiple_of(2) { 0.0 } else { duration * rng.uniform_range(0.1, 0.6) };
     let access = (rtt / 8.0).min(1e-3);
     let bottleneck_delay = rtt / 2.0 - 2.0 * access;
     let mut text = format!(
@@ -67,30 +80,60 @@ fn jain(xs: &[f64]) -> f64 {
 fn check(r: &RunResult, text: &str) {
     let f = &r.flows;
     let n = f.rows();
-    let (sent, delivered, dropped, in_flight) = (f.u64s("sent_pkts"), f.u64s("delivered_pkts"), f.u64s("dropped_pkts"), f.u64s("in_flight_pkts"));
-    let (sent_b, delivered_b, goodput_b) = (f.u64s("sent_bytes"), f.u64s("delivered_bytes"), f.u64s("goodput_bytes"));
+    let (sent, delivered, dropped, in_flight) = (
+        f.u64s("sent_pkts"),
+        f.u64s("delivered_pkts"),
+        f.u64s("dropped_pkts"),
+        f.u64s("in_flight_pkts"),
+    );
+    let (sent_b, delivered_b, goodput_b) =
+        (f.u64s("sent_bytes"), f.u64s("delivered_bytes"), f.u64s("goodput_bytes"));
     for i in 0..n {
-        assert_eq!(sent[i], delivered[i] + dropped[i] + in_flight[i], "flow {i}: packets not conserved\n{text}");
+        assert_eq!(
+            sent[i],
+            delivered[i] + dropped[i] + in_flight[i],
+            "flow {i}: packets not conserved\n{text}"
+        );
         assert!(delivered_b[i] <= sent_b[i], "flow {i}: delivered more than sent\n{text}");
-        assert!(goodput_b[i] <= delivered_b[i], "flow {i}: goodput {} above delivered wire bytes {}\n{text}", goodput_b[i], delivered_b[i]);
-        assert!(f.u64s("meas_delivered_pkts")[i] <= delivered[i] && f.u64s("meas_sent_pkts")[i] <= sent[i], "flow {i}: window exceeds run\n{text}");
+        assert!(
+            goodput_b[i] <= delivered_b[i],
+            "flow {i}: goodput {} above delivered wire bytes {}\n{text}",
+            goodput_b[i],
+            delivered_b[i]
+        );
+        assert!(
+            f.u64s("meas_delivered_pkts")[i] <= delivered[i]
+                && f.u64s("meas_sent_pkts")[i] <= sent[i],
+            "flow {i}: window exceeds run\n{text}"
+        );
     }
     for col in ["start_s", "rtt_base_s", "meas_start_s"] {
         assert!(f.f64s(col).iter().all(|x| x.is_finite()), "NaN in flows.{col}\n{text}");
     }
     for (i, &count) in f.u64s("delay_count").iter().enumerate() {
-        assert!(count == 0 || f.f64s("delay_mean_s")[i].is_finite(), "flow {i}: delays counted but no mean\n{text}");
+        assert!(
+            count == 0 || f.f64s("delay_mean_s")[i].is_finite(),
+            "flow {i}: delays counted but no mean\n{text}"
+        );
     }
     let l = &r.links;
-    let bneck = l.columns.iter().find(|(k, _)| *k == "name").map(|_| ()).and_then(|()| match l.get("name") {
-        Some(ccarena_core::record::result::Column::Str(names)) => names.iter().position(|x| x == "bottleneck"),
-        _ => None,
+    let bneck = l.columns.iter().find(|(k, _)| *k == "name").map(|_| ()).and_then(|()| {
+        match l.get("name") {
+            Some(ccarena_core::record::result::Column::Str(names)) => {
+                names.iter().position(|x| x == "bottleneck")
+            }
+            _ => None,
+        }
     });
     let bneck = bneck.expect("a dumbbell has a bottleneck");
     for i in 0..l.rows() {
         let (rate, window) = (l.f64s("rate_bps")[i], l.f64s("meas_duration_s")[i]);
         let tx = l.u64s("tx_bytes")[i] as f64 * 8.0;
-        assert!(tx <= rate * r.duration_s * (1.0 + 1e-9), "link {i}: carried {tx} bits in {}s at {rate} bit/s\n{text}", r.duration_s);
+        assert!(
+            tx <= rate * r.duration_s * (1.0 + 1e-9),
+            "link {i}: carried {tx} bits in {}s at {rate} bit/s\n{text}",
+            r.duration_s
+        );
         let util = l.u64s("meas_tx_bytes")[i] as f64 * 8.0 / (rate * window);
         assert!((0.0..=1.0).contains(&util), "link {i}: utilisation {util}\n{text}");
         for col in ["mean_queue_pkts", "rate_bps", "delay_s", "meas_duration_s"] {
@@ -99,11 +142,18 @@ fn check(r: &RunResult, text: &str) {
     }
     // Every flow crosses the bottleneck: together they cannot deliver more than it carried.
     let through: u64 = delivered_b.iter().sum();
-    assert!(through <= l.u64s("tx_bytes")[bneck], "flows delivered {through} B, the bottleneck carried {}\n{text}", l.u64s("tx_bytes")[bneck]);
+    assert!(
+        through <= l.u64s("tx_bytes")[bneck],
+        "flows delivered {through} B, the bottleneck carried {}\n{text}",
+        l.u64s("tx_bytes")[bneck]
+    );
     let goodputs: Vec<f64> = goodput_b.iter().map(|&b| b as f64).collect();
     if goodputs.iter().any(|&g| g > 0.0) {
         let j = jain(&goodputs);
-        assert!(j >= 1.0 / n as f64 - 1e-12 && j <= 1.0 + 1e-12, "Jain {j} outside [1/{n}, 1]\n{text}");
+        assert!(
+            j >= 1.0 / n as f64 - 1e-12 && j <= 1.0 + 1e-12,
+            "Jain {j} outside [1/{n}, 1]\n{text}"
+        );
     }
 }
 
@@ -113,10 +163,14 @@ fn random_valid_scenarios_obey_the_network_invariants() {
     let mut events = 0;
     for i in 0..SCENARIOS {
         let text = scenario(&mut rng, i);
-        let s = Scenario::from_toml(&text).unwrap_or_else(|e| panic!("generator made an invalid scenario: {e}\n{text}"));
+        let s = Scenario::from_toml(&text)
+            .unwrap_or_else(|e| panic!("generator made an invalid scenario: {e}\n{text}"));
         let r = sim::run_quiet(&s).unwrap_or_else(|e| panic!("run failed: {e}\n{text}"));
         events += r.engine.events;
         check(&r, &text);
     }
-    assert!(events > SCENARIOS * 1000, "the scenarios did too little to test anything: {events} events");
+    assert!(
+        events > SCENARIOS * 1000,
+        "the scenarios did too little to test anything: {events} events"
+    );
 }

@@ -57,7 +57,8 @@ fn two_flows_in_a_two_packet_buffer(seed: u64) -> ccarena_core::record::result::
 fn two_cubic_flows_through_a_two_packet_buffer_share_fairly() {
     // The kernel averages Jain 0.94 here. A flow that loses its whole first window must not be
     // locked out by its own backed-off timer (handshake sample, timestamps, RACK-TLP).
-    let sum: f64 = (1..=10).map(|seed| jain(&goodputs_bps(&two_flows_in_a_two_packet_buffer(seed)))).sum();
+    let sum: f64 =
+        (1..=10).map(|seed| jain(&goodputs_bps(&two_flows_in_a_two_packet_buffer(seed)))).sum();
     assert!(sum / 10.0 >= 0.89, "mean Jain {:.3}", sum / 10.0);
 }
 
@@ -72,9 +73,17 @@ fn two_cubic_flows_through_a_two_packet_buffer_get_the_kernel_s_aggregate_goodpu
     // the pace: whole segments, W_max regained on the first ACK after a loss and then held
     // until HZ/32 has passed (cubic_linux.rs). RFC 9438's real-valued curve kept the link 3 %
     // busier than the kernel (9.17 Mbit/s).
-    let mean = (1..=3).map(|seed| goodputs_bps(&two_flows_in_a_two_packet_buffer(seed)).iter().sum::<f64>()).sum::<f64>() / 3.0 / 1e6;
+    let mean = (1..=3)
+        .map(|seed| goodputs_bps(&two_flows_in_a_two_packet_buffer(seed)).iter().sum::<f64>())
+        .sum::<f64>()
+        / 3.0
+        / 1e6;
     let error = mean / KERNEL_TWO_PACKET_GOODPUT_MBPS - 1.0;
-    assert!(error.abs() <= 0.03, "{mean:.3} Mbit/s against the kernel's {KERNEL_TWO_PACKET_GOODPUT_MBPS}: {:+.1} %", 100.0 * error);
+    assert!(
+        error.abs() <= 0.03,
+        "{mean:.3} Mbit/s against the kernel's {KERNEL_TWO_PACKET_GOODPUT_MBPS}: {:+.1} %",
+        100.0 * error
+    );
 }
 
 const FLOOD: &str = r#"
@@ -101,9 +110,12 @@ const FLOOD: &str = r#"
 
 /// Seconds after the UDP flow stops (40 s) until CUBIC's goodput first reaches 80 % of the link.
 fn recovery_after_flood(stack: &str, seed: u64) -> Option<f64> {
-    let r = run(&FLOOD.replace("STACK", &format!("stack = \"{stack}\"")).replace("SEED", &seed.to_string()));
+    let r = run(&FLOOD
+        .replace("STACK", &format!("stack = \"{stack}\""))
+        .replace("SEED", &seed.to_string()));
     // The UDP flow sends nothing after its stop time.
-    let udp_after: f64 = flow_series(&r, 1, "sent_bytes").iter().filter(|(t, _)| *t > 40.0).map(|(_, v)| v).sum();
+    let udp_after: f64 =
+        flow_series(&r, 1, "sent_bytes").iter().filter(|(t, _)| *t > 40.0).map(|(_, v)| v).sum();
     assert_eq!(udp_after, 0.0);
     flow_series(&r, 0, "goodput_bytes")
         .into_iter()
@@ -165,15 +177,36 @@ fn the_normalised_scenario_records_the_resolved_stack() {
     let n = s.normalised();
     let f = &n["flows"];
     // The linux stack's CUBIC is Linux's (tcp_cubic.c constants and arithmetic); the name stays.
-    let cubic = |i: usize| (f[i]["cc"].as_str(), f[i]["cc_params"]["arithmetic"].as_str(), f[i]["cc_params"]["beta"].as_f64());
+    let cubic = |i: usize| {
+        (
+            f[i]["cc"].as_str(),
+            f[i]["cc_params"]["arithmetic"].as_str(),
+            f[i]["cc_params"]["beta"].as_f64(),
+        )
+    };
     assert_eq!(cubic(3), (Some("cubic"), Some("linux"), Some(717.0 / 1024.0)));
     assert_eq!(cubic(4), (Some("cubic"), Some("real"), Some(0.7)));
     assert_eq!(cubic(5), (Some("cubic@rfc9438"), Some("real"), Some(0.7)));
-    assert_eq!((f[0]["stack"].as_str(), f[0]["mss"].as_str(), f[0]["handshake"].as_bool()), (Some("linux"), Some("1448B"), Some(true)));
-    assert_eq!((f[0]["rcv_buf"].as_str(), f[0]["cc_params"]["basis"].as_str()), (Some("6291456B"), Some("cwnd")));
-    assert_eq!((f[1]["stack"].as_str(), f[1]["min_rto"].as_str(), f[1]["initial_cwnd"].as_f64()), (Some("ns2"), Some("1s"), Some(2.0)));
-    assert_eq!((f[1]["delayed_ack"].as_bool(), f[1]["timestamps"].as_bool()), (Some(true), Some(false)));
+    assert_eq!(
+        (f[0]["stack"].as_str(), f[0]["mss"].as_str(), f[0]["handshake"].as_bool()),
+        (Some("linux"), Some("1448B"), Some(true))
+    );
+    assert_eq!(
+        (f[0]["rcv_buf"].as_str(), f[0]["cc_params"]["basis"].as_str()),
+        (Some("6291456B"), Some("cwnd"))
+    );
+    assert_eq!(
+        (f[1]["stack"].as_str(), f[1]["min_rto"].as_str(), f[1]["initial_cwnd"].as_f64()),
+        (Some("ns2"), Some("1s"), Some(2.0))
+    );
+    assert_eq!(
+        (f[1]["delayed_ack"].as_bool(), f[1]["timestamps"].as_bool()),
+        (Some(true), Some(false))
+    );
     let window_from_una = |i: usize| f[i]["window_from_una"].as_bool();
-    assert_eq!((window_from_una(0), window_from_una(1), window_from_una(4), window_from_una(6)), (Some(false), Some(true), Some(false), Some(false)));
+    assert_eq!(
+        (window_from_una(0), window_from_una(1), window_from_una(4), window_from_una(6)),
+        (Some(false), Some(true), Some(false), Some(false))
+    );
     assert_eq!((f[2]["prr"].as_bool(), f[2]["rack_tlp"].as_bool()), (Some(false), Some(true)));
 }

@@ -61,5 +61,8 @@ fn onoff_over_tcp_faster_than_the_path_keeps_memory_bounded() {
     let long = peak_while_running("4s");
     // The source makes ~890,000 talkspurts a simulated second: a record kept for each would add
     // over 60 MB between the two runs. What the runs keep per sample or per event is far less.
-    assert!(long < short + short / 2 + (1 << 20), "peak heap {short} B over 1 s, {long} B over 4 s");
+    assert!(
+        long < short + short / 2 + (1 << 20),
+        "peak heap {short} B over 1 s, {long} B over 4 s"
+    );
 }

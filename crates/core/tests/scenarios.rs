@@ -34,7 +34,12 @@ const LOSSY: &str = r#"
 fn every_sent_packet_is_delivered_dropped_or_still_in_flight() {
     let r = run(LOSSY);
     let f = &r.flows;
-    let (sent, delivered, dropped, in_flight) = (f.u64s("sent_pkts"), f.u64s("delivered_pkts"), f.u64s("dropped_pkts"), f.u64s("in_flight_pkts"));
+    let (sent, delivered, dropped, in_flight) = (
+        f.u64s("sent_pkts"),
+        f.u64s("delivered_pkts"),
+        f.u64s("dropped_pkts"),
+        f.u64s("in_flight_pkts"),
+    );
     for i in 0..f.rows() {
         assert!(sent[i] > 100, "flow {i} barely sent: {}", sent[i]);
         assert!(dropped[i] > 0, "flow {i} saw no loss: the test would prove nothing");
@@ -113,6 +118,10 @@ fn a_loss_at_the_start_of_a_burst_is_repaired_without_a_timeout() {
             "#
         ));
         assert_eq!(r.flows.u64s("dropped_pkts")[0], 1, "{rule}");
-        assert_eq!((r.flows.u64s("fast_recoveries")[0], r.flows.u64s("timeouts")[0]), (1, 0), "{rule}");
+        assert_eq!(
+            (r.flows.u64s("fast_recoveries")[0], r.flows.u64s("timeouts")[0]),
+            (1, 0),
+            "{rule}"
+        );
     }
 }

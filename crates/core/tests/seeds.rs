@@ -14,7 +14,10 @@ const T_975_9: f64 = 2.262;
 fn reno_rtt(seed: u64, jitter: bool) -> Scenario {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/ccarena/scenarios/reno-rtt.toml");
     // The example turns jitter on; the test sets it both ways.
-    let text = std::fs::read_to_string(path).unwrap().replace("jitter = true", "").replace("seed = 1", &format!("seed = {seed}\njitter = {jitter}"));
+    let text = std::fs::read_to_string(path)
+        .unwrap()
+        .replace("jitter = true", "")
+        .replace("seed = 1", &format!("seed = {seed}\njitter = {jitter}"));
     Scenario::from_toml(&text).unwrap()
 }
 
@@ -26,10 +29,15 @@ fn unfairness(r: &RunResult) -> f64 {
 
 #[test]
 fn jitter_makes_seeds_distinct_samples_and_keeps_each_seed_reproducible() {
-    let plain: Vec<f64> = (1..=SEEDS).map(|s| unfairness(&sim::run_quiet(&reno_rtt(s, false)).unwrap())).collect();
-    assert!(plain.iter().all(|&x| x == plain[0]), "without jitter nothing in reno-rtt is random: {plain:?}");
+    let plain: Vec<f64> =
+        (1..=SEEDS).map(|s| unfairness(&sim::run_quiet(&reno_rtt(s, false)).unwrap())).collect();
+    assert!(
+        plain.iter().all(|&x| x == plain[0]),
+        "without jitter nothing in reno-rtt is random: {plain:?}"
+    );
 
-    let runs: Vec<RunResult> = (1..=SEEDS).map(|s| sim::run_quiet(&reno_rtt(s, true)).unwrap()).collect();
+    let runs: Vec<RunResult> =
+        (1..=SEEDS).map(|s| sim::run_quiet(&reno_rtt(s, true)).unwrap()).collect();
     let ratios: Vec<f64> = runs.iter().map(unfairness).collect();
     let mut distinct = ratios.clone();
     distinct.sort_by(f64::total_cmp);
@@ -48,7 +56,15 @@ fn jitter_makes_seeds_distinct_samples_and_keeps_each_seed_reproducible() {
 
     let again = sim::run_quiet(&reno_rtt(3, true)).unwrap();
     // JSON, because NaN (e.g. completion_s of bulk flows) is unequal to itself.
-    for (a, b) in [(&again.flows, &runs[2].flows), (&again.flow_series, &runs[2].flow_series), (&again.link_series, &runs[2].link_series)] {
-        assert_eq!(a.to_json(), b.to_json(), "same scenario and seed must give bit-identical results");
+    for (a, b) in [
+        (&again.flows, &runs[2].flows),
+        (&again.flow_series, &runs[2].flow_series),
+        (&again.link_series, &runs[2].link_series),
+    ] {
+        assert_eq!(
+            a.to_json(),
+            b.to_json(),
+            "same scenario and seed must give bit-identical results"
+        );
     }
 }

@@ -18,12 +18,16 @@ fn strs<'a>(t: &'a ccarena_core::record::result::Table, c: &str) -> &'a [String]
 }
 
 fn link_index(r: &RunResult, name: &str) -> usize {
-    strs(&r.links, "name").iter().position(|n| n == name).unwrap_or_else(|| panic!("no link {name}"))
+    strs(&r.links, "name")
+        .iter()
+        .position(|n| n == name)
+        .unwrap_or_else(|| panic!("no link {name}"))
 }
 
 /// Wire bytes emitted by the background flows of each class (the group's last `:` part).
 fn background_bytes(r: &RunResult) -> (u64, Vec<(String, u64)>) {
-    let (groups, roles, sent) = (strs(&r.flows, "group"), strs(&r.flows, "role"), r.flows.u64s("sent_bytes"));
+    let (groups, roles, sent) =
+        (strs(&r.flows, "group"), strs(&r.flows, "role"), r.flows.u64s("sent_bytes"));
     let mut by: Vec<(String, u64)> = Vec::new();
     for i in 0..groups.len() {
         if roles[i] != "background" {
@@ -70,15 +74,18 @@ fn background_offers_its_load_and_mix_over_300_s() {
         // The main flow is reported apart and alone has a time series.
         let roles = strs(&r.flows, "role");
         assert_eq!(roles[0], "main");
-        assert!(roles[1..].iter().all(|x| x == "background") && roles.len() > 100, "{} flows", roles.len());
+        assert!(
+            roles[1..].iter().all(|x| x == "background") && roles.len() > 100,
+            "{} flows",
+            roles.len()
+        );
         assert!(r.flow_series.u64s("flow").iter().all(|&f| f == 0));
     }
 }
 
 #[test]
 fn both_directions_load_each_way_and_the_reverse_carries_the_same() {
-    let r = run(
-        r#"
+    let r = run(r#"
         duration = "120s"
         sample_interval = "10s"
         [topology]
@@ -93,10 +100,10 @@ fn both_directions_load_each_way_and_the_reverse_carries_the_same() {
         load = 0.4
         mix = { udp = 0.5, ftp = 0.0, web = 0.5 }
         direction = "both"
-        "#,
-    );
+        "#);
     let tx = r.links.u64s("tx_bytes");
-    let (fwd, rev) = (tx[link_index(&r, "bottleneck")] as f64, tx[link_index(&r, "bottleneck_rev")] as f64);
+    let (fwd, rev) =
+        (tx[link_index(&r, "bottleneck")] as f64, tx[link_index(&r, "bottleneck_rev")] as f64);
     let cap = 50e6 * 120.0 / 8.0;
     // Each direction carries its own 40 % plus the other direction's ACKs (~2 %).
     for (name, bytes) in [("forward", fwd), ("reverse", rev)] {
@@ -104,7 +111,10 @@ fn both_directions_load_each_way_and_the_reverse_carries_the_same() {
         assert!((0.38..0.46).contains(&u), "{name} utilisation {u:.3}");
     }
     let groups = strs(&r.flows, "group");
-    assert!(groups.iter().any(|g| g == "background:rev:web") && groups.iter().any(|g| g == "background:web"));
+    assert!(
+        groups.iter().any(|g| g == "background:rev:web")
+            && groups.iter().any(|g| g == "background:web")
+    );
 }
 
 #[test]
@@ -184,7 +194,10 @@ fn ftp_files_follow_the_acknowledgements_then_the_idle_gap() {
     let r = closed_loop(r#"{ kind = "ftp", size = "14600B", idle = "1s" }"#, "10.5s");
     assert_eq!(r.flows.u64s("goodput_bytes")[0], 10 * 14_600);
     // With exponential gaps of mean 1 s the rate is size / (E[idle] + transfer time).
-    let r = closed_loop(r#"{ kind = "ftp", size = "14600B", idle = { kind = "exponential", mean = "1s" } }"#, "1000s");
+    let r = closed_loop(
+        r#"{ kind = "ftp", size = "14600B", idle = { kind = "exponential", mean = "1s" } }"#,
+        "1000s",
+    );
     let files = r.flows.u64s("goodput_bytes")[0] as f64 / 14_600.0;
     let expected = 1000.0 / 1.1;
     // The count's deviation is about 3 %: a wrong mean gap (e.g. 2 s) lands far outside.
@@ -228,7 +241,12 @@ fn parking_lot_long_flow_gets_less_than_one_hop_flows_of_the_same_rtt() {
         assert!((x - 0.1).abs() < 1e-9, "flow {i} base RTT {x}");
     }
     let cross = (g[1] + g[2] + g[3]) / 3.0;
-    assert!(g[0] < 0.7 * cross, "long flow {:.2} Mbit/s vs one-hop flows {:.2} Mbit/s", g[0] / 1e6, cross / 1e6);
+    assert!(
+        g[0] < 0.7 * cross,
+        "long flow {:.2} Mbit/s vs one-hop flows {:.2} Mbit/s",
+        g[0] / 1e6,
+        cross / 1e6
+    );
     // Every hop is busy: the long flow plus that hop's cross flow fill it.
     for h in 1..=3 {
         let u = support::utilisation(&r, &format!("hop{h}"));
@@ -238,12 +256,20 @@ fn parking_lot_long_flow_gets_less_than_one_hop_flows_of_the_same_rtt() {
 
 #[test]
 fn parking_lot_background_crosses_each_hop_by_default() {
-    let r = run(&format!("{PARKING}\n[[background]]\nload = 0.3\nmix = {{ udp = 1.0 }}\nrtt = \"30ms\"\n").replace("duration = \"60s\"", "duration = \"20s\""));
-    let (groups, src, dst) = (strs(&r.flows, "group"), strs(&r.flows, "src"), strs(&r.flows, "dst"));
+    let r = run(&format!(
+        "{PARKING}\n[[background]]\nload = 0.3\nmix = {{ udp = 1.0 }}\nrtt = \"30ms\"\n"
+    )
+    .replace("duration = \"60s\"", "duration = \"20s\""));
+    let (groups, src, dst) =
+        (strs(&r.flows, "group"), strs(&r.flows, "src"), strs(&r.flows, "dst"));
     for h in 1..=3 {
         let label = format!("background:hop{h}:udp");
-        let i = groups.iter().position(|g| *g == label).unwrap_or_else(|| panic!("no group {label}"));
-        assert_eq!((src[i].as_str(), dst[i].as_str()), (format!("bg0_hop{h}_a").as_str(), format!("bg0_hop{h}_b").as_str()));
+        let i =
+            groups.iter().position(|g| *g == label).unwrap_or_else(|| panic!("no group {label}"));
+        assert_eq!(
+            (src[i].as_str(), dst[i].as_str()),
+            (format!("bg0_hop{h}_a").as_str(), format!("bg0_hop{h}_b").as_str())
+        );
         // 2 · (2 · access + 10 ms) = 30 ms.
         assert!((r.flows.f64s("rtt_base_s")[i] - 0.03).abs() < 1e-9);
     }
@@ -251,8 +277,7 @@ fn parking_lot_background_crosses_each_hop_by_default() {
 
 #[test]
 fn lan_ring_flows_reach_the_opposite_lan_through_two_router_hops() {
-    let r = run(
-        r#"
+    let r = run(r#"
         duration = "10s"
         sample_interval = "1s"
         [topology]
@@ -262,14 +287,20 @@ fn lan_ring_flows_reach_the_opposite_lan_through_two_router_hops() {
         count = 4
         protocol = "udp"
         app = { kind = "cbr", rate = "100kbps", packet_size = "500B" }
-        "#,
-    );
+        "#);
     // Round-robin: flow i sits in LAN i+1 and talks to LAN (i+2) mod 4 + 1.
     let lanr = |i: usize| format!("R{}", i % 4 + 1);
     let tx = r.links.u64s("tx_bytes");
     for i in 0..4 {
-        assert!(tx[link_index(&r, &format!("src{i}->{}", lanr(i)))] > 0, "flow {i} leaves from LAN {}", i + 1);
-        assert!(tx[link_index(&r, &format!("{}->dst{i}", lanr(i + 2)))] > 0, "flow {i} arrives in the LAN opposite");
+        assert!(
+            tx[link_index(&r, &format!("src{i}->{}", lanr(i)))] > 0,
+            "flow {i} leaves from LAN {}",
+            i + 1
+        );
+        assert!(
+            tx[link_index(&r, &format!("{}->dst{i}", lanr(i + 2)))] > 0,
+            "flow {i} arrives in the LAN opposite"
+        );
         // LAN link + two ring links + LAN link, both ways: 2 · (1 + 25 + 25 + 1) ms.
         assert!((r.flows.f64s("rtt_base_s")[i] - 0.104).abs() < 1e-9, "flow {i}");
     }
@@ -278,7 +309,12 @@ fn lan_ring_flows_reach_the_opposite_lan_through_two_router_hops() {
         let cw = tx[link_index(&r, &format!("{}->{}", lanr(i), lanr(i + 1)))];
         let ccw = tx[link_index(&r, &format!("{}->{}", lanr(i + 1), lanr(i)))];
         let one_flow = r.flows.u64s("sent_bytes")[0];
-        assert!(cw.abs_diff(2 * one_flow) < 2 * 528, "ring link {} carried {cw} bytes, two flows send {}", i + 1, 2 * one_flow);
+        assert!(
+            cw.abs_diff(2 * one_flow) < 2 * 528,
+            "ring link {} carried {cw} bytes, two flows send {}",
+            i + 1,
+            2 * one_flow
+        );
         assert_eq!(ccw, 0);
     }
 }
@@ -337,7 +373,10 @@ fn normalised_scenarios_with_the_new_keys_parse_back_unchanged() {
     assert_eq!(n["background"][0]["mix"]["web"], 0.56);
     assert_eq!(n["flows"][4]["app"]["think"]["kind"], "pareto");
     assert_eq!(n["topology"]["hop_delay"], serde_json::json!(["10ms", "10ms", "10ms"]));
-    let ring = Scenario::from_toml("duration = \"1s\"\n[topology]\nkind = \"lan_ring\"\nring_delay = \"50ms\"\n[[flows]]\n").unwrap();
+    let ring = Scenario::from_toml(
+        "duration = \"1s\"\n[topology]\nkind = \"lan_ring\"\nring_delay = \"50ms\"\n[[flows]]\n",
+    )
+    .unwrap();
     assert_eq!(ring, Scenario::from_value(&ring.normalised()).unwrap());
     assert_eq!(ring.normalised()["topology"]["queue"]["limit"], "300pkt");
 }
@@ -362,13 +401,27 @@ fn background_sources_keep_delay_percentiles_only_when_asked() {
     let base = format!("{DUMBBELL}[[background]]\nload = 0.3\nmix = {{ udp = 0.5, web = 0.5 }}\n");
     let (plain, asked) = (run(&base), run(&format!("{base}delay_quantiles = true\n")));
     let roles = strs(&plain.flows, "role");
-    let measured = |r: &RunResult| -> Vec<usize> { (0..roles.len()).filter(|&i| r.flows.u64s("delay_count")[i] > 0).collect() };
-    let (main, bg): (Vec<usize>, Vec<usize>) = measured(&plain).into_iter().partition(|&i| roles[i] == "main");
+    let measured = |r: &RunResult| -> Vec<usize> {
+        (0..roles.len()).filter(|&i| r.flows.u64s("delay_count")[i] > 0).collect()
+    };
+    let (main, bg): (Vec<usize>, Vec<usize>) =
+        measured(&plain).into_iter().partition(|&i| roles[i] == "main");
     assert!(!main.is_empty() && bg.len() > 3, "main {main:?}, background {bg:?}");
     for (r, bg_percentiles) in [(&plain, false), (&asked, true)] {
-        let (p50, mean, min, max) = (r.flows.f64s("delay_p50_s"), r.flows.f64s("delay_mean_s"), r.flows.f64s("delay_min_s"), r.flows.f64s("delay_max_s"));
+        let (p50, mean, min, max) = (
+            r.flows.f64s("delay_p50_s"),
+            r.flows.f64s("delay_mean_s"),
+            r.flows.f64s("delay_min_s"),
+            r.flows.f64s("delay_max_s"),
+        );
         for &i in main.iter().chain(&bg) {
-            assert!(min[i] > 0.0 && min[i] <= mean[i] && mean[i] <= max[i], "flow {i}: moments {} {} {}", min[i], mean[i], max[i]);
+            assert!(
+                min[i] > 0.0 && min[i] <= mean[i] && mean[i] <= max[i],
+                "flow {i}: moments {} {} {}",
+                min[i],
+                mean[i],
+                max[i]
+            );
             let has_p50 = roles[i] == "main" || bg_percentiles;
             assert_eq!(p50[i].is_finite(), has_p50, "flow {i} ({}): p50 {}", roles[i], p50[i]);
         }
@@ -377,7 +430,10 @@ fn background_sources_keep_delay_percentiles_only_when_asked() {
     for col in ["delay_count", "delivered_pkts", "sent_bytes"] {
         assert_eq!(plain.flows.u64s(col), asked.flows.u64s(col), "{col}");
     }
-    assert_eq!(plain.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>(), asked.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    assert_eq!(
+        plain.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+        asked.flows.f64s("delay_mean_s").iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+    );
 }
 
 #[test]

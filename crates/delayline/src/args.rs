@@ -28,7 +28,10 @@ pub fn parse(argv: &[String]) -> Result<Args, String> {
         v.parse::<u64>().map_err(|_| format!("{name} must be a whole number of {unit}, not {v:?}"))
     };
     let (ps_ab, ps_ba) = match argv.get(5..7) {
-        Some([ab, ba]) => (whole("PS_PER_BYTE_AB", ab, "picoseconds")?, whole("PS_PER_BYTE_BA", ba, "picoseconds")?),
+        Some([ab, ba]) => (
+            whole("PS_PER_BYTE_AB", ab, "picoseconds")?,
+            whole("PS_PER_BYTE_BA", ba, "picoseconds")?,
+        ),
         _ => (0, 0),
     };
     Ok(Args {
@@ -67,7 +70,9 @@ mod tests {
     #[test]
     fn rejects_bad_delay_and_arity() {
         assert!(parse(&s(&["a", "b", "20ms", "5", "/tmp/x"])).unwrap_err().contains("DELAY_AB_US"));
-        assert!(parse(&s(&["a", "b", "1", "5", "/tmp/x", "1.5", "2"])).unwrap_err().contains("PS_PER_BYTE_AB"));
+        assert!(parse(&s(&["a", "b", "1", "5", "/tmp/x", "1.5", "2"]))
+            .unwrap_err()
+            .contains("PS_PER_BYTE_AB"));
         assert_eq!(parse(&s(&["a"])).unwrap_err(), USAGE);
         assert_eq!(parse(&s(&["a", "b", "1", "5", "/tmp/x", "3"])).unwrap_err(), USAGE);
     }

@@ -44,7 +44,8 @@ struct PacketSocket {
 impl PacketSocket {
     /// An AF_PACKET socket bound to `ifname`, promiscuous, not seeing its own output.
     fn open(ifname: &str) -> io::Result<PacketSocket> {
-        let name = CString::new(ifname).map_err(|_| io::Error::other("interface name has a NUL byte"))?;
+        let name =
+            CString::new(ifname).map_err(|_| io::Error::other("interface name has a NUL byte"))?;
         let ifindex = unsafe { libc::if_nametoindex(name.as_ptr()) };
         if ifindex == 0 {
             return Err(io::Error::other(format!("no interface {ifname:?}")));
@@ -101,7 +102,8 @@ impl PacketSocket {
     /// One frame, when it arrived and whether the kernel stamped it (`arrival.rs`; unstamped,
     /// the read's instant stands in), or `None` when the poll interval passed without a frame.
     fn recv(&self, buf: &mut [u8]) -> io::Result<Option<(usize, Instant, bool)>> {
-        let mut iov = libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
+        let mut iov =
+            libc::iovec { iov_base: buf.as_mut_ptr() as *mut libc::c_void, iov_len: buf.len() };
         // Room for one SCM_TIMESTAMPNS message (a timespec) with its header, aligned.
         let mut control = [0u64; 8];
         let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
@@ -118,15 +120,21 @@ impl PacketSocket {
             };
         }
         let now = Instant::now();
-        Ok(Some(match kernel_stamp_ns(&msg).and_then(|stamp| arrival::arrival(now, realtime_ns(), stamp)) {
-            Some(arrived) => (n as usize, arrived, true),
-            None => (n as usize, now, false),
-        }))
+        Ok(Some(
+            match kernel_stamp_ns(&msg)
+                .and_then(|stamp| arrival::arrival(now, realtime_ns(), stamp))
+            {
+                Some(arrived) => (n as usize, arrived, true),
+                None => (n as usize, now, false),
+            },
+        ))
     }
 
     fn send(&self, frame: &[u8]) -> io::Result<()> {
         loop {
-            let n = unsafe { libc::send(self.fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0) };
+            let n = unsafe {
+                libc::send(self.fd, frame.as_ptr() as *const libc::c_void, frame.len(), 0)
+            };
             if n >= 0 {
                 return Ok(());
             }
@@ -166,7 +174,8 @@ fn kernel_stamp_ns(msg: &libc::msghdr) -> Option<i128> {
     while !cmsg.is_null() {
         let hdr = unsafe { &*cmsg };
         if hdr.cmsg_level == libc::SOL_SOCKET && hdr.cmsg_type == libc::SCM_TIMESTAMPNS {
-            let ts = unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec) };
+            let ts =
+                unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(cmsg) as *const libc::timespec) };
             return Some(nanos(ts));
         }
         cmsg = unsafe { libc::CMSG_NXTHDR(msg, cmsg) };
@@ -193,7 +202,12 @@ impl Drop for PacketSocket {
 
 /// Read frames from `input` and queue them with their due time: serialised, then delayed.
 /// Returns how many frames had no usable kernel stamp and were timed by their read instead.
-fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue: Sender<(Instant, Vec<u8>)>) -> io::Result<u64> {
+fn reader(
+    input: Arc<PacketSocket>,
+    delay: Duration,
+    mut line: Serialiser,
+    queue: Sender<(Instant, Vec<u8>)>,
+) -> io::Result<u64> {
     let mut buf = vec![0u8; FRAME_MAX];
     let mut unstamped = 0;
     while !STOP.load(Ordering::Relaxed) {
@@ -209,7 +223,10 @@ fn reader(input: Arc<PacketSocket>, delay: Duration, mut line: Serialiser, queue
 }
 
 /// Release queued frames on `output` at their due time; return their lateness.
-fn releaser(output: Arc<PacketSocket>, queue: Receiver<(Instant, Vec<u8>)>) -> io::Result<Lateness> {
+fn releaser(
+    output: Arc<PacketSocket>,
+    queue: Receiver<(Instant, Vec<u8>)>,
+) -> io::Result<Lateness> {
     let mut lateness = Lateness::default();
     loop {
         let (due, frame) = match queue.recv_timeout(POLL) {
@@ -238,7 +255,12 @@ fn tighten_timing() {
 
 type Direction = (thread::JoinHandle<io::Result<u64>>, thread::JoinHandle<io::Result<Lateness>>);
 
-fn direction(input: &Arc<PacketSocket>, output: &Arc<PacketSocket>, delay: Duration, ps_per_byte: u64) -> Direction {
+fn direction(
+    input: &Arc<PacketSocket>,
+    output: &Arc<PacketSocket>,
+    delay: Duration,
+    ps_per_byte: u64,
+) -> Direction {
     let (tx, rx) = mpsc::channel();
     let input = Arc::clone(input);
     let output = Arc::clone(output);

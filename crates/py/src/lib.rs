@@ -23,7 +23,10 @@ use std::time::{Duration, Instant};
 /// An exception of `ccarena.errors` (defined in Python so that every error the package raises
 /// shares one base class, `ccarena.errors.Error`).
 fn ccarena_error(py: Python<'_>, class: &str, message: String) -> PyErr {
-    let ty = py.import("ccarena.errors").and_then(|m| m.getattr(class)).and_then(|t| Ok(t.cast_into::<PyType>()?));
+    let ty = py
+        .import("ccarena.errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|t| Ok(t.cast_into::<PyType>()?));
     match ty {
         Ok(ty) => PyErr::from_type(ty, message),
         Err(e) => e,
@@ -36,11 +39,17 @@ fn scenario_error(message: impl std::fmt::Display) -> PyErr {
 
 /// A panic inside the core is a bug: report it as `SimulationError` instead of aborting Python.
 fn internal_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
-    let msg = format!("internal error in the simulator (please report it with the scenario): {}", panic_message(p));
+    let msg = format!(
+        "internal error in the simulator (please report it with the scenario): {}",
+        panic_message(p)
+    );
     Python::attach(|py| ccarena_error(py, "SimulationError", msg))
 }
 
-pub(crate) fn json_to_py<'py>(py: Python<'py>, v: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+pub(crate) fn json_to_py<'py>(
+    py: Python<'py>,
+    v: &serde_json::Value,
+) -> PyResult<Bound<'py, PyAny>> {
     let json = py.import("json")?;
     json.call_method1("loads", (v.to_string(),))
 }
@@ -91,7 +100,10 @@ fn parse(scenario_json: &str) -> PyResult<Scenario> {
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "unknown panic".into())
+    p.downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
 }
 
 #[pyfunction]
@@ -117,7 +129,11 @@ fn run<'py>(
     progress_every_s: f64,
 ) -> PyResult<Bound<'py, PyDict>> {
     if !(progress_every_s.is_finite() && progress_every_s >= 0.0) {
-        return Err(ccarena_error(py, "ArgumentError", format!("progress_every_s: {progress_every_s} is not a number of seconds >= 0")));
+        return Err(ccarena_error(
+            py,
+            "ArgumentError",
+            format!("progress_every_s: {progress_every_s} is not a number of seconds >= 0"),
+        ));
     }
     let progress_every = Duration::from_secs_f64(progress_every_s);
     let scenario = parse(scenario_json)?;
@@ -152,7 +168,9 @@ fn run<'py>(
                 true
             })
         };
-        let mut simulate = || catch_unwind(AssertUnwindSafe(|| sim::run_with(&scenario, pcap.as_ref(), &mut report)));
+        let mut simulate = || {
+            catch_unwind(AssertUnwindSafe(|| sim::run_with(&scenario, pcap.as_ref(), &mut report)))
+        };
         let r = match cc_factory {
             Some(make) => external::with_factory(pycc::factory(make, cc_errors.clone()), simulate),
             None => simulate(),
@@ -171,10 +189,18 @@ fn run<'py>(
         }
         (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_error(e)),
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
-        (Ok(Err(RunError::Interrupted)), None) => Err(PyKeyboardInterrupt::new_err("run interrupted")),
-        (Ok(Err(RunError::Stalled(why))), _) => Err(Python::attach(|py| ccarena_error(py, "SimulationError", why))),
-        (Ok(Err(RunError::Option(why))), _) => Err(Python::attach(|py| ccarena_error(py, "ArgumentError", why))),
-        (Ok(Err(RunError::Output(why))), _) => Err(Python::attach(|py| ccarena_error(py, "OutputError", why))),
+        (Ok(Err(RunError::Interrupted)), None) => {
+            Err(PyKeyboardInterrupt::new_err("run interrupted"))
+        }
+        (Ok(Err(RunError::Stalled(why))), _) => {
+            Err(Python::attach(|py| ccarena_error(py, "SimulationError", why)))
+        }
+        (Ok(Err(RunError::Option(why))), _) => {
+            Err(Python::attach(|py| ccarena_error(py, "ArgumentError", why)))
+        }
+        (Ok(Err(RunError::Output(why))), _) => {
+            Err(Python::attach(|py| ccarena_error(py, "OutputError", why)))
+        }
         (Err(p), _) => Err(internal_error(p)),
     }
 }

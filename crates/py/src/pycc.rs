@@ -53,7 +53,10 @@ impl PyCcState {
     }
 
     fn __repr__(&self) -> String {
-        format!("CcState(cwnd={}, ssthresh={}, in_flight={}, srtt={:?})", self.cwnd, self.ssthresh, self.in_flight, self.srtt)
+        format!(
+            "CcState(cwnd={}, ssthresh={}, in_flight={}, srtt={:?})",
+            self.cwnd, self.ssthresh, self.in_flight, self.srtt
+        )
     }
 }
 
@@ -110,7 +113,12 @@ impl PyCc {
     }
 
     /// Calls `method(state, *args)` and copies the window back, checking it.
-    fn call(&self, st: &mut CcState, method: &str, args: impl FnOnce(Python<'_>, Py<PyCcState>) -> PyResult<Bound<'_, pyo3::types::PyTuple>>) {
+    fn call(
+        &self,
+        st: &mut CcState,
+        method: &str,
+        args: impl FnOnce(Python<'_>, Py<PyCcState>) -> PyResult<Bound<'_, pyo3::types::PyTuple>>,
+    ) {
         if self.failed() {
             return;
         }
@@ -119,7 +127,8 @@ impl PyCc {
             self.obj.call_method1(py, method, args(py, state.clone_ref(py))?)?;
             let s = state.borrow(py);
             for (name, v) in [("cwnd", s.cwnd), ("ssthresh", s.ssthresh)] {
-                let ok = if name == "cwnd" { v.is_finite() && v > 0.0 } else { v > 0.0 && !v.is_nan() };
+                let ok =
+                    if name == "cwnd" { v.is_finite() && v > 0.0 } else { v > 0.0 && !v.is_nan() };
                 if !ok {
                     return Err(PyValueError::new_err(format!(
                         "{}: {method} set state.{name} to {v}: expected a positive number of segments{}",
@@ -164,7 +173,9 @@ impl CongestionControl for PyCc {
 
     fn on_rtt_sample(&mut self, st: &mut CcState, now: SimTime, rtt: SimDuration) {
         if self.hooks.on_rtt_sample {
-            self.call(st, "on_rtt_sample", |py, s| (s, rtt.as_secs_f64(), now.as_secs_f64()).into_pyobject(py));
+            self.call(st, "on_rtt_sample", |py, s| {
+                (s, rtt.as_secs_f64(), now.as_secs_f64()).into_pyobject(py)
+            });
         }
     }
 
@@ -189,9 +200,10 @@ impl CongestionControl for PyCc {
             let v = self.obj.call_method1(py, "pacing_rate", (state,))?;
             let rate: Option<f64> = v.extract(py)?;
             match rate {
-                Some(r) if !(r.is_finite() && r > 0.0) => {
-                    Err(PyValueError::new_err(format!("{}: pacing_rate returned {r}: expected bits per second > 0, or None", self.label)))
-                }
+                Some(r) if !(r.is_finite() && r > 0.0) => Err(PyValueError::new_err(format!(
+                    "{}: pacing_rate returned {r}: expected bits per second > 0, or None",
+                    self.label
+                ))),
                 r => Ok(r),
             }
         });
@@ -213,12 +225,24 @@ pub fn factory(make: Py<PyAny>, errors: ErrorSlot) -> Box<ccarena_core::cc::exte
             let params = crate::json_to_py(py, &cc.params).map_err(|e| e.to_string())?;
             let made = make.call1(py, (cc.name.as_str(), params, flow)).and_then(|r| {
                 let (obj, hooks): (Py<PyAny>, Bound<'_, PyDict>) = r.extract(py)?;
-                let has = |k: &str| -> PyResult<bool> { Ok(hooks.get_item(k)?.is_some_and(|v| v.is_truthy().unwrap_or(false))) };
-                let hooks = Hooks { on_sent: has("on_sent")?, on_rtt_sample: has("on_rtt_sample")?, on_recovery_exit: has("on_recovery_exit")?, pacing_rate: has("pacing_rate")? };
+                let has = |k: &str| -> PyResult<bool> {
+                    Ok(hooks.get_item(k)?.is_some_and(|v| v.is_truthy().unwrap_or(false)))
+                };
+                let hooks = Hooks {
+                    on_sent: has("on_sent")?,
+                    on_rtt_sample: has("on_rtt_sample")?,
+                    on_recovery_exit: has("on_recovery_exit")?,
+                    pacing_rate: has("pacing_rate")?,
+                };
                 Ok((obj, hooks))
             });
             match made {
-                Ok((obj, hooks)) => Ok(Box::new(PyCc::new(obj, hooks, format!("flow {flow} (py:{})", cc.name), errors.clone()))),
+                Ok((obj, hooks)) => Ok(Box::new(PyCc::new(
+                    obj,
+                    hooks,
+                    format!("flow {flow} (py:{})", cc.name),
+                    errors.clone(),
+                ))),
                 Err(e) => {
                     let msg = e.to_string();
                     if let Ok(mut slot) = errors.lock() {

@@ -30,13 +30,26 @@ use crate::rng::Rng;
 #[derive(Clone, Debug, PartialEq)]
 pub enum Dist {
     Fixed(f64),
-    Exponential { mean: f64 },
+    Exponential {
+        mean: f64,
+    },
     /// Pareto with scale (minimum) `scale` and tail index `shape`; bounded above by `max`.
-    Pareto { scale: f64, shape: f64, max: Option<f64> },
+    Pareto {
+        scale: f64,
+        shape: f64,
+        max: Option<f64>,
+    },
     /// Lognormal of the natural logarithm's mean `mu` and deviation `sigma`, conditioned on
     /// values at most `max`.
-    Lognormal { mu: f64, sigma: f64, max: Option<f64> },
-    Uniform { lo: f64, hi: f64 },
+    Lognormal {
+        mu: f64,
+        sigma: f64,
+        max: Option<f64>,
+    },
+    Uniform {
+        lo: f64,
+        hi: f64,
+    },
 }
 
 /// A standard normal variate (Box–Muller; one of the pair is discarded to keep draws simple).
@@ -59,7 +72,10 @@ fn erfc(x: f64) -> f64 {
         + t * (1.000_023_68
             + t * (0.374_091_96
                 + t * (0.096_784_18
-                    + t * (-0.186_288_06 + t * (0.278_868_07 + t * (-1.135_203_98 + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let r = t * poly.exp();
     if x >= 0.0 {
         r
@@ -113,7 +129,9 @@ impl Dist {
             Dist::Exponential { mean } => Some(mean),
             Dist::Uniform { lo, hi } => Some((lo + hi) / 2.0),
             Dist::Pareto { scale: k, shape: a, max: None } => (a > 1.0).then(|| a * k / (a - 1.0)),
-            Dist::Pareto { scale: k, shape: a, max: Some(p) } => Some(bounded_pareto_moment(k, a, p, 1.0)),
+            Dist::Pareto { scale: k, shape: a, max: Some(p) } => {
+                Some(bounded_pareto_moment(k, a, p, 1.0))
+            }
             Dist::Lognormal { mu, sigma, max: None } => Some((mu + sigma * sigma / 2.0).exp()),
             Dist::Lognormal { mu, sigma, max: Some(p) } => {
                 let z = (p.ln() - mu) / sigma;
@@ -128,8 +146,12 @@ impl Dist {
         match *self {
             Dist::Fixed(v) => Dist::Fixed(v * c),
             Dist::Exponential { mean } => Dist::Exponential { mean: mean * c },
-            Dist::Pareto { scale, shape, max } => Dist::Pareto { scale: scale * c, shape, max: max.map(|m| m * c) },
-            Dist::Lognormal { mu, sigma, max } => Dist::Lognormal { mu: mu + c.ln(), sigma, max: max.map(|m| m * c) },
+            Dist::Pareto { scale, shape, max } => {
+                Dist::Pareto { scale: scale * c, shape, max: max.map(|m| m * c) }
+            }
+            Dist::Lognormal { mu, sigma, max } => {
+                Dist::Lognormal { mu: mu + c.ln(), sigma, max: max.map(|m| m * c) }
+            }
             Dist::Uniform { lo, hi } => Dist::Uniform { lo: lo * c, hi: hi * c },
         }
     }
@@ -181,7 +203,8 @@ mod tests {
     #[test]
     fn normal_cdf_matches_tabulated_values() {
         // Abramowitz & Stegun Table 26.1.
-        for (z, phi) in [(0.0, 0.5), (1.0, 0.841_344_75), (1.96, 0.975_002_1), (-2.5, 0.006_209_67)] {
+        for (z, phi) in [(0.0, 0.5), (1.0, 0.841_344_75), (1.96, 0.975_002_1), (-2.5, 0.006_209_67)]
+        {
             assert!((normal_cdf(z) - phi).abs() < 2e-7, "Φ({z}) = {}", normal_cdf(z));
         }
     }
@@ -227,7 +250,10 @@ mod tests {
             assert!((mean(&v) / want - 1.0).abs() < 0.015, "{d:?}: {} vs {want}", mean(&v));
         }
         let mut rng = Rng::stream(1, StreamKind::App, 0);
-        assert_eq!(Dist::Pareto { scale: 1.0, shape: 1.0, max: None }.sample_residual(&mut rng), None);
+        assert_eq!(
+            Dist::Pareto { scale: 1.0, shape: 1.0, max: None }.sample_residual(&mut rng),
+            None
+        );
     }
 
     #[test]

@@ -66,7 +66,17 @@ impl FtpApp {
     }
 
     pub fn new(model: FtpModel, mss: u32, rng: Rng, start: SimTime) -> FtpApp {
-        let mut app = FtpApp { model, mss, rng, file_begin: 0, file_end: 0, last_len: 0, start_at: start, files: 0, bytes: 0 };
+        let mut app = FtpApp {
+            model,
+            mss,
+            rng,
+            file_begin: 0,
+            file_end: 0,
+            last_len: 0,
+            start_at: start,
+            files: 0,
+            bytes: 0,
+        };
         app.draw_file(start);
         app
     }

@@ -42,8 +42,22 @@ impl AppSource {
     }
 
     /// Exponential on/off traffic from `start`, drawing from the application's stream `rng`.
-    pub fn on_off(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> AppSource {
-        AppSource::OnOff(Box::new(OnOffSource::new(start, on_mean, off_mean, rate, packet_size, rng)))
+    pub fn on_off(
+        start: SimTime,
+        on_mean: SimDuration,
+        off_mean: SimDuration,
+        rate: Rate,
+        packet_size: u32,
+        rng: Rng,
+    ) -> AppSource {
+        AppSource::OnOff(Box::new(OnOffSource::new(
+            start,
+            on_mean,
+            off_mean,
+            rate,
+            packet_size,
+            rng,
+        )))
     }
 
     /// Payload bytes of a typical (full) message: the segment size `s` of rate-based transports.

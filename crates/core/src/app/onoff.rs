@@ -84,7 +84,14 @@ impl PartialEq for OnOffSource {
 }
 
 impl OnOffSource {
-    pub fn new(start: SimTime, on_mean: SimDuration, off_mean: SimDuration, rate: Rate, packet_size: u32, rng: Rng) -> Self {
+    pub fn new(
+        start: SimTime,
+        on_mean: SimDuration,
+        off_mean: SimDuration,
+        rate: Rate,
+        packet_size: u32,
+        rng: Rng,
+    ) -> Self {
         let interval = rate.tx_time(packet_size).max(SimDuration::from_nanos(1));
         let mut src = OnOffSource {
             start,
@@ -264,13 +271,24 @@ mod tests {
     /// Vec's spare capacity) and the cursors do not.
     fn fast(seed: u64) -> OnOffSource {
         let (on, off) = (SimDuration::from_nanos(1), SimDuration::from_micros(1));
-        OnOffSource::new(SimTime::from_millis(3), on, off, Rate(10_000_000_000), 160, Rng::stream(seed, StreamKind::App, 0))
+        OnOffSource::new(
+            SimTime::from_millis(3),
+            on,
+            off,
+            Rate(10_000_000_000),
+            160,
+            Rng::stream(seed, StreamKind::App, 0),
+        )
     }
 
     #[test]
     fn cursors_answer_as_the_whole_schedule_does() {
         for a in [voip(11), fast(12)] {
-            let horizon = if a.off_mean > SimDuration::from_secs(1) { SimTime::from_secs(3_000) } else { SimTime::from_millis(50) };
+            let horizon = if a.off_mean > SimDuration::from_secs(1) {
+                SimTime::from_secs(3_000)
+            } else {
+                SimTime::from_millis(50)
+            };
             let v = whole_schedule(&a, SimTime(horizon.as_nanos() * 2));
             let mut rng = Rng::stream(99, StreamKind::App, 1);
             // Forward queries in uneven steps, as senders make them, then some backwards.
@@ -306,7 +324,10 @@ mod tests {
         assert!(last > 4_000_000, "{last} messages produced");
         let s = a.schedule.borrow();
         // Both cursors stand at the end of the walk, so nothing behind them is kept.
-        assert!(s.by_time.cur.start <= SimTime::from_secs(5) && s.by_time.next.start > SimTime::from_secs(5));
+        assert!(
+            s.by_time.cur.start <= SimTime::from_secs(5)
+                && s.by_time.next.start > SimTime::from_secs(5)
+        );
         assert!(s.by_message.cur.first <= last && last < s.by_message.cur.end());
         assert!(std::mem::size_of::<Schedule>() < 256, "fixed size, no collection");
     }

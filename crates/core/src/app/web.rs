@@ -84,7 +84,11 @@ impl WebModel {
 
     /// One object's size, bytes (at least 1).
     pub fn object_size(&self, rng: &mut Rng) -> u64 {
-        let x = if rng.bernoulli(self.tail_fraction) { self.tail().sample(rng) } else { self.body().sample(rng) };
+        let x = if rng.bernoulli(self.tail_fraction) {
+            self.tail().sample(rng)
+        } else {
+            self.body().sample(rng)
+        };
         (x.ceil() as u64).max(1)
     }
 
@@ -130,7 +134,10 @@ fn survival(d: &Dist, x: f64) -> f64 {
             }
             match max {
                 Some(p) if x > p => 0.0,
-                Some(p) => ((scale / x).powf(shape) - (scale / p).powf(shape)) / (1.0 - (scale / p).powf(shape)),
+                Some(p) => {
+                    ((scale / x).powf(shape) - (scale / p).powf(shape))
+                        / (1.0 - (scale / p).powf(shape))
+                }
                 None => (scale / x).powf(shape),
             }
         }
@@ -297,7 +304,10 @@ mod tests {
     fn what_a_segment_reads_lies_in_the_first_72_bytes() {
         use std::mem::offset_of;
         assert!(offset_of!(WebApp, embedded_requested) < 72);
-        assert!(offset_of!(WebApp, stats).max(offset_of!(WebApp, rng)).max(offset_of!(WebApp, model)) >= 72);
+        assert!(
+            offset_of!(WebApp, stats).max(offset_of!(WebApp, rng)).max(offset_of!(WebApp, model))
+                >= 72
+        );
     }
 
     #[test]
@@ -355,7 +365,8 @@ mod tests {
 
     #[test]
     fn embedded_objects_follow_the_main_ack_and_the_next_page_the_think_time() {
-        let m = WebModel { objects: Dist::Fixed(2.0), think: Dist::Fixed(2.0), ..WebModel::default() };
+        let m =
+            WebModel { objects: Dist::Fixed(2.0), think: Dist::Fixed(2.0), ..WebModel::default() };
         let t0 = SimTime::from_millis(500);
         let mut app = WebApp::new(m, 1460, rng(), t0);
         assert_eq!(app.available(SimTime::ZERO), 0);
@@ -363,10 +374,18 @@ mod tests {
         let (main, end) = (app.main_end, app.page_end);
         assert_eq!(app.available(t0), main);
         app.on_acked(SimTime::from_millis(600), main - 1);
-        assert_eq!(app.available(SimTime::from_millis(600)), main, "embedded objects wait for the main object's last ACK");
+        assert_eq!(
+            app.available(SimTime::from_millis(600)),
+            main,
+            "embedded objects wait for the main object's last ACK"
+        );
         app.on_acked(SimTime::from_millis(700), main);
         assert_eq!(app.available(SimTime::from_millis(700)), end);
-        assert_eq!(app.ready_at(end), None, "the next page is unknown until this one is acknowledged");
+        assert_eq!(
+            app.ready_at(end),
+            None,
+            "the next page is unknown until this one is acknowledged"
+        );
         app.on_acked(SimTime::from_millis(900), end);
         let next = SimTime::from_millis(2900);
         assert_eq!(app.ready_at(end), Some(next));

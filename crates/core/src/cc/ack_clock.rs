@@ -36,7 +36,13 @@ pub struct AckClock {
 
 impl AckClock {
     /// A sender with `cwnd` segments just sent at time zero.
-    pub fn new(cc: &mut dyn CongestionControl, cwnd: f64, ssthresh: f64, rtt: SimDuration, tx: SimDuration) -> Self {
+    pub fn new(
+        cc: &mut dyn CongestionControl,
+        cwnd: f64,
+        ssthresh: f64,
+        rtt: SimDuration,
+        tx: SimDuration,
+    ) -> Self {
         let mut c = AckClock {
             st: CcState::new(cwnd, ssthresh, 1460),
             now: SimTime::ZERO,
@@ -79,7 +85,10 @@ impl AckClock {
         st.in_flight = self.out.len() as u64;
         st.min_rtt = Some(st.min_rtt.map_or(rtt, |m| m.min(rtt)));
         // RFC 6298 smoothing (alpha = 1/8).
-        st.srtt = Some(st.srtt.map_or(rtt, |s| SimDuration::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8)));
+        st.srtt = Some(
+            st.srtt
+                .map_or(rtt, |s| SimDuration::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8)),
+        );
         cc.on_rtt_sample(st, ack_at, rtt);
         match self.recovery_until {
             Some(end) if st.snd_una >= end => {
@@ -103,7 +112,11 @@ impl AckClock {
     /// A loss detected now: the algorithm sets ssthresh, cwnd falls to it (SACK recovery), and
     /// the window does not grow until everything now outstanding is acknowledged.
     pub fn loss(&mut self, cc: &mut dyn CongestionControl) {
-        let ev = CongestionEvent { now: self.now, kind: CongestionKind::Loss, flight_size: self.out.len() as u64 };
+        let ev = CongestionEvent {
+            now: self.now,
+            kind: CongestionKind::Loss,
+            flight_size: self.out.len() as u64,
+        };
         cc.on_congestion(&mut self.st, &ev);
         self.st.cwnd = self.st.ssthresh;
         self.recovery_until = Some(self.st.snd_nxt);
@@ -112,7 +125,11 @@ impl AckClock {
     /// A retransmission timeout now: ssthresh from the algorithm, cwnd = 1, slow start. What was
     /// outstanding is written off (counted as acknowledged) and sending restarts now.
     pub fn timeout(&mut self, cc: &mut dyn CongestionControl) {
-        let ev = CongestionEvent { now: self.now, kind: CongestionKind::Timeout, flight_size: self.out.len() as u64 };
+        let ev = CongestionEvent {
+            now: self.now,
+            kind: CongestionKind::Timeout,
+            flight_size: self.out.len() as u64,
+        };
         cc.on_congestion(&mut self.st, &ev);
         self.st.cwnd = 1.0;
         self.out.clear();

@@ -65,9 +65,12 @@
 //! - ECN and ICMP Source Quench do not cut the window (BBR v1 ignores them): `on_congestion`
 //!   leaves ssthresh at cwnd, so the transport's Cwr and SourceQuench states cut nothing.
 
-use super::{check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample, MAX_SEGMENTS};
-use crate::wire::tcp::TCP_IP_HEADER;
+use super::{
+    check_param, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind,
+    RateSample, MAX_SEGMENTS,
+};
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::wire::tcp::TCP_IP_HEADER;
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -128,29 +131,29 @@ pub struct BbrConfig {
 impl Default for BbrConfig {
     fn default() -> Self {
         BbrConfig {
-            high_gain: 2.885,            // Linux bbr_high_gain = BBR_UNIT·2885/1000 + 1; 2/ln 2
-            drain_gain: 1.0 / 2.885,     // Linux bbr_drain_gain = BBR_UNIT·1000/2885
-            cwnd_gain: 2.0,              // Linux bbr_cwnd_gain = BBR_UNIT·2
-            probe_up_gain: 1.25,         // Linux bbr_pacing_gain[0] = BBR_UNIT·5/4
-            probe_down_gain: 0.75,       // Linux bbr_pacing_gain[1] = BBR_UNIT·3/4
-            cycle_phases: 8,             // Linux CYCLE_LEN
-            cycle_rand: 7,               // Linux bbr_cycle_rand
-            bw_filter_rounds: 10,        // Linux bbr_bw_rtts = CYCLE_LEN + 2
-            min_rtt_window_s: 10.0,      // Linux bbr_min_rtt_win_sec
-            probe_rtt_duration_s: 0.2,   // Linux bbr_probe_rtt_mode_ms
-            min_cwnd: 4.0,               // Linux bbr_cwnd_min_target
-            full_bw_growth: 1.25,        // Linux bbr_full_bw_thresh = BBR_UNIT·5/4
-            full_bw_rounds: 3,           // Linux bbr_full_bw_cnt
-            pacing_margin: 0.01,         // Linux bbr_pacing_margin_percent
-            quantization_budget: 3.0,    // Linux bbr_quantization_budget: 3 · tso_segs_goal
-            probe_extra_cwnd: 2.0,       // Linux bbr_quantization_budget: cycle_idx 0 → + 2
-            no_rtt_cwnd: 10.0,           // Linux TCP_INIT_CWND
-            nominal_rtt_s: 0.001,        // Linux bbr_init_pacing_rate_from_rtt: USEC_PER_MSEC
-            lt_interval_min_rounds: 4,   // Linux bbr_lt_intvl_min_rtts
+            high_gain: 2.885,          // Linux bbr_high_gain = BBR_UNIT·2885/1000 + 1; 2/ln 2
+            drain_gain: 1.0 / 2.885,   // Linux bbr_drain_gain = BBR_UNIT·1000/2885
+            cwnd_gain: 2.0,            // Linux bbr_cwnd_gain = BBR_UNIT·2
+            probe_up_gain: 1.25,       // Linux bbr_pacing_gain[0] = BBR_UNIT·5/4
+            probe_down_gain: 0.75,     // Linux bbr_pacing_gain[1] = BBR_UNIT·3/4
+            cycle_phases: 8,           // Linux CYCLE_LEN
+            cycle_rand: 7,             // Linux bbr_cycle_rand
+            bw_filter_rounds: 10,      // Linux bbr_bw_rtts = CYCLE_LEN + 2
+            min_rtt_window_s: 10.0,    // Linux bbr_min_rtt_win_sec
+            probe_rtt_duration_s: 0.2, // Linux bbr_probe_rtt_mode_ms
+            min_cwnd: 4.0,             // Linux bbr_cwnd_min_target
+            full_bw_growth: 1.25,      // Linux bbr_full_bw_thresh = BBR_UNIT·5/4
+            full_bw_rounds: 3,         // Linux bbr_full_bw_cnt
+            pacing_margin: 0.01,       // Linux bbr_pacing_margin_percent
+            quantization_budget: 3.0,  // Linux bbr_quantization_budget: 3 · tso_segs_goal
+            probe_extra_cwnd: 2.0,     // Linux bbr_quantization_budget: cycle_idx 0 → + 2
+            no_rtt_cwnd: 10.0,         // Linux TCP_INIT_CWND
+            nominal_rtt_s: 0.001,      // Linux bbr_init_pacing_rate_from_rtt: USEC_PER_MSEC
+            lt_interval_min_rounds: 4, // Linux bbr_lt_intvl_min_rtts
             lt_loss_threshold: 50.0 / 256.0, // Linux bbr_lt_loss_thresh (in BBR_UNIT)
-            lt_bw_ratio: 1.0 / 8.0,      // Linux bbr_lt_bw_ratio = BBR_UNIT/8
-            lt_bw_diff_bps: 4000.0,      // Linux bbr_lt_bw_diff = 4000/8 bytes/s
-            lt_bw_max_rounds: 48,        // Linux bbr_lt_bw_max_rtts
+            lt_bw_ratio: 1.0 / 8.0,    // Linux bbr_lt_bw_ratio = BBR_UNIT/8
+            lt_bw_diff_bps: 4000.0,    // Linux bbr_lt_bw_diff = 4000/8 bytes/s
+            lt_bw_max_rounds: 48,      // Linux bbr_lt_bw_max_rtts
         }
     }
 }
@@ -162,29 +165,79 @@ impl CcParams for BbrConfig {
         gain("high_gain", c.high_gain)?;
         gain("drain_gain", c.drain_gain)?;
         gain("cwnd_gain", c.cwnd_gain)?;
-        check_param("probe_up_gain", c.probe_up_gain, c.probe_up_gain >= 1.0 && c.probe_up_gain <= 10.0, "a gain in [1, 10]")?;
-        check_param("probe_down_gain", c.probe_down_gain, c.probe_down_gain > 0.0 && c.probe_down_gain <= 1.0, "a gain in (0, 1]")?;
+        check_param(
+            "probe_up_gain",
+            c.probe_up_gain,
+            c.probe_up_gain >= 1.0 && c.probe_up_gain <= 10.0,
+            "a gain in [1, 10]",
+        )?;
+        check_param(
+            "probe_down_gain",
+            c.probe_down_gain,
+            c.probe_down_gain > 0.0 && c.probe_down_gain <= 1.0,
+            "a gain in (0, 1]",
+        )?;
         let phases = c.cycle_phases;
-        check_param("cycle_phases", f64::from(phases), (2..=64).contains(&phases), "phases in 2..64")?;
-        check_param("cycle_rand", f64::from(c.cycle_rand), (1..phases).contains(&c.cycle_rand), "phases in 1..cycle_phases − 1")?;
-        let rounds = |name, v: u32| check_param(name, f64::from(v), (1..=1000).contains(&v), "round trips in 1..1000");
+        check_param(
+            "cycle_phases",
+            f64::from(phases),
+            (2..=64).contains(&phases),
+            "phases in 2..64",
+        )?;
+        check_param(
+            "cycle_rand",
+            f64::from(c.cycle_rand),
+            (1..phases).contains(&c.cycle_rand),
+            "phases in 1..cycle_phases − 1",
+        )?;
+        let rounds = |name, v: u32| {
+            check_param(name, f64::from(v), (1..=1000).contains(&v), "round trips in 1..1000")
+        };
         rounds("bw_filter_rounds", c.bw_filter_rounds)?;
         rounds("full_bw_rounds", c.full_bw_rounds)?;
         rounds("lt_interval_min_rounds", c.lt_interval_min_rounds)?;
         rounds("lt_bw_max_rounds", c.lt_bw_max_rounds)?;
-        let secs = |name, v: f64| check_param(name, v, v > 0.0 && v <= 3600.0, "seconds in (0, 3600]");
+        let secs =
+            |name, v: f64| check_param(name, v, v > 0.0 && v <= 3600.0, "seconds in (0, 3600]");
         secs("min_rtt_window_s", c.min_rtt_window_s)?;
-        check_param("probe_rtt_duration_s", c.probe_rtt_duration_s, c.probe_rtt_duration_s >= 0.0 && c.probe_rtt_duration_s <= 3600.0, "seconds in [0, 3600]")?;
+        check_param(
+            "probe_rtt_duration_s",
+            c.probe_rtt_duration_s,
+            c.probe_rtt_duration_s >= 0.0 && c.probe_rtt_duration_s <= 3600.0,
+            "seconds in [0, 3600]",
+        )?;
         secs("nominal_rtt_s", c.nominal_rtt_s)?;
-        let segs = |name, v: f64, lo: f64| check_param(name, v, v >= lo && v <= MAX_SEGMENTS, "segments in range up to 1000000");
+        let segs = |name, v: f64, lo: f64| {
+            check_param(name, v, v >= lo && v <= MAX_SEGMENTS, "segments in range up to 1000000")
+        };
         segs("min_cwnd", c.min_cwnd, 1.0)?;
         segs("no_rtt_cwnd", c.no_rtt_cwnd, 1.0)?;
         segs("quantization_budget", c.quantization_budget, 0.0)?;
         segs("probe_extra_cwnd", c.probe_extra_cwnd, 0.0)?;
-        check_param("full_bw_growth", c.full_bw_growth, c.full_bw_growth > 1.0 && c.full_bw_growth <= 10.0, "a factor in (1, 10]")?;
-        check_param("pacing_margin", c.pacing_margin, (0.0..1.0).contains(&c.pacing_margin), "a fraction in [0, 1)")?;
-        check_param("lt_loss_threshold", c.lt_loss_threshold, c.lt_loss_threshold > 0.0 && c.lt_loss_threshold <= 1.0, "a loss ratio in (0, 1]")?;
-        check_param("lt_bw_ratio", c.lt_bw_ratio, (0.0..=1.0).contains(&c.lt_bw_ratio), "a ratio in [0, 1]")?;
+        check_param(
+            "full_bw_growth",
+            c.full_bw_growth,
+            c.full_bw_growth > 1.0 && c.full_bw_growth <= 10.0,
+            "a factor in (1, 10]",
+        )?;
+        check_param(
+            "pacing_margin",
+            c.pacing_margin,
+            (0.0..1.0).contains(&c.pacing_margin),
+            "a fraction in [0, 1)",
+        )?;
+        check_param(
+            "lt_loss_threshold",
+            c.lt_loss_threshold,
+            c.lt_loss_threshold > 0.0 && c.lt_loss_threshold <= 1.0,
+            "a loss ratio in (0, 1]",
+        )?;
+        check_param(
+            "lt_bw_ratio",
+            c.lt_bw_ratio,
+            (0.0..=1.0).contains(&c.lt_bw_ratio),
+            "a ratio in [0, 1]",
+        )?;
         check_param("lt_bw_diff_bps", c.lt_bw_diff_bps, c.lt_bw_diff_bps >= 0.0, "bit/s ≥ 0")
     }
 }
@@ -205,9 +258,13 @@ enum CaView {
     Open,
     /// Fast recovery, until the transport says it ended or SND.UNA reaches `high_water` (SND.MAX
     /// at entry; the transport does not report a timeout during recovery).
-    Recovery { high_water: u64 },
+    Recovery {
+        high_water: u64,
+    },
     /// After a retransmission timeout, until SND.UNA reaches `high_water` (SND.MAX at the timeout).
-    Loss { high_water: u64 },
+    Loss {
+        high_water: u64,
+    },
 }
 
 impl CaView {
@@ -501,7 +558,11 @@ impl Bbr {
 
     fn save_cwnd(&mut self) {
         let cwnd = self.cwnd;
-        self.prior_cwnd = if !self.prev_ca.recovering() && self.mode != Mode::ProbeRtt { cwnd } else { self.prior_cwnd.max(cwnd) };
+        self.prior_cwnd = if !self.prev_ca.recovering() && self.mode != Mode::ProbeRtt {
+            cwnd
+        } else {
+            self.prior_cwnd.max(cwnd)
+        };
     }
 
     fn set_mode(&mut self, mode: Mode, now: SimTime) {
@@ -523,7 +584,9 @@ impl Bbr {
     /// A phase lasts one RTprop; probing also needs 1.25 BDP in flight (or a loss), and draining
     /// ends early once inflight is down to the BDP (Linux `bbr_is_next_cycle_phase`).
     fn is_next_cycle_phase(&self, rs: &RateSample) -> bool {
-        let full_length = self.min_rtt().is_some_and(|rtt| rs.delivered_time.saturating_since(self.cycle_start) > rtt);
+        let full_length = self
+            .min_rtt()
+            .is_some_and(|rtt| rs.delivered_time.saturating_since(self.cycle_start) > rtt);
         let inflight = rs.prior_in_flight as f64;
         let bw = self.max_bw.get();
         if self.pacing_gain == 1.0 {
@@ -554,7 +617,10 @@ impl Bbr {
 
     /// The sample describes the application's (or PROBE_RTT's) rate rather than the path's.
     fn is_app_limited(&self, rs: &RateSample) -> bool {
-        rs.is_app_limited || self.probe_rtt_sent.is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
+        rs.is_app_limited
+            || self
+                .probe_rtt_sent
+                .is_some_and(|(from, to)| (from..=to).contains(&rs.prior_delivered))
     }
 
     fn long_term_sample(&mut self, st: &CcState, now: SimTime, losses: u64, is_app_limited: bool) {
@@ -595,7 +661,9 @@ impl Bbr {
             self.mode = Mode::Drain;
             st.ssthresh = self.inflight_target(self.max_bw.get(), 1.0);
         }
-        if self.mode == Mode::Drain && self.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0) {
+        if self.mode == Mode::Drain
+            && self.in_flight as f64 <= self.inflight_target(self.max_bw.get(), 1.0)
+        {
             self.set_mode(Mode::ProbeBw, now);
         }
     }
@@ -627,7 +695,8 @@ impl Bbr {
         self.probe_rtt_sent = Some((from, (self.delivered + self.in_flight).max(1)));
         match self.probe_rtt_done_at {
             None if self.in_flight as f64 <= self.cfg.min_cwnd => {
-                self.probe_rtt_done_at = Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
+                self.probe_rtt_done_at =
+                    Some(now + SimDuration::from_secs_f64(self.cfg.probe_rtt_duration_s));
                 self.probe_rtt_round_done = false;
                 self.next_round_delivered = self.delivered;
             }
@@ -809,7 +878,9 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self, st: &CcState) -> Option<Rate> {
         let bits_per_segment = f64::from((st.mss + TCP_IP_HEADER) * 8);
-        self.pacing.filter(|&p| p > 0.0).map(|p| Rate((p * bits_per_segment).round().max(1.0) as u64))
+        self.pacing
+            .filter(|&p| p > 0.0)
+            .map(|p| Rate((p * bits_per_segment).round().max(1.0) as u64))
     }
 }
 
@@ -880,7 +951,11 @@ mod tests {
         fn until(&mut self, limit: SimDuration, pred: impl Fn(&Bbr) -> bool) -> SimDuration {
             let start = self.now;
             while !pred(&self.bbr) {
-                assert!(self.now - start < limit, "not reached within {limit}: mode {:?}", self.bbr.mode);
+                assert!(
+                    self.now - start < limit,
+                    "not reached within {limit}: mode {:?}",
+                    self.bbr.mode
+                );
                 self.ack();
             }
             self.now - start
@@ -1031,7 +1106,10 @@ mod tests {
         p.in_flight = Some(4);
         p.rtt = RTT;
         let stayed = p.until(SimDuration::from_secs(1), |b| b.mode != Mode::ProbeRtt);
-        assert!(stayed > SimDuration::from_millis(200) && stayed < SimDuration::from_millis(250), "{stayed}");
+        assert!(
+            stayed > SimDuration::from_millis(200) && stayed < SimDuration::from_millis(250),
+            "{stayed}"
+        );
         assert_eq!((p.bbr.mode, p.st.cwnd), (Mode::ProbeBw, prior.max(84.0)));
         assert_eq!(p.bbr.min_rtt, Some((RTT, p.now)));
     }

@@ -31,7 +31,10 @@
 //! - Linux computes in integers (`(W_max − cwnd)/B` is floored); here in floating point.
 //! - Linux's delayed-ACK ratio compensation is unnecessary: the transport counts segments, not ACKs.
 
-use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{
+    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    CongestionKind, MAX_SEGMENTS,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -72,14 +75,34 @@ impl CcParams for BicConfig {
     fn validate(&self) -> Result<(), String> {
         check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
         let max_inc = self.max_increment;
-        check_param("max_increment", max_inc, max_inc > 0.0 && max_inc <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
+        check_param(
+            "max_increment",
+            max_inc,
+            max_inc > 0.0 && max_inc <= MAX_SEGMENTS,
+            "segments in (0, 1000000]",
+        )?;
         // B = 2 is a true binary search (paper), Linux 4; beyond 1024 the search barely moves.
         check_param("b", self.b, self.b > 1.0 && self.b <= 1024.0, "a divisor in (1, 1024]")?;
         // The minimum step B/smooth_part must not exceed B itself (Linux smooth_part = 20).
-        check_param("smooth_part", self.smooth_part, (1.0..=1e4).contains(&self.smooth_part), "round trips in [1, 10000]")?;
-        check_param("low_window", self.low_window, (0.0..=MAX_SEGMENTS).contains(&self.low_window), "segments in [0, 1000000]")?;
+        check_param(
+            "smooth_part",
+            self.smooth_part,
+            (1.0..=1e4).contains(&self.smooth_part),
+            "round trips in [1, 10000]",
+        )?;
+        check_param(
+            "low_window",
+            self.low_window,
+            (0.0..=MAX_SEGMENTS).contains(&self.low_window),
+            "segments in [0, 1000000]",
+        )?;
         // A fraction of cwnd per RTT: 1 doubles the window every round trip, as slow start.
-        check_param("no_wmax_growth", self.no_wmax_growth, (0.0..=1.0).contains(&self.no_wmax_growth), "a fraction of cwnd in [0, 1]")?;
+        check_param(
+            "no_wmax_growth",
+            self.no_wmax_growth,
+            (0.0..=1.0).contains(&self.no_wmax_growth),
+            "a fraction of cwnd in [0, 1]",
+        )?;
         Ok(())
     }
 }
@@ -262,7 +285,10 @@ mod tests {
     fn above_w_max_probing_starts_slowly_and_accelerates_to_s_max() {
         let mut bic = Bic::new(BicConfig::default());
         bic.w_max = Some(200.0);
-        let inc: Vec<f64> = [200.0, 203.9, 204.0, 230.0, 247.9, 248.0, 400.0].iter().map(|&w| bic.increment_per_rtt(w)).collect();
+        let inc: Vec<f64> = [200.0, 203.9, 204.0, 230.0, 247.9, 248.0, 400.0]
+            .iter()
+            .map(|&w| bic.increment_per_rtt(w))
+            .collect();
         // [W, W+B): B/smooth_part; [W+B, W+S_max(B−1)): (cwnd − W)/(B − 1); beyond: S_max.
         let want = [0.2, 0.2, 4.0 / 3.0, 10.0, 47.9 / 3.0, 16.0, 16.0];
         for (g, w) in inc.iter().zip(want) {
@@ -282,7 +308,10 @@ mod tests {
         let mut bic = Bic::new(BicConfig::default());
         let mut clock = AckClock::new(&mut bic, 8.0, 8.0, RTT, SimDuration::ZERO);
         let w = per_rtt(&mut bic, &mut clock, 4);
-        assert!(w.iter().zip([9.0, 10.0, 11.0, 12.0]).all(|(g, want)| (g - want).abs() < 1e-9), "{w:?}");
+        assert!(
+            w.iter().zip([9.0, 10.0, 11.0, 12.0]).all(|(g, want)| (g - want).abs() < 1e-9),
+            "{w:?}"
+        );
         // A loss at 12 ≤ low_window halves the window, as Reno.
         clock.loss(&mut bic);
         assert!((clock.st.ssthresh - 6.0).abs() < 1e-9, "{}", clock.st.ssthresh);
@@ -298,7 +327,8 @@ mod tests {
         clock.st.cwnd = 180.0;
         clock.loss(&mut bic);
         assert_eq!(bic.w_max(), Some(180.0 * (1.0 + 819.0 / 1024.0) / 2.0));
-        let (mut bic, mut clock) = after_loss_at(BicConfig { fast_convergence: false, ..BicConfig::default() }, 200.0);
+        let (mut bic, mut clock) =
+            after_loss_at(BicConfig { fast_convergence: false, ..BicConfig::default() }, 200.0);
         clock.st.cwnd = 180.0;
         clock.loss(&mut bic);
         assert_eq!(bic.w_max(), Some(180.0));

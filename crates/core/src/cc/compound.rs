@@ -36,7 +36,10 @@
 //! - The paper's cap on win by awnd is the transport's receiver window (not seen here).
 
 use super::round_rtt::RoundRtt;
-use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{
+    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    CongestionKind, MAX_SEGMENTS,
+};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -67,10 +70,20 @@ impl CcParams for CompoundConfig {
         check_param("alpha", c.alpha, (0.0..=10.0).contains(&c.alpha), "a factor in [0, 10]")?;
         check_param("beta", c.beta, c.beta > 0.0 && c.beta < 1.0, "a factor in (0, 1)")?;
         check_param("k", c.k, (0.0..=1.0).contains(&c.k), "an exponent in [0, 1]")?;
-        check_param("gamma", c.gamma, (0.0..=MAX_SEGMENTS).contains(&c.gamma), "segments in [0, 1000000]")?;
+        check_param(
+            "gamma",
+            c.gamma,
+            (0.0..=MAX_SEGMENTS).contains(&c.gamma),
+            "segments in [0, 1000000]",
+        )?;
         // dwnd shrinks by ζ per queued segment per RTT: beyond 1000 any queue empties dwnd at once.
         check_param("zeta", c.zeta, (0.0..=1000.0).contains(&c.zeta), "a factor in [0, 1000]")?;
-        check_param("reno_beta", c.reno_beta, c.reno_beta > 0.0 && c.reno_beta < 1.0, "a factor in (0, 1)")
+        check_param(
+            "reno_beta",
+            c.reno_beta,
+            c.reno_beta > 0.0 && c.reno_beta < 1.0,
+            "a factor in (0, 1)",
+        )
     }
 }
 

@@ -46,7 +46,10 @@
 //!   time when a segment is sent with nothing outstanding; shorter app-limited spells count.
 
 use super::cubic_linux::LinuxCubic;
-use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{
+    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    CongestionKind, MAX_SEGMENTS,
+};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -163,20 +166,39 @@ impl CcParams for CubicConfig {
         // RFC 9438 §5.1: C = 0.4; beyond 100 the cubic reaches W_max within a few ms.
         check_param("c", self.c, self.c > 0.0 && self.c <= 100.0, "a number in (0, 100]")?;
         check_param("beta", self.beta, self.beta > 0.0 && self.beta < 1.0, "a number in (0, 1)")?;
-        for (name, v) in [("max_increment", self.max_increment), ("hystart_low_window", self.hystart_low_window)] {
+        for (name, v) in
+            [("max_increment", self.max_increment), ("hystart_low_window", self.hystart_low_window)]
+        {
             check_param(name, v, (0.0..=MAX_SEGMENTS).contains(&v), "segments in [0, 1000000]")?;
         }
         // A fraction of cwnd per RTT: 1 doubles the window every round trip, as slow start.
-        check_param("no_wmax_growth", self.no_wmax_growth, (0.0..=1.0).contains(&self.no_wmax_growth), "a fraction of cwnd in [0, 1]")?;
-        for (name, v) in [("hystart_ack_delta_ms", self.hystart_ack_delta_ms), ("hystart_delay_min_ms", self.hystart_delay_min_ms), ("hystart_delay_max_ms", self.hystart_delay_max_ms)] {
+        check_param(
+            "no_wmax_growth",
+            self.no_wmax_growth,
+            (0.0..=1.0).contains(&self.no_wmax_growth),
+            "a fraction of cwnd in [0, 1]",
+        )?;
+        for (name, v) in [
+            ("hystart_ack_delta_ms", self.hystart_ack_delta_ms),
+            ("hystart_delay_min_ms", self.hystart_delay_min_ms),
+            ("hystart_delay_max_ms", self.hystart_delay_max_ms),
+        ] {
             check_param(name, v, (0.0..=60_000.0).contains(&v), "milliseconds in [0, 60000]")?;
         }
         // Linux builds with HZ from 100 to 1000; 10000 leaves room and keeps a jiffy ≥ 100 µs.
-        check_param("hz", f64::from(self.hz), (1..=10_000).contains(&self.hz), "ticks per second in [1, 10000]")?;
+        check_param(
+            "hz",
+            f64::from(self.hz),
+            (1..=10_000).contains(&self.hz),
+            "ticks per second in [1, 10000]",
+        )?;
         if self.arithmetic == Arithmetic::Linux {
             let linux = Self::preset("linux-6").expect("the preset exists");
             let fixed = [
-                ("reno_friendly_alpha_switch", self.reno_friendly_alpha_switch == linux.reno_friendly_alpha_switch),
+                (
+                    "reno_friendly_alpha_switch",
+                    self.reno_friendly_alpha_switch == linux.reno_friendly_alpha_switch,
+                ),
                 ("target_rtt", self.target_rtt == linux.target_rtt),
                 ("max_increment", self.max_increment == linux.max_increment),
                 ("no_wmax_rule", self.no_wmax_rule == linux.no_wmax_rule),
@@ -297,8 +319,9 @@ impl Cubic {
         let ack_delta = millis(cfg.hystart_ack_delta_ms);
         let lo = millis(cfg.hystart_delay_min_ms);
         let delay_clamp = (lo, millis(cfg.hystart_delay_max_ms).max(lo));
-        let linux = (cfg.arithmetic == Arithmetic::Linux)
-            .then(|| LinuxCubic::new(cfg.c, cfg.beta, cfg.fast_convergence, cfg.reno_friendly, cfg.hz));
+        let linux = (cfg.arithmetic == Arithmetic::Linux).then(|| {
+            LinuxCubic::new(cfg.c, cfg.beta, cfg.fast_convergence, cfg.reno_friendly, cfg.hz)
+        });
         Cubic {
             linux,
             cfg,
@@ -334,7 +357,13 @@ impl Cubic {
     }
 
     /// The curve one `target_rtt` ahead of `now`: the only place time becomes f64 seconds.
-    fn curve(&self, e: &Epoch, now: SimTime, target_rtt: SimDuration, min_rtt: SimDuration) -> CurvePoint {
+    fn curve(
+        &self,
+        e: &Epoch,
+        now: SimTime,
+        target_rtt: SimDuration,
+        min_rtt: SimDuration,
+    ) -> CurvePoint {
         let c = self.cfg.c;
         let ahead = now.saturating_since(e.start).as_secs_f64() + target_rtt.as_secs_f64();
         let k = e.k;
@@ -389,7 +418,13 @@ impl Cubic {
     /// HyStart (Linux `hystart_update`) on an RTT sample during slow start.
     fn hystart_update(&mut self, st: &mut CcState, now: SimTime, rtt: SimDuration) {
         if self.round.is_none_or(|r| st.snd_una > r.end_seq) {
-            self.round = Some(Round { end_seq: st.snd_nxt, start: now, last_ack: now, curr_rtt: SimDuration::MAX, samples: 0 });
+            self.round = Some(Round {
+                end_seq: st.snd_nxt,
+                start: now,
+                last_ack: now,
+                curr_rtt: SimDuration::MAX,
+                samples: 0,
+            });
         }
         let Some(round) = self.round.as_mut() else { return };
         if st.cwnd < self.cfg.hystart_low_window {
@@ -540,7 +575,11 @@ mod tests {
             clock.run_until(&mut cc, t);
             let s = (t - t0).as_secs_f64();
             let curve = 0.4 * (s - k).powi(3) + w_max;
-            assert!((clock.st.cwnd - curve).abs() <= 1.0, "t = {s} s: cwnd {} vs W(t) {curve}", clock.st.cwnd);
+            assert!(
+                (clock.st.cwnd - curve).abs() <= 1.0,
+                "t = {s} s: cwnd {} vs W(t) {curve}",
+                clock.st.cwnd
+            );
         }
         assert!(clock.st.cwnd > w_max + 10.0, "reached the convex region: {}", clock.st.cwnd);
     }
@@ -572,7 +611,12 @@ mod tests {
             clock.loss(&mut cc);
             clock.run_until(&mut cc, SimTime::ZERO + rtt);
             let w = per_rtt(&mut cc, &mut clock, rtt, 30);
-            let steps: Vec<f64> = std::iter::once(14.0).chain(w.iter().copied()).collect::<Vec<_>>().windows(2).map(|p| p[1] - p[0]).collect();
+            let steps: Vec<f64> = std::iter::once(14.0)
+                .chain(w.iter().copied())
+                .collect::<Vec<_>>()
+                .windows(2)
+                .map(|p| p[1] - p[0])
+                .collect();
             (w, steps)
         };
         let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
@@ -583,7 +627,12 @@ mod tests {
         assert!((mean(&steps[14..]) - 1.0).abs() < 0.05, "{steps:?}");
         // The cubic curve is far below: this is the Reno-friendly region, not the cubic one.
         let k = (20.0f64 * 0.3 / 0.4).cbrt();
-        assert!(w.iter().enumerate().all(|(i, c)| 0.4 * ((i + 1) as f64 * 0.01 - k).powi(3) + 20.0 < *c), "{w:?}");
+        assert!(
+            w.iter()
+                .enumerate()
+                .all(|(i, c)| 0.4 * ((i + 1) as f64 * 0.01 - k).powi(3) + 20.0 < *c),
+            "{w:?}"
+        );
         // Linux has no α switch: α_cubic throughout.
         let (_, steps) = run(CubicConfig { reno_friendly_alpha_switch: false, ..no_hystart() });
         assert!((mean(&steps[14..]) - alpha).abs() < 0.03, "{steps:?}");
@@ -637,7 +686,8 @@ mod tests {
         // A 1 ms-per-segment bottleneck and 100 ms RTT: BDP = 100 segments. A round of 80
         // segments returns as an 80 ms train; the 52nd ACK is 51 ms after the first.
         let mut cc = Cubic::new(CubicConfig { hystart_delay: false, ..CubicConfig::default() });
-        let mut clock = AckClock::new(&mut cc, 10.0, f64::INFINITY, RTT, SimDuration::from_millis(1));
+        let mut clock =
+            AckClock::new(&mut cc, 10.0, f64::INFINITY, RTT, SimDuration::from_millis(1));
         while cc.hystart_exit().is_none() && clock.now < ms(2000) {
             clock.step(&mut cc);
         }
@@ -714,7 +764,8 @@ mod tests {
         // 10 ms: back at 3, held while the cnt computed at jiffy 3 (15 ms) stands, through
         // jiffy 10 (43 ms).
         assert_eq!(w, [2.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0], "{w:?}");
-        let (after, w) = run(CubicConfig { hystart: false, ..CubicConfig::preset("rfc9438").unwrap() });
+        let (after, w) =
+            run(CubicConfig { hystart: false, ..CubicConfig::preset("rfc9438").unwrap() });
         assert!((after - 2.1).abs() < 1e-9, "{after}");
         assert!(w[1] < 3.0 && w[7] > 3.5, "{w:?}");
     }
@@ -724,20 +775,35 @@ mod tests {
         let json = |name: &str| CcConfig::from_name(name, None).unwrap().params_json();
         assert_eq!(json("cubic"), json("cubic@rfc9438"));
         let old = json("cubic@linux-2.6.22");
-        assert_eq!((old["beta"].as_f64(), old["hystart"].as_bool()), (Some(819.0 / 1024.0), Some(false)));
+        assert_eq!(
+            (old["beta"].as_f64(), old["hystart"].as_bool()),
+            (Some(819.0 / 1024.0), Some(false))
+        );
         assert_eq!(old["max_increment"], 16.0);
         assert_eq!(json("cubic@linux-6")["beta"], 717.0 / 1024.0);
         let e = CcConfig::from_name("cubic@linux-2.4", None).unwrap_err();
         assert!(e.contains("rfc9438") && e.contains("linux-2.6.22"), "{e}");
         let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"beta": 1.5}))).unwrap_err();
         assert!(e.starts_with("beta") && e.contains("(0, 1)"), "{e}");
-        let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"target_rtt": "max"}))).unwrap_err();
+        let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"target_rtt": "max"})))
+            .unwrap_err();
         assert!(e.starts_with("target_rtt") && e.contains("min_rtt"), "{e}");
         // linux-6 is Linux's arithmetic, whose rules leave no room for RFC 9438's α switch.
-        assert_eq!((json("cubic@linux-6")["arithmetic"].as_str(), json("cubic")["arithmetic"].as_str()), (Some("linux"), Some("real")));
-        let e = CcConfig::from_name("cubic@linux-6", Some(&serde_json::json!({"reno_friendly_alpha_switch": true}))).unwrap_err();
+        assert_eq!(
+            (json("cubic@linux-6")["arithmetic"].as_str(), json("cubic")["arithmetic"].as_str()),
+            (Some("linux"), Some("real"))
+        );
+        let e = CcConfig::from_name(
+            "cubic@linux-6",
+            Some(&serde_json::json!({"reno_friendly_alpha_switch": true})),
+        )
+        .unwrap_err();
         assert!(e.starts_with("reno_friendly_alpha_switch: arithmetic \"linux\""), "{e}");
-        assert!(CcConfig::from_name("cubic@linux-6", Some(&serde_json::json!({"arithmetic": "real", "hz": 1000}))).is_ok());
+        assert!(CcConfig::from_name(
+            "cubic@linux-6",
+            Some(&serde_json::json!({"arithmetic": "real", "hz": 1000}))
+        )
+        .is_ok());
         let e = CcConfig::from_name("cubic", Some(&serde_json::json!({"hz": 0}))).unwrap_err();
         assert!(e.starts_with("hz"), "{e}");
     }

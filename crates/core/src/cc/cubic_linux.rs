@@ -118,7 +118,13 @@ fn whole(cwnd: f64) -> u64 {
 
 impl LinuxCubic {
     /// `c` (segments/s³) and `beta` as in `CubicConfig`, `hz` the jiffy rate.
-    pub(super) fn new(c: f64, beta: f64, fast_convergence: bool, friendliness: bool, hz: u32) -> Self {
+    pub(super) fn new(
+        c: f64,
+        beta: f64,
+        fast_convergence: bool,
+        friendliness: bool,
+        hz: u32,
+    ) -> Self {
         let cube_rtt_scale = ((c * BETA_SCALE as f64).round() as u64).max(1);
         let beta = ((beta * BETA_SCALE as f64).round() as u64).clamp(1, BETA_SCALE - 1);
         let scales = Scales {
@@ -192,14 +198,20 @@ impl LinuxCubic {
             let epoch = *s.epoch_start.get_or_insert_with(|| {
                 s.ack_cnt = acked;
                 s.tcp_cwnd = cwnd;
-                (s.k, s.origin) = if s.last_max <= cwnd { (0, cwnd) } else { (cube_root(sc.cube_factor * (s.last_max - cwnd)), s.last_max) };
+                (s.k, s.origin) = if s.last_max <= cwnd {
+                    (0, cwnd)
+                } else {
+                    (cube_root(sc.cube_factor * (s.last_max - cwnd)), s.last_max)
+                };
                 now
             });
             let t = ((now - epoch + delay_min) << CURVE_HZ_SHIFT) / sc.hz;
             let offs = u128::from(t.abs_diff(s.k));
-            let delta = ((u128::from(sc.cube_rtt_scale) * offs * offs * offs) >> (10 + 3 * CURVE_HZ_SHIFT)) as u64;
+            let delta = ((u128::from(sc.cube_rtt_scale) * offs * offs * offs)
+                >> (10 + 3 * CURVE_HZ_SHIFT)) as u64;
             let target = if t < s.k { s.origin.saturating_sub(delta) } else { s.origin + delta };
-            s.cnt = if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_PER_SEGMENT * cwnd };
+            s.cnt =
+                if target > cwnd { cwnd / (target - cwnd) } else { FLAT_CNT_PER_SEGMENT * cwnd };
             if s.last_max == 0 {
                 s.cnt = s.cnt.min(NO_WMAX_MAX_CNT);
             }
@@ -225,7 +237,11 @@ impl LinuxCubic {
         let cwnd = whole(st.cwnd);
         let s = &mut self.s;
         s.epoch_start = None;
-        s.last_max = if self.fast_convergence && cwnd < s.last_max { cwnd * (BETA_SCALE + self.scales.beta) / (2 * BETA_SCALE) } else { cwnd };
+        s.last_max = if self.fast_convergence && cwnd < s.last_max {
+            cwnd * (BETA_SCALE + self.scales.beta) / (2 * BETA_SCALE)
+        } else {
+            cwnd
+        };
         s.credit = 0;
         st.ssthresh = (cwnd * self.scales.beta / BETA_SCALE).max(2) as f64;
     }
@@ -266,8 +282,14 @@ mod tests {
     fn the_scales_are_linux_s_for_its_default_parameters() {
         // cubictcp_register with bic_scale = 41, beta = 717: 410, 2^40/410, 15.
         let s = linux().scales;
-        assert_eq!((s.cube_rtt_scale, s.cube_factor, s.beta, s.beta_scale), (410, 2_681_735_677, 717, 15));
-        assert_eq!((cube_root(2_681_735_677), cube_root(27), cube_root(26), cube_root(0)), (1389, 3, 2, 0));
+        assert_eq!(
+            (s.cube_rtt_scale, s.cube_factor, s.beta, s.beta_scale),
+            (410, 2_681_735_677, 717, 15)
+        );
+        assert_eq!(
+            (cube_root(2_681_735_677), cube_root(27), cube_root(26), cube_root(0)),
+            (1389, 3, 2, 0)
+        );
     }
 
     #[test]

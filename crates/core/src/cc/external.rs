@@ -34,7 +34,10 @@ pub fn with_factory<R>(factory: Box<Factory>, f: impl FnOnce() -> R) -> R {
     out
 }
 
-pub(crate) fn build(cc: &ExternalCc, flow: u32) -> Result<Box<dyn CongestionControl + Send>, String> {
+pub(crate) fn build(
+    cc: &ExternalCc,
+    flow: u32,
+) -> Result<Box<dyn CongestionControl + Send>, String> {
     FACTORY.with(|slot| match slot.borrow().as_ref() {
         Some(make) => make(cc, flow),
         None => Err(format!(

@@ -44,9 +44,12 @@
 //!   episode at one segment per RTT).
 
 use super::round_rtt::RoundRtt;
-use super::{check_param, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
-use crate::wire::tcp::TCP_IP_HEADER;
+use super::{
+    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    MAX_SEGMENTS,
+};
 use crate::time::{Rate, SimDuration, SimTime};
+use crate::wire::tcp::TCP_IP_HEADER;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,32 +78,62 @@ pub struct FastConfig {
 impl CcParams for FastConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        check_param("alpha", c.alpha, c.alpha > 0.0 && c.alpha <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
+        check_param(
+            "alpha",
+            c.alpha,
+            c.alpha > 0.0 && c.alpha <= MAX_SEGMENTS,
+            "segments in (0, 1000000]",
+        )?;
         check_param("gamma", c.gamma, c.gamma > 0.0 && c.gamma <= 1.0, "a step in (0, 1]")?;
         let every = f64::from(c.update_every_rtts);
-        check_param("update_every_rtts", every, (1..=1000).contains(&c.update_every_rtts), "round trips in 1..1000")?;
+        check_param(
+            "update_every_rtts",
+            every,
+            (1..=1000).contains(&c.update_every_rtts),
+            "round trips in 1..1000",
+        )?;
         let w = c.avg_weight_window;
-        check_param("avg_weight_window", w, w > 0.0 && w <= MAX_SEGMENTS, "segments in (0, 1000000]")?;
+        check_param(
+            "avg_weight_window",
+            w,
+            w > 0.0 && w <= MAX_SEGMENTS,
+            "segments in (0, 1000000]",
+        )?;
         let max = c.avg_weight_max;
         check_param("avg_weight_max", max, max > 0.0 && max <= 1.0, "a weight in (0, 1]")?;
-        check_param("loss_beta", c.loss_beta, c.loss_beta > 0.0 && c.loss_beta < 1.0, "a factor in (0, 1)")?;
-        check_param("min_cwnd", c.min_cwnd, (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd), "segments in [1, 1000000]")?;
+        check_param(
+            "loss_beta",
+            c.loss_beta,
+            c.loss_beta > 0.0 && c.loss_beta < 1.0,
+            "a factor in (0, 1)",
+        )?;
+        check_param(
+            "min_cwnd",
+            c.min_cwnd,
+            (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd),
+            "segments in [1, 1000000]",
+        )?;
         // Linux caps its pacing ratios at 1000 % (`tcp_pacing_ca_ratio`, sysctl range).
-        check_param("pacing_gain", c.pacing_gain, (0.0..=10.0).contains(&c.pacing_gain), "a factor in [0, 10] (0: no pacing)")
+        check_param(
+            "pacing_gain",
+            c.pacing_gain,
+            (0.0..=10.0).contains(&c.pacing_gain),
+            "a factor in [0, 10] (0: no pacing)",
+        )
     }
 }
 
 impl Default for FastConfig {
     fn default() -> Self {
         FastConfig {
-            alpha: 200.0,            // Jin, Wei, Low INFOCOM 2004 §5: α = 200 packets
-            gamma: 0.5,              // Jin, Wei, Low INFOCOM 2004 §3: γ = 0.5 (also ns-2 gamma_)
-            update_every_rtts: 1,    // Jin, Wei, Low INFOCOM 2004: periodic update, every RTT
-            avg_weight_window: 3.0,  // Wei, Jin, Low, Hegde ToN 2006: η = min(3/w, 1/4)
-            avg_weight_max: 0.25,    // Wei, Jin, Low, Hegde ToN 2006: η = min(3/w, 1/4)
-            loss_beta: 0.5,          // ns-2 FAST: CLOSE_CWND_HALF
-            min_cwnd: 2.0,           // ns-2 FAST fast_calc_cwnd: target_cwnd ≥ 2
-            pacing_gain: 1.2,        // Linux sysctl tcp_pacing_ca_ratio = 120
+            alpha: 200.0,           // Jin, Wei, Low INFOCOM 2004 §5: α = 200 packets
+            gamma: 0.5,             // Jin, Wei, Low INFOCOM 2004 §3: γ = 0.5 (also ns-2 gamma_)
+            update_every_rtts: 1,   // Jin, Wei, Low INFOCOM 2004: periodic update, every RTT
+            avg_weight_window: 3.0, // Wei, Jin, Low, Hegde ToN 2006: η = min(3/w, 1/4)
+            avg_weight_max: 0.25,   // Wei, Jin, Low, Hegde ToN 2006: η = min(3/w, 1/4)
+            loss_beta: 0.5,         // ns-2 FAST: CLOSE_CWND_HALF
+            min_cwnd: 2.0,          // ns-2 FAST fast_calc_cwnd: target_cwnd ≥ 2
+            pacing_gain: 1.2,       // Linux sysctl tcp_pacing_ca_ratio = 120
         }
     }
 }
@@ -121,7 +154,13 @@ pub struct Fast {
 
 impl Fast {
     pub fn new(cfg: FastConfig) -> Self {
-        Fast { cfg, rounds: RoundRtt::default(), avg_rtt: None, rounds_since_update: 0, in_loss_state: false }
+        Fast {
+            cfg,
+            rounds: RoundRtt::default(),
+            avg_rtt: None,
+            rounds_since_update: 0,
+            in_loss_state: false,
+        }
     }
 
     /// The window update: min{2w, (1 − γ)w + γ(baseRTT/avgRTT · w + α)}.
@@ -171,7 +210,13 @@ impl CongestionControl for Fast {
         }
         self.rounds_since_update = 0;
         let (Some(base), Some(avg)) = (self.rounds.base(), self.avg_rtt) else { return };
-        let w = Self::next_window(st.cwnd, base.as_secs_f64(), avg.max(1e-9), self.cfg.alpha, self.cfg.gamma);
+        let w = Self::next_window(
+            st.cwnd,
+            base.as_secs_f64(),
+            avg.max(1e-9),
+            self.cfg.alpha,
+            self.cfg.gamma,
+        );
         st.cwnd = w.max(self.cfg.min_cwnd);
     }
 
@@ -268,7 +313,12 @@ mod tests {
         // Every other round with update_every_rtts = 2.
         let mut f = Fast::new(FastConfig { update_every_rtts: 2, ..FastConfig::default() });
         let mut d = Driver::new(10.0, f64::INFINITY);
-        let sizes: Vec<f64> = (0..4).map(|_| { d.round(&mut f, ms(100.0)); d.st.cwnd }).collect();
+        let sizes: Vec<f64> = (0..4)
+            .map(|_| {
+                d.round(&mut f, ms(100.0));
+                d.st.cwnd
+            })
+            .collect();
         assert_eq!(sizes, vec![10.0, 20.0, 20.0, 40.0]);
     }
 
@@ -334,10 +384,16 @@ mod tests {
     fn loss_halves_the_window() {
         let mut f = fast(200.0);
         let mut st = CcState::new(100.0, f64::INFINITY, 1460);
-        f.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 90 });
+        f.on_congestion(
+            &mut st,
+            &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 90 },
+        );
         assert_eq!(st.ssthresh, 50.0);
         st.cwnd = 3.0;
-        f.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 });
+        f.on_congestion(
+            &mut st,
+            &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 },
+        );
         assert_eq!(st.ssthresh, 2.0);
     }
 

@@ -40,7 +40,9 @@
 //!   acknowledged segment), identical without stretch ACKs.
 //! - ns-2's `cwnd_range_` caching of a(w) is not reproduced (it is disabled by default).
 
-use super::{slow_start, MAX_SEGMENTS, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{
+    slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent, MAX_SEGMENTS,
+};
 use serde::{Deserialize, Serialize};
 
 /// Where a(w) and b(w) come from.
@@ -73,7 +75,14 @@ pub struct HighSpeedConfig {
 
 impl Default for HighSpeedConfig {
     fn default() -> Self {
-        HighSpeedConfig { response: Response::Table, low_window: 38.0, high_window: 83000.0, high_p: 1e-7, high_decrease: 0.1, low_p: 1e-3 }
+        HighSpeedConfig {
+            response: Response::Table,
+            low_window: 38.0,
+            high_window: 83000.0,
+            high_p: 1e-7,
+            high_decrease: 0.1,
+            low_p: 1e-3,
+        }
     }
 }
 
@@ -87,7 +96,11 @@ impl CcParams for HighSpeedConfig {
         let d = HighSpeedConfig::default();
         match name {
             // ns-2 tcp.cc: "p ranges from 1.5/W^2 at congestion window low_window_".
-            "ns2" => Some(HighSpeedConfig { response: Response::Formula, low_p: 1.5 / (d.low_window * d.low_window), ..d }),
+            "ns2" => Some(HighSpeedConfig {
+                response: Response::Formula,
+                low_p: 1.5 / (d.low_window * d.low_window),
+                ..d
+            }),
             "rfc3649" => Some(HighSpeedConfig { response: Response::Formula, ..d }),
             _ => None,
         }
@@ -96,7 +109,10 @@ impl CcParams for HighSpeedConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
         if !(c.low_window >= 1.0 && c.low_window < MAX_SEGMENTS) {
-            return Err(format!("low_window: {} is out of range: expected 1 <= low_window < 1000000 segments", c.low_window));
+            return Err(format!(
+                "low_window: {} is out of range: expected 1 <= low_window < 1000000 segments",
+                c.low_window
+            ));
         }
         if !(c.high_window > c.low_window && c.high_window <= MAX_SEGMENTS) {
             return Err(format!("high_window: {} is out of range: expected low_window ({}) < high_window <= 1000000 segments", c.high_window, c.low_window));
@@ -105,14 +121,26 @@ impl CcParams for HighSpeedConfig {
             return Err(format!("low_p: {} is out of range: expected 0 < low_p < 1", c.low_p));
         }
         if !(c.high_p > 0.0 && c.high_p < c.low_p) {
-            return Err(format!("high_p: {} is out of range: expected 0 < high_p < low_p ({})", c.high_p, c.low_p));
+            return Err(format!(
+                "high_p: {} is out of range: expected 0 < high_p < low_p ({})",
+                c.high_p, c.low_p
+            ));
         }
         if !(c.high_decrease > 0.0 && c.high_decrease <= 0.5) {
-            return Err(format!("high_decrease: {} is out of range: expected 0 < high_decrease <= 0.5", c.high_decrease));
+            return Err(format!(
+                "high_decrease: {} is out of range: expected 0 < high_decrease <= 0.5",
+                c.high_decrease
+            ));
         }
         if c.response == Response::Table {
             let d = HighSpeedConfig::default();
-            for (name, v, dv) in [("low_window", c.low_window, d.low_window), ("high_window", c.high_window, d.high_window), ("high_p", c.high_p, d.high_p), ("high_decrease", c.high_decrease, d.high_decrease), ("low_p", c.low_p, d.low_p)] {
+            for (name, v, dv) in [
+                ("low_window", c.low_window, d.low_window),
+                ("high_window", c.high_window, d.high_window),
+                ("high_p", c.high_p, d.high_p),
+                ("high_decrease", c.high_decrease, d.high_decrease),
+                ("low_p", c.low_p, d.low_p),
+            ] {
                 if v != dv {
                     return Err(format!("{name}: {v} applies to response = \"formula\" only: the table is RFC 3649's, sampled at the defaults"));
                 }
@@ -125,15 +153,78 @@ impl CcParams for HighSpeedConfig {
 /// Linux `hstcp_aimd_vals` (RFC 3649 Appendix B): (upper window of the row, b · 256).
 /// Row i applies to W_{i−1} < cwnd ≤ W_i with a = i + 1.
 const AIMD_TABLE: [(u32, u32); 72] = [
-    (38, 128), (118, 112), (221, 104), (347, 98), (495, 93), (663, 89), (851, 86), (1058, 83),
-    (1284, 81), (1529, 78), (1793, 76), (2076, 74), (2378, 72), (2699, 71), (3039, 69), (3399, 68),
-    (3778, 66), (4177, 65), (4596, 64), (5036, 62), (5497, 61), (5979, 60), (6483, 59), (7009, 58),
-    (7558, 57), (8130, 56), (8726, 55), (9346, 54), (9991, 53), (10661, 52), (11358, 52), (12082, 51),
-    (12834, 50), (13614, 49), (14424, 48), (15265, 48), (16137, 47), (17042, 46), (17981, 45), (18955, 45),
-    (19965, 44), (21013, 43), (22101, 43), (23230, 42), (24402, 41), (25618, 41), (26881, 40), (28193, 39),
-    (29557, 39), (30975, 38), (32450, 38), (33986, 37), (35586, 36), (37253, 36), (38992, 35), (40808, 35),
-    (42707, 34), (44694, 33), (46776, 33), (48961, 32), (51258, 32), (53677, 31), (56230, 30), (58932, 30),
-    (61799, 29), (64851, 28), (68113, 28), (71617, 27), (75401, 26), (79517, 26), (84035, 25), (89053, 24),
+    (38, 128),
+    (118, 112),
+    (221, 104),
+    (347, 98),
+    (495, 93),
+    (663, 89),
+    (851, 86),
+    (1058, 83),
+    (1284, 81),
+    (1529, 78),
+    (1793, 76),
+    (2076, 74),
+    (2378, 72),
+    (2699, 71),
+    (3039, 69),
+    (3399, 68),
+    (3778, 66),
+    (4177, 65),
+    (4596, 64),
+    (5036, 62),
+    (5497, 61),
+    (5979, 60),
+    (6483, 59),
+    (7009, 58),
+    (7558, 57),
+    (8130, 56),
+    (8726, 55),
+    (9346, 54),
+    (9991, 53),
+    (10661, 52),
+    (11358, 52),
+    (12082, 51),
+    (12834, 50),
+    (13614, 49),
+    (14424, 48),
+    (15265, 48),
+    (16137, 47),
+    (17042, 46),
+    (17981, 45),
+    (18955, 45),
+    (19965, 44),
+    (21013, 43),
+    (22101, 43),
+    (23230, 42),
+    (24402, 41),
+    (25618, 41),
+    (26881, 40),
+    (28193, 39),
+    (29557, 39),
+    (30975, 38),
+    (32450, 38),
+    (33986, 37),
+    (35586, 36),
+    (37253, 36),
+    (38992, 35),
+    (40808, 35),
+    (42707, 34),
+    (44694, 33),
+    (46776, 33),
+    (48961, 32),
+    (51258, 32),
+    (53677, 31),
+    (56230, 30),
+    (58932, 30),
+    (61799, 29),
+    (64851, 28),
+    (68113, 28),
+    (71617, 27),
+    (75401, 26),
+    (79517, 26),
+    (84035, 25),
+    (89053, 24),
 ];
 
 /// Linux scales the table's b by 2⁸ (`md >> 8`).
@@ -307,7 +398,11 @@ mod tests {
                 h.on_ack(&mut st, &ack(1));
             }
             let grown = st.cwnd - w;
-            assert!((grown / a - 1.0).abs() < 0.01, "{:?} w {w}: grew {grown}, a(w) {a}", cfg.response);
+            assert!(
+                (grown / a - 1.0).abs() < 0.01,
+                "{:?} w {w}: grew {grown}, a(w) {a}",
+                cfg.response
+            );
         }
         // Linux row for 1000 segments is 851 < w ≤ 1058: a = 8.
         assert_eq!(table_response(1000.0).0, 8.0);
@@ -332,17 +427,27 @@ mod tests {
         let ns2 = CcConfig::from_name("highspeed@ns2", None).unwrap().params_json();
         assert_eq!(ns2["response"], "formula");
         assert!((ns2["low_p"].as_f64().unwrap() - 1.5 / 1444.0).abs() < 1e-15);
-        assert_eq!(CcConfig::from_name("highspeed", None).unwrap().params_json()["response"], "table");
+        assert_eq!(
+            CcConfig::from_name("highspeed", None).unwrap().params_json()["response"],
+            "table"
+        );
     }
 
     #[test]
     fn bad_parameters_are_one_line_errors() {
-        let e = CcConfig::from_name("highspeed", Some(&serde_json::json!({"response": "tabel"}))).unwrap_err();
+        let e = CcConfig::from_name("highspeed", Some(&serde_json::json!({"response": "tabel"})))
+            .unwrap_err();
         assert!(e.starts_with("response:") && e.contains("formula"), "{e}");
-        let e = CcConfig::from_name("highspeed", Some(&serde_json::json!({"high_decrease": 0.7, "response": "formula"}))).unwrap_err();
+        let e = CcConfig::from_name(
+            "highspeed",
+            Some(&serde_json::json!({"high_decrease": 0.7, "response": "formula"})),
+        )
+        .unwrap_err();
         assert!(e.starts_with("high_decrease: 0.7"), "{e}");
-        let e = CcConfig::from_name("highspeed", Some(&serde_json::json!({"low_window": 50}))).unwrap_err();
+        let e = CcConfig::from_name("highspeed", Some(&serde_json::json!({"low_window": 50})))
+            .unwrap_err();
         assert!(e.contains("formula"), "{e}");
-        assert!(CcConfig::from_name("highspeed@ns2", Some(&serde_json::json!({"low_window": 50}))).is_ok());
+        assert!(CcConfig::from_name("highspeed@ns2", Some(&serde_json::json!({"low_window": 50})))
+            .is_ok());
     }
 }

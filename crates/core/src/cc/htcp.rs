@@ -35,7 +35,9 @@
 //! - Undo after a spurious retransmission (`htcp_cwnd_undo`) does not apply: the transport has
 //!   no undo.
 
-use super::{check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{
+    check_param, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+};
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
 
@@ -101,29 +103,63 @@ impl CcParams for HtcpConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
         // Times are bounded by an hour, the longest run worth simulating.
-        for (name, v) in [("delta_l_s", c.delta_l_s), ("adaptive_backoff_min_rtt_s", c.adaptive_backoff_min_rtt_s), ("max_rtt_step_s", c.max_rtt_step_s)] {
+        for (name, v) in [
+            ("delta_l_s", c.delta_l_s),
+            ("adaptive_backoff_min_rtt_s", c.adaptive_backoff_min_rtt_s),
+            ("max_rtt_step_s", c.max_rtt_step_s),
+        ] {
             check_param(name, v, (0.0..=3600.0).contains(&v), "seconds in [0, 3600]")?;
         }
         // α_H(Δ) = 1 + alpha_linear·(Δ−Δ_L) + alpha_quadratic·(Δ−Δ_L)² (Leith & Shorten 2004:
         // 10 and 1/4); 1000 reaches 10⁶ segments per RTT within a second.
-        for (name, v) in [("alpha_linear", c.alpha_linear), ("alpha_quadratic", c.alpha_quadratic)] {
+        for (name, v) in [("alpha_linear", c.alpha_linear), ("alpha_quadratic", c.alpha_quadratic)]
+        {
             check_param(name, v, (0.0..=1000.0).contains(&v), "a coefficient in [0, 1000]")?;
         }
         let bw = c.bandwidth_switch_threshold;
-        check_param("bandwidth_switch_threshold", bw, (0.0..=10.0).contains(&bw), "a relative change in [0, 10]")?;
+        check_param(
+            "bandwidth_switch_threshold",
+            bw,
+            (0.0..=10.0).contains(&bw),
+            "a relative change in [0, 10]",
+        )?;
         if !(c.beta_min > 0.0 && c.beta_min < 1.0) {
-            return Err(format!("beta_min: {} is out of range: expected 0 < beta_min < 1", c.beta_min));
+            return Err(format!(
+                "beta_min: {} is out of range: expected 0 < beta_min < 1",
+                c.beta_min
+            ));
         }
         if !(c.beta_max >= c.beta_min && c.beta_max < 1.0) {
-            return Err(format!("beta_max: {} is out of range: expected beta_min ({}) <= beta_max < 1", c.beta_max, c.beta_min));
+            return Err(format!(
+                "beta_max: {} is out of range: expected beta_min ({}) <= beta_max < 1",
+                c.beta_max, c.beta_min
+            ));
         }
         if !(0.0..=1.0).contains(&c.max_rtt_decay) {
-            return Err(format!("max_rtt_decay: {} is out of range: expected 0..1", c.max_rtt_decay));
+            return Err(format!(
+                "max_rtt_decay: {} is out of range: expected 0..1",
+                c.max_rtt_decay
+            ));
         }
-        check_param("rtt_ref_s", c.rtt_ref_s, c.rtt_ref_s > 0.0 && c.rtt_ref_s <= 60.0, "seconds in (0, 60]")?;
-        check_param("rtt_scale_min", c.rtt_scale_min, c.rtt_scale_min > 0.0 && c.rtt_scale_min <= 1000.0, "a factor in (0, 1000]")?;
+        check_param(
+            "rtt_ref_s",
+            c.rtt_ref_s,
+            c.rtt_ref_s > 0.0 && c.rtt_ref_s <= 60.0,
+            "seconds in (0, 60]",
+        )?;
+        check_param(
+            "rtt_scale_min",
+            c.rtt_scale_min,
+            c.rtt_scale_min > 0.0 && c.rtt_scale_min <= 1000.0,
+            "a factor in (0, 1000]",
+        )?;
         let max = c.rtt_scale_max;
-        check_param("rtt_scale_max", max, max >= c.rtt_scale_min && max <= 1000.0, "a factor in [rtt_scale_min, 1000]")?;
+        check_param(
+            "rtt_scale_max",
+            max,
+            max >= c.rtt_scale_min && max <= 1000.0,
+            "a factor in [rtt_scale_min, 1000]",
+        )?;
         Ok(())
     }
 }
@@ -164,7 +200,16 @@ pub struct Htcp {
 impl Htcp {
     pub fn new(cfg: HtcpConfig) -> Self {
         let beta = cfg.beta_min;
-        Htcp { cfg, beta, modeswitch: false, epoch_start: None, recovering: false, rtt_min: 0.0, rtt_max: 0.0, throughput: Throughput::default() }
+        Htcp {
+            cfg,
+            beta,
+            modeswitch: false,
+            epoch_start: None,
+            recovering: false,
+            rtt_min: 0.0,
+            rtt_max: 0.0,
+            throughput: Throughput::default(),
+        }
     }
 
     /// The backoff factor the next congestion event would use before its update (test access).
@@ -191,7 +236,8 @@ impl Htcp {
     pub fn alpha(&self, now: SimTime) -> f64 {
         let mut factor = self.alpha_h(self.delta(now));
         if self.cfg.rtt_scaling && self.rtt_min > 0.0 {
-            let ratio = (self.rtt_min / self.cfg.rtt_ref_s).clamp(self.cfg.rtt_scale_min, self.cfg.rtt_scale_max);
+            let ratio = (self.rtt_min / self.cfg.rtt_ref_s)
+                .clamp(self.cfg.rtt_scale_min, self.cfg.rtt_scale_max);
             factor = (factor * ratio).max(1.0);
         }
         2.0 * factor * (1.0 - self.beta)
@@ -231,14 +277,19 @@ impl Htcp {
             let t = &mut self.throughput;
             let (peak, previous) = (t.peak, t.previous_peak);
             t.previous_peak = peak;
-            let steady = peak >= (1.0 - c.bandwidth_switch_threshold) * previous && peak <= (1.0 + c.bandwidth_switch_threshold) * previous;
+            let steady = peak >= (1.0 - c.bandwidth_switch_threshold) * previous
+                && peak <= (1.0 + c.bandwidth_switch_threshold) * previous;
             if !steady {
                 self.beta = c.beta_min;
                 self.modeswitch = false;
                 return;
             }
         }
-        if c.adaptive_backoff && self.modeswitch && self.rtt_min > c.adaptive_backoff_min_rtt_s && self.rtt_max > 0.0 {
+        if c.adaptive_backoff
+            && self.modeswitch
+            && self.rtt_min > c.adaptive_backoff_min_rtt_s
+            && self.rtt_max > 0.0
+        {
             self.beta = (self.rtt_min / self.rtt_max).clamp(c.beta_min, c.beta_max);
         } else {
             self.beta = c.beta_min;
@@ -316,7 +367,13 @@ mod tests {
     /// Drives `h` for `rounds` round trips: round r lasts `rtt(r)` and acknowledges ⌊cwnd⌋
     /// segments one at a time, evenly spread, each with an RTT sample of `rtt(r)`.
     /// Returns the window at the start of each round.
-    fn drive(h: &mut Htcp, st: &mut CcState, now: &mut SimTime, rounds: u32, rtt: impl Fn(u32) -> SimDuration) -> Vec<f64> {
+    fn drive(
+        h: &mut Htcp,
+        st: &mut CcState,
+        now: &mut SimTime,
+        rounds: u32,
+        rtt: impl Fn(u32) -> SimDuration,
+    ) -> Vec<f64> {
         let mut windows = Vec::new();
         for round in 0..rounds {
             windows.push(st.cwnd);
@@ -334,7 +391,10 @@ mod tests {
     }
 
     fn congestion(h: &mut Htcp, st: &mut CcState, now: SimTime) {
-        h.on_congestion(st, &CongestionEvent { now, kind: CongestionKind::Loss, flight_size: st.cwnd as u64 });
+        h.on_congestion(
+            st,
+            &CongestionEvent { now, kind: CongestionKind::Loss, flight_size: st.cwnd as u64 },
+        );
         st.cwnd = st.ssthresh;
         h.on_recovery_exit(st, now);
     }
@@ -355,8 +415,14 @@ mod tests {
         for k in 0..windows.len() - 1 {
             let grown = windows[k + 1] - windows[k];
             // Round k spans Δ ∈ [0.1k, 0.1(k+1)] s; α_H is convex, so compare with its mean.
-            let mean_alpha: f64 = (0..100).map(|i| h.alpha_h(0.1 * (k as f64 + (i as f64 + 0.5) / 100.0))).sum::<f64>() / 100.0;
-            assert!((grown - mean_alpha).abs() < 0.02 * mean_alpha + 0.02, "round {k}: grew {grown}, α_H {mean_alpha}");
+            let mean_alpha: f64 = (0..100)
+                .map(|i| h.alpha_h(0.1 * (k as f64 + (i as f64 + 0.5) / 100.0)))
+                .sum::<f64>()
+                / 100.0;
+            assert!(
+                (grown - mean_alpha).abs() < 0.02 * mean_alpha + 0.02,
+                "round {k}: grew {grown}, α_H {mean_alpha}"
+            );
         }
         // Δ ≤ Δ_L: Reno's one segment per RTT; at Δ = 5 s: 1 + 10·4 + 0.25·16 = 45 per RTT.
         assert!((windows[5] - windows[4] - 1.0).abs() < 0.01);
@@ -389,7 +455,13 @@ mod tests {
         let mut now = SimTime::from_secs(1);
         h.on_sent(&mut st, now);
         for _ in 0..2 {
-            drive(&mut h, &mut st, &mut now, 5, |r| if r == 3 { SimDuration::from_millis(400) } else { RTT });
+            drive(&mut h, &mut st, &mut now, 5, |r| {
+                if r == 3 {
+                    SimDuration::from_millis(400)
+                } else {
+                    RTT
+                }
+            });
             congestion(&mut h, &mut st, now);
         }
         assert_eq!(h.beta(), 0.8);
@@ -446,11 +518,14 @@ mod tests {
 
     #[test]
     fn bad_parameters_are_one_line_errors() {
-        let e = CcConfig::from_name("htcp", Some(&serde_json::json!({"beta_max": 0.4}))).unwrap_err();
+        let e =
+            CcConfig::from_name("htcp", Some(&serde_json::json!({"beta_max": 0.4}))).unwrap_err();
         assert!(e.starts_with("beta_max: 0.4 is out of range"), "{e}");
-        let e = CcConfig::from_name("htcp", Some(&serde_json::json!({"rtt_ref_s": 0}))).unwrap_err();
+        let e =
+            CcConfig::from_name("htcp", Some(&serde_json::json!({"rtt_ref_s": 0}))).unwrap_err();
         assert!(e.starts_with("rtt_ref_s: 0"), "{e}");
-        let e = CcConfig::from_name("htcp", Some(&serde_json::json!({"rtt_scaling": "yes"}))).unwrap_err();
+        let e = CcConfig::from_name("htcp", Some(&serde_json::json!({"rtt_scaling": "yes"})))
+            .unwrap_err();
         assert!(e.starts_with("rtt_scaling:"), "{e}");
     }
 }

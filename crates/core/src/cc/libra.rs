@@ -56,10 +56,13 @@
 //! - The decrease applies to cwnd, as the paper's formula (Reno in this crate halves FlightSize,
 //!   RFC 5681 eq. 4); the two agree when the sender is window-limited.
 
-use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
-use crate::wire::tcp::TCP_IP_HEADER;
+use super::{
+    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
+    CongestionEvent,
+};
 use crate::scenario::units::Dur;
 use crate::time::{parse_rate, Rate, SimDuration, SimTime};
+use crate::wire::tcp::TCP_IP_HEADER;
 use serde::{Deserialize, Serialize};
 
 /// Segments whose send instant is remembered while probing; probing ends once SND.UNA passes it.
@@ -91,15 +94,15 @@ pub struct LibraConfig {
 impl Default for LibraConfig {
     fn default() -> Self {
         LibraConfig {
-            k1: 1.0,                                // our choice: a link-filling flow regains a loss in T₁/(2k₁P) = 0.5 s at P = 1
-            k2: 2.0,                                // our choice: P ∈ [e^−2, 1] = [0.14, 1]
-            t0: Dur(SimDuration::from_secs(1)),     // our choice: every terrestrial RTT is ≪ T₀
-            t1: Dur(SimDuration::from_secs(1)),     // = T₀: decrease → ½ (seed 003 Table 2.1, AIMD(α, 0.5))
-            capacity: CapacityParam::Measure,       // the paper's estimation component
-            packet_pairs: 8,                        // our choice: < the 9 pairs one 10-segment initial window gives
-            pacing: true,                           // the paper's burst control (deterministic here)
-            pacing_ss_ratio: 2.0,                   // Linux net.ipv4.tcp_pacing_ss_ratio = 200
-            pacing_ca_ratio: 1.2,                   // Linux net.ipv4.tcp_pacing_ca_ratio = 120
+            k1: 1.0, // our choice: a link-filling flow regains a loss in T₁/(2k₁P) = 0.5 s at P = 1
+            k2: 2.0, // our choice: P ∈ [e^−2, 1] = [0.14, 1]
+            t0: Dur(SimDuration::from_secs(1)), // our choice: every terrestrial RTT is ≪ T₀
+            t1: Dur(SimDuration::from_secs(1)), // = T₀: decrease → ½ (seed 003 Table 2.1, AIMD(α, 0.5))
+            capacity: CapacityParam::Measure,   // the paper's estimation component
+            packet_pairs: 8, // our choice: < the 9 pairs one 10-segment initial window gives
+            pacing: true,    // the paper's burst control (deterministic here)
+            pacing_ss_ratio: 2.0, // Linux net.ipv4.tcp_pacing_ss_ratio = 200
+            pacing_ca_ratio: 1.2, // Linux net.ipv4.tcp_pacing_ca_ratio = 120
         }
     }
 }
@@ -145,15 +148,25 @@ impl TryFrom<RawLibraConfig> for LibraConfig {
         // P ∈ [e^−k2, 1]: beyond 50 the lower end is below any representable penalty that matters.
         check_param("k2", r.k2, (0.0..=50.0).contains(&r.k2), "a number in [0, 50]")?;
         if r.t0.0 == SimDuration::ZERO || r.t0.0 > SimDuration::from_secs(60) {
-            return Err(format!("t0: {} is out of range: expected a duration in (0s, 60s]", r.t0.0));
+            return Err(format!(
+                "t0: {} is out of range: expected a duration in (0s, 60s]",
+                r.t0.0
+            ));
         }
         // The decrease T₁/(2(T+T₀)) is at most T₁/(2T₀); it must stay below the whole window.
         if r.t1.0 == SimDuration::ZERO || r.t1.0 >= r.t0.0.saturating_mul(2) {
             return Err(format!("t1: {} must be positive and less than 2·t0 = {} (the decrease T₁/(2(T+T₀)) must stay below 1)", r.t1.0, r.t0.0.saturating_mul(2)));
         }
-        check_param("packet_pairs", f64::from(r.packet_pairs), (1..=1000).contains(&r.packet_pairs), "a count in 1..1000")?;
+        check_param(
+            "packet_pairs",
+            f64::from(r.packet_pairs),
+            (1..=1000).contains(&r.packet_pairs),
+            "a count in 1..1000",
+        )?;
         // Linux's sysctls tcp_pacing_ss_ratio / tcp_pacing_ca_ratio accept 0..1000 %.
-        for (name, v) in [("pacing_ss_ratio", r.pacing_ss_ratio), ("pacing_ca_ratio", r.pacing_ca_ratio)] {
+        for (name, v) in
+            [("pacing_ss_ratio", r.pacing_ss_ratio), ("pacing_ca_ratio", r.pacing_ca_ratio)]
+        {
             check_param(name, v, v > 0.0 && v <= 10.0, "a factor in (0, 10]")?;
         }
         Ok(LibraConfig {
@@ -192,7 +205,9 @@ impl<'de> Deserialize<'de> for CapacityParam {
         if text == "measure" {
             return Ok(CapacityParam::Measure);
         }
-        parse_rate(&text).map(CapacityParam::Given).map_err(|e| serde::de::Error::custom(format!("{e}, or \"measure\"")))
+        parse_rate(&text)
+            .map(CapacityParam::Given)
+            .map_err(|e| serde::de::Error::custom(format!("{e}, or \"measure\"")))
     }
 }
 
@@ -235,7 +250,8 @@ impl PacketPairProbe {
             // The previous ACK's last segment and all of this ACK's segments left in one burst
             // (same instant), after the last congestion event.
             let first = una_prev.checked_sub(1).filter(|&s| s >= self.clean_from);
-            let same_burst = first.is_some_and(|f| burst(f).is_some() && burst(f) == burst(una - 1));
+            let same_burst =
+                first.is_some_and(|f| burst(f).is_some() && burst(f) == burst(una - 1));
             let gap = now - t_prev;
             if same_burst && gap > SimDuration::ZERO {
                 let rate = (una - una_prev) as f64 / gap.as_secs_f64();
@@ -398,7 +414,11 @@ impl CongestionControl for Libra {
             return None;
         }
         let srtt = st.srtt?.as_secs_f64().max(1e-6);
-        let ratio = if st.cwnd < st.ssthresh / 2.0 { self.cfg.pacing_ss_ratio } else { self.cfg.pacing_ca_ratio };
+        let ratio = if st.cwnd < st.ssthresh / 2.0 {
+            self.cfg.pacing_ss_ratio
+        } else {
+            self.cfg.pacing_ca_ratio
+        };
         let bps = ratio * st.cwnd.max(1.0) * Self::segment_bits(st) / srtt;
         Some(Rate(bps.clamp(1.0, u64::MAX as f64) as u64))
     }
@@ -475,7 +495,10 @@ mod tests {
             let expected = 1000.0 * t * t / (t + 1.0);
             let g = growth_over_one_window(&mut l, &mut st);
             // Each ACK adds expected/cwnd with cwnd between 100 and 100 + expected.
-            assert!(g <= expected && g >= expected * 100.0 / (100.0 + expected), "T = {t}: grew {g}, expected {expected}");
+            assert!(
+                g <= expected && g >= expected * 100.0 / (100.0 + expected),
+                "T = {t}: grew {g}, expected {expected}"
+            );
             steps.push(step_from_one_ack(&mut l, &mut st));
         }
         // RTT fairness: the per-RTT step grows as T²/(T+T₀), 3.85× from 40 to 80 ms (Reno: 1×).
@@ -525,7 +548,8 @@ mod tests {
     #[test]
     fn alpha_falls_exponentially_with_the_queueing_share_of_the_rtt() {
         for k2 in [2.0, 3.0] {
-            let mut l = Libra::new(cfg(serde_json::json!({"capacity": "12Mbps", "k1": 0.5, "k2": k2})));
+            let mut l =
+                Libra::new(cfg(serde_json::json!({"capacity": "12Mbps", "k1": 0.5, "k2": k2})));
             let mut st = CcState::new(100.0, 50.0, MSS);
             // T_min = 40 ms, T_max = 140 ms: T − T_min is the queueing delay, out of 100 ms.
             l.on_rtt_sample(&mut st, at(ms(40)), ms(40));
@@ -538,7 +562,10 @@ mod tests {
                 l.on_ack(&mut st, &ack(at(ms(300))));
                 let alpha = (st.cwnd - w) * w * (t + 1.0) / (t * t);
                 let expected = 0.5 * 1000.0 * f64::exp(-k2 * share);
-                assert!((alpha / expected - 1.0).abs() < 1e-9, "k2 {k2}, T {t_ms} ms: α {alpha}, expected {expected}");
+                assert!(
+                    (alpha / expected - 1.0).abs() < 1e-9,
+                    "k2 {k2}, T {t_ms} ms: α {alpha}, expected {expected}"
+                );
             }
         }
     }
@@ -576,7 +603,13 @@ mod tests {
         let mut st = CcState::new(10.0, f64::INFINITY, MSS);
         send_burst(&mut l, &mut st, 10, SimTime::ZERO);
         for i in 1..=8 {
-            ack_to(&mut l, &mut st, i, at(ms(50) + SimDuration::from_micros(1200 * i)), SimTime::ZERO);
+            ack_to(
+                &mut l,
+                &mut st,
+                i,
+                at(ms(50) + SimDuration::from_micros(1200 * i)),
+                SimTime::ZERO,
+            );
             assert!(l.probing(), "finished after {i} ACKs = {} pairs", i - 1);
         }
         ack_to(&mut l, &mut st, 9, at(ms(50) + SimDuration::from_micros(1200 * 9)), SimTime::ZERO);
@@ -593,7 +626,13 @@ mod tests {
         let mut st = CcState::new(10.0, f64::INFINITY, MSS);
         send_burst(&mut l, &mut st, 10, SimTime::ZERO);
         for i in 1..=4 {
-            ack_to(&mut l, &mut st, 2 * i, at(ms(50) + SimDuration::from_micros(2400 * i)), SimTime::ZERO);
+            ack_to(
+                &mut l,
+                &mut st,
+                2 * i,
+                at(ms(50) + SimDuration::from_micros(2400 * i)),
+                SimTime::ZERO,
+            );
         }
         assert!(!l.probing());
         assert!((l.capacity_bps(&st).unwrap() / 10e6 - 1.0).abs() < 1e-9);
@@ -652,7 +691,8 @@ mod tests {
         let default = CcConfig::from_name("libra", None).unwrap().params_json();
         assert_eq!(default["capacity"], "measure");
         assert!(Libra::new(cfg(serde_json::json!({"capacity": "measure"}))).probing());
-        let given = CcConfig::from_name("libra", Some(&serde_json::json!({"capacity": "2.5Gbps"}))).unwrap();
+        let given = CcConfig::from_name("libra", Some(&serde_json::json!({"capacity": "2.5Gbps"})))
+            .unwrap();
         assert_eq!(given.params_json()["capacity"], "2.5Gbps");
     }
 

@@ -56,7 +56,17 @@ pub struct CcState {
 
 impl CcState {
     pub fn new(initial_cwnd: f64, initial_ssthresh: f64, mss: u32) -> Self {
-        CcState { cwnd: initial_cwnd, ssthresh: initial_ssthresh, srtt: None, min_rtt: None, in_flight: 0, mss, snd_una: 0, snd_nxt: 0, delivered: 0 }
+        CcState {
+            cwnd: initial_cwnd,
+            ssthresh: initial_ssthresh,
+            srtt: None,
+            min_rtt: None,
+            in_flight: 0,
+            mss,
+            snd_una: 0,
+            snd_nxt: 0,
+            delivered: 0,
+        }
     }
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh
@@ -210,7 +220,11 @@ pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<()
 }
 
 /// Resolves `preset` then overlays `params` (a table of parameter values).
-pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Result<P, String> {
+pub(crate) fn resolve<P: CcParams>(
+    algorithm: &str,
+    preset: Option<&str>,
+    params: Option<&Value>,
+) -> Result<P, String> {
     let base = match preset {
         None => P::default(),
         Some(name) => P::preset(name).ok_or_else(|| {
@@ -218,7 +232,10 @@ pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params
             if known.is_empty() {
                 format!("unknown preset {name:?}: {algorithm} has no presets")
             } else {
-                format!("unknown preset {name:?} of {algorithm}: expected one of {}", known.join(", "))
+                format!(
+                    "unknown preset {name:?} of {algorithm}: expected one of {}",
+                    known.join(", ")
+                )
             }
         })?,
     };
@@ -235,7 +252,11 @@ pub(crate) fn resolve<P: CcParams>(algorithm: &str, preset: Option<&str>, params
     }
     let resolved: P = serde_path_to_error::deserialize(&Value::Object(merged)).map_err(|e| {
         let path = e.path().to_string();
-        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
     })?;
     resolved.validate()?;
     Ok(resolved)
@@ -418,8 +439,15 @@ impl CcConfig {
         };
         let base = ALIASES.iter().find(|(a, _)| *a == base).map_or(base, |(_, target)| target);
         CcConfig::lookup(base, preset, params).unwrap_or_else(|| {
-            let names: Vec<&str> = tcp_algorithms().iter().map(|a| a.name).chain(ALIASES.iter().map(|(a, _)| *a)).collect();
-            Err(format!("unknown congestion control {name:?}: expected one of {}", names.join(", ")))
+            let names: Vec<&str> = tcp_algorithms()
+                .iter()
+                .map(|a| a.name)
+                .chain(ALIASES.iter().map(|(a, _)| *a))
+                .collect();
+            Err(format!(
+                "unknown congestion control {name:?}: expected one of {}",
+                names.join(", ")
+            ))
         })
     }
 }
@@ -431,7 +459,11 @@ mod tests {
     #[test]
     fn a_sender_holds_at_most_64_bytes_of_any_algorithm() {
         // Larger states are boxed (`stored!`): every TCP sender holds an `AnyCc` inline.
-        assert!(std::mem::size_of::<AnyCc>() <= 64, "AnyCc is {} bytes: box the variant that grew", std::mem::size_of::<AnyCc>());
+        assert!(
+            std::mem::size_of::<AnyCc>() <= 64,
+            "AnyCc is {} bytes: box the variant that grew",
+            std::mem::size_of::<AnyCc>()
+        );
     }
 
     #[test]

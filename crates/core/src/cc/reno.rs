@@ -13,7 +13,10 @@
 //! (SND.MAX − SND.UNA) also counts SACKed segments and exceeds cwnd in recovery. The default is
 //! the RFC's; the scenario's `stack = "linux"` and `"ns2"` profiles pick `cwnd`.
 
-use super::{check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{
+    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
+    CongestionEvent,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -85,7 +88,7 @@ impl CongestionControl for Reno {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cc::ack_clock::{ack};
+    use crate::cc::ack_clock::ack;
     use crate::cc::CongestionKind;
     use crate::time::SimTime;
 
@@ -114,9 +117,15 @@ mod tests {
     fn loss_halves_flight_size_with_floor_of_two() {
         let mut st = CcState::new(40.0, f64::INFINITY, 1460);
         let mut r = Reno::new(RenoConfig::default());
-        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 40 });
+        r.on_congestion(
+            &mut st,
+            &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Loss, flight_size: 40 },
+        );
         assert_eq!(st.ssthresh, 20.0);
-        r.on_congestion(&mut st, &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 });
+        r.on_congestion(
+            &mut st,
+            &CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Timeout, flight_size: 3 },
+        );
         assert_eq!(st.ssthresh, 2.0);
     }
 }

@@ -155,7 +155,10 @@ mod tests {
         // The next round starts empty at SND.NXT = 20; the base survives.
         r.on_sample(SimDuration::from_millis(130));
         st.snd_una = 21;
-        assert_eq!(r.end_of_round(&st), Some(Round { min_rtt: Some(SimDuration::from_millis(130)), samples: 1 }));
+        assert_eq!(
+            r.end_of_round(&st),
+            Some(Round { min_rtt: Some(SimDuration::from_millis(130)), samples: 1 })
+        );
         assert_eq!(r.base(), Some(SimDuration::from_millis(110)));
     }
 }

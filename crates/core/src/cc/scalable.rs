@@ -25,7 +25,10 @@
 //! - Linux 2.6.22 counts ACKs, not segments; with `delayed_ack = true` its preset grows twice as
 //!   fast here as it did there.
 
-use super::{check_param, cong_avoid_ai, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent};
+use super::{
+    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
+    CongestionEvent, MAX_SEGMENTS,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -56,20 +59,38 @@ impl CcParams for ScalableConfig {
 
     fn preset(name: &str) -> Option<Self> {
         match name {
-            "linux" => Some(ScalableConfig { a: 1.0 / 100.0, b: 1.0 / 8.0, low_window: 100.0, legacy_decrease: false }),
-            "linux-2.6.22" => Some(ScalableConfig { a: 1.0 / 50.0, b: 1.0 / 8.0, low_window: 50.0, legacy_decrease: false }),
+            "linux" => Some(ScalableConfig {
+                a: 1.0 / 100.0,
+                b: 1.0 / 8.0,
+                low_window: 100.0,
+                legacy_decrease: false,
+            }),
+            "linux-2.6.22" => Some(ScalableConfig {
+                a: 1.0 / 50.0,
+                b: 1.0 / 8.0,
+                low_window: 50.0,
+                legacy_decrease: false,
+            }),
             _ => None,
         }
     }
 
     fn validate(&self) -> Result<(), String> {
         if !(self.a > 0.0 && self.a <= 1.0) {
-            return Err(format!("a: {} is out of range: expected 0 < a <= 1 segment per acked segment", self.a));
+            return Err(format!(
+                "a: {} is out of range: expected 0 < a <= 1 segment per acked segment",
+                self.a
+            ));
         }
         if !(self.b > 0.0 && self.b < 1.0) {
             return Err(format!("b: {} is out of range: expected 0 < b < 1", self.b));
         }
-        check_param("low_window", self.low_window, (0.0..=MAX_SEGMENTS).contains(&self.low_window), "segments in [0, 1000000]")
+        check_param(
+            "low_window",
+            self.low_window,
+            (0.0..=MAX_SEGMENTS).contains(&self.low_window),
+            "segments in [0, 1000000]",
+        )
     }
 }
 
@@ -106,7 +127,8 @@ impl CongestionControl for Scalable {
     }
 
     fn on_congestion(&mut self, st: &mut CcState, _ev: &CongestionEvent) {
-        let keep = if self.cfg.legacy_decrease && self.legacy(st.cwnd) { 0.5 } else { 1.0 - self.cfg.b };
+        let keep =
+            if self.cfg.legacy_decrease && self.legacy(st.cwnd) { 0.5 } else { 1.0 - self.cfg.b };
         st.ssthresh = (keep * st.cwnd).max(2.0);
     }
 }
@@ -137,14 +159,18 @@ mod tests {
     fn recovery_time_after_a_loss_does_not_depend_on_the_window() {
         let cfg = ScalableConfig::default();
         let expected = (1.0 / (1.0 - cfg.b)).ln() / (1.0 + cfg.a).ln(); // 13.42 RTTs
-        let rounds: Vec<u32> = [100.0, 1000.0, 10000.0].iter().map(|&w| rounds_to_recover(cfg.clone(), w)).collect();
+        let rounds: Vec<u32> =
+            [100.0, 1000.0, 10000.0].iter().map(|&w| rounds_to_recover(cfg.clone(), w)).collect();
         for &n in &rounds {
             assert!((n as f64 - expected).abs() <= 1.0, "{rounds:?} vs {expected}");
         }
         assert!(rounds.iter().max().unwrap() - rounds.iter().min().unwrap() <= 1, "{rounds:?}");
         // Reno's recovery time is w/2 RTTs: the property is Scalable's, not every algorithm's.
         let reno_like = ScalableConfig { low_window: 1e9, legacy_decrease: true, ..cfg };
-        assert!(rounds_to_recover(reno_like.clone(), 1000.0) > 10 * rounds_to_recover(reno_like, 100.0) / 2);
+        assert!(
+            rounds_to_recover(reno_like.clone(), 1000.0)
+                > 10 * rounds_to_recover(reno_like, 100.0) / 2
+        );
     }
 
     #[test]
@@ -182,8 +208,12 @@ mod tests {
     fn bad_parameters_are_one_line_errors() {
         let e = CcConfig::from_name("scalable", Some(&serde_json::json!({"b": 1.5}))).unwrap_err();
         assert!(e.starts_with("b: 1.5 is out of range"), "{e}");
-        let e = CcConfig::from_name("scalable@linux", Some(&serde_json::json!({"a": -0.01}))).unwrap_err();
+        let e = CcConfig::from_name("scalable@linux", Some(&serde_json::json!({"a": -0.01})))
+            .unwrap_err();
         assert!(e.starts_with("a: -0.01"), "{e}");
-        assert_eq!(CcConfig::from_name("scalable@linux-2.6.22", None).unwrap().params_json()["a"], 0.02);
+        assert_eq!(
+            CcConfig::from_name("scalable@linux-2.6.22", None).unwrap().params_json()["a"],
+            0.02
+        );
     }
 }

@@ -46,7 +46,8 @@
 
 use super::round_rtt::RoundRtt;
 use super::{
-    check_param, cong_avoid_ai, MAX_SEGMENTS, slow_start, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
+    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
+    CongestionEvent, MAX_SEGMENTS,
 };
 use crate::time::{SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
@@ -74,23 +75,48 @@ pub struct VegasConfig {
 impl CcParams for VegasConfig {
     fn validate(&self) -> Result<(), String> {
         let c = self;
-        check_param("alpha", c.alpha, (0.0..=MAX_SEGMENTS).contains(&c.alpha), "segments in [0, 1000000]")?;
-        check_param("beta", c.beta, c.beta >= c.alpha && c.beta <= MAX_SEGMENTS, "segments in [alpha, 1000000]")?;
-        check_param("gamma", c.gamma, (0.0..=MAX_SEGMENTS).contains(&c.gamma), "segments in [0, 1000000]")?;
-        check_param("min_cwnd", c.min_cwnd, (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd), "segments in [1, 1000000]")?;
-        check_param("loss_beta", c.loss_beta, c.loss_beta > 0.0 && c.loss_beta < 1.0, "a factor in (0, 1)")
+        check_param(
+            "alpha",
+            c.alpha,
+            (0.0..=MAX_SEGMENTS).contains(&c.alpha),
+            "segments in [0, 1000000]",
+        )?;
+        check_param(
+            "beta",
+            c.beta,
+            c.beta >= c.alpha && c.beta <= MAX_SEGMENTS,
+            "segments in [alpha, 1000000]",
+        )?;
+        check_param(
+            "gamma",
+            c.gamma,
+            (0.0..=MAX_SEGMENTS).contains(&c.gamma),
+            "segments in [0, 1000000]",
+        )?;
+        check_param(
+            "min_cwnd",
+            c.min_cwnd,
+            (1.0..=MAX_SEGMENTS).contains(&c.min_cwnd),
+            "segments in [1, 1000000]",
+        )?;
+        check_param(
+            "loss_beta",
+            c.loss_beta,
+            c.loss_beta > 0.0 && c.loss_beta < 1.0,
+            "a factor in (0, 1)",
+        )
     }
 }
 
 impl Default for VegasConfig {
     fn default() -> Self {
         VegasConfig {
-            alpha: 2.0,            // Linux tcp_vegas.c `alpha`
-            beta: 4.0,             // Linux tcp_vegas.c `beta`
-            gamma: 1.0,            // Linux tcp_vegas.c `gamma`
-            min_rtt_samples: 3,    // Linux tcp_vegas.c: `cntRTT <= 2` is too few
-            min_cwnd: 2.0,         // Linux tcp_vegas.c: `if (snd_cwnd < 2) snd_cwnd = 2`
-            loss_beta: 0.5,        // Linux tcp_reno_ssthresh / RFC 5681 eq. (4)
+            alpha: 2.0,                // Linux tcp_vegas.c `alpha`
+            beta: 4.0,                 // Linux tcp_vegas.c `beta`
+            gamma: 1.0,                // Linux tcp_vegas.c `gamma`
+            min_rtt_samples: 3,        // Linux tcp_vegas.c: `cntRTT <= 2` is too few
+            min_cwnd: 2.0,             // Linux tcp_vegas.c: `if (snd_cwnd < 2) snd_cwnd = 2`
+            loss_beta: 0.5,            // Linux tcp_reno_ssthresh / RFC 5681 eq. (4)
             ss_every_other_rtt: false, // Linux; the paper's rule when true
         }
     }
@@ -324,7 +350,10 @@ mod tests {
     fn loss_halves_the_flight_like_reno_and_restarts_the_round() {
         let (mut v, mut d) = in_avoidance(40.0);
         let now = d.now;
-        v.on_congestion(&mut d.st, &CongestionEvent { now, kind: CongestionKind::Loss, flight_size: 40 });
+        v.on_congestion(
+            &mut d.st,
+            &CongestionEvent { now, kind: CongestionKind::Loss, flight_size: 40 },
+        );
         assert_eq!(d.st.ssthresh, 20.0);
         d.st.cwnd = 20.0;
         v.on_recovery_exit(&mut d.st, now);
@@ -332,7 +361,10 @@ mod tests {
         d.st.snd_una = d.st.snd_nxt + 1;
         v.on_ack(&mut d.st, &AckSample { now, acked: 1, rtt: None });
         assert!((d.st.cwnd - 20.05).abs() < 1e-9, "{}", d.st.cwnd);
-        v.on_congestion(&mut d.st, &CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: 3 });
+        v.on_congestion(
+            &mut d.st,
+            &CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: 3 },
+        );
         assert_eq!(d.st.ssthresh, 2.0);
     }
 
@@ -343,7 +375,7 @@ mod tests {
         let ev = CongestionEvent { now: d.now, kind: CongestionKind::Timeout, flight_size: 40 };
         v.on_congestion(&mut d.st, &ev);
         d.st.cwnd = 1.0; // the transport
-        // Heavy queueing would make Vegas shrink the window; Reno slow-starts to 20, then +1/cwnd.
+                         // Heavy queueing would make Vegas shrink the window; Reno slow-starts to 20, then +1/cwnd.
         while d.st.snd_una < snd_max {
             d.ack(&mut v, ms(300.0));
         }

@@ -19,7 +19,10 @@
 //! arriving out of order inside the recorded range is marked received (FIFO paths make this
 //! rare) but the run list is not re-merged.
 
-use crate::wire::dccp::{AckVector, ACKVEC_NOT_RECEIVED as NOT_RECEIVED, ACKVEC_RECEIVED as RECEIVED, ACKVEC_RUN_MAX as RUN_MAX};
+use crate::wire::dccp::{
+    AckVector, ACKVEC_NOT_RECEIVED as NOT_RECEIVED, ACKVEC_RECEIVED as RECEIVED,
+    ACKVEC_RUN_MAX as RUN_MAX,
+};
 use std::collections::VecDeque;
 
 /// A run of packets in one state, in ascending order.
@@ -227,7 +230,10 @@ mod tests {
         let mut r = record(&[0, 4]);
         r.on_packet(2);
         let ranges: Vec<_> = r.snapshot().ranges().collect();
-        assert_eq!(ranges, vec![(true, 4, 4), (false, 3, 3), (true, 2, 2), (false, 1, 1), (true, 0, 0)]);
+        assert_eq!(
+            ranges,
+            vec![(true, 4, 4), (false, 3, 3), (true, 2, 2), (false, 1, 1), (true, 0, 0)]
+        );
         assert_eq!(r.encoded_len(), 5);
     }
 }

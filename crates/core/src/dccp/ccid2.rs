@@ -109,20 +109,26 @@ impl CcParams for Ccid2Config {
 impl Ccid2Config {
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=1000).contains(&self.numdupack) {
-            return Err(format!("numdupack: {} is out of range: expected 1..1000 packets", self.numdupack));
+            return Err(format!(
+                "numdupack: {} is out of range: expected 1..1000 packets",
+                self.numdupack
+            ));
         }
         if self.ack_ratio == 0 {
             return Err("ack_ratio: must be at least 1".into());
         }
         if let Some(w) = self.initial_cwnd {
             if !(1.0..=1e6).contains(&w) {
-                return Err(format!("initial_cwnd: {w} is out of range: expected 1..1000000 packets"));
+                return Err(format!(
+                    "initial_cwnd: {w} is out of range: expected 1..1000000 packets"
+                ));
             }
         }
         if !(self.beta > 0.0 && self.beta < 1.0) {
             return Err(format!("beta: {} is out of range: expected 0 < beta < 1", self.beta));
         }
-        for (name, v) in [("min_rto_s", self.min_rto_s), ("max_ack_delay_s", self.max_ack_delay_s)] {
+        for (name, v) in [("min_rto_s", self.min_rto_s), ("max_ack_delay_s", self.max_ack_delay_s)]
+        {
             if !(0.0..=60.0).contains(&v) {
                 return Err(format!("{name}: {v} is out of range: expected 0..60 seconds"));
             }
@@ -202,10 +208,19 @@ pub struct Ccid2Tx {
 impl Ccid2Tx {
     /// A sender of `s`-byte packets.
     pub fn new(cfg: Ccid2Config, s: u32) -> Self {
-        let tcp = TcpConfig { min_rto: SimDuration::from_secs_f64(cfg.min_rto_s), ..TcpConfig::default() };
+        let tcp = TcpConfig {
+            min_rto: SimDuration::from_secs_f64(cfg.min_rto_s),
+            ..TcpConfig::default()
+        };
         let iw = cfg.initial_window(s);
         let st = CcState::new(iw, f64::INFINITY, s);
-        let ack = AckRatio { r: cfg.ack_ratio.max(1), last_peer_seq: None, loss_recover: 0, window_end: 0, clean_windows: 0 };
+        let ack = AckRatio {
+            r: cfg.ack_ratio.max(1),
+            last_peer_seq: None,
+            loss_recover: 0,
+            window_end: 0,
+            clean_windows: 0,
+        };
         Ccid2Tx {
             // Halves the packets in flight; RFC 4341 §5 says the window, which is the same while
             // the sender is window-limited.
@@ -262,7 +277,8 @@ impl Ccid2Tx {
     }
 
     fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+        self.usage.limited
+            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
     fn congestion(&mut self, now: SimTime, kind: CongestionKind) {
@@ -327,7 +343,10 @@ impl Ccid2Tx {
         self.ack.window_end = self.next_seq.saturating_sub(1);
         self.ack.clean_windows += 1;
         let r = self.ack.r as f64;
-        if self.cfg.ack_ratio_dynamic && self.ack.r > 1 && self.ack.clean_windows as f64 >= self.st.cwnd / (r * r - r) {
+        if self.cfg.ack_ratio_dynamic
+            && self.ack.r > 1
+            && self.ack.clean_windows as f64 >= self.st.cwnd / (r * r - r)
+        {
             self.ack.r -= 1;
             self.ack.clean_windows = 0;
         }
@@ -451,7 +470,11 @@ impl CcidTx for Ccid2Tx {
                 self.cc.on_ack(&mut self.st, &AckSample { now, acked: growth, rtt });
             }
             if seq > self.usage.until {
-                self.usage = Usage { limited: false, max_out: self.pipe, until: self.next_seq.saturating_sub(1) };
+                self.usage = Usage {
+                    limited: false,
+                    max_out: self.pipe,
+                    until: self.next_seq.saturating_sub(1),
+                };
             }
             self.count_clean_window(seq);
         }
@@ -743,7 +766,12 @@ mod tests {
         // The cap ⌈cwnd/2⌉ applies when the window shrinks.
         tx.handle_timeout(SimTime::from_secs(10));
         assert_eq!(tx.ack_ratio(), 1);
-        let fixed = sender(Ccid2Config { ack_ratio_dynamic: false, ack_ratio: 3, initial_cwnd: Some(10.0), ..Ccid2Config::default() });
+        let fixed = sender(Ccid2Config {
+            ack_ratio_dynamic: false,
+            ack_ratio: 3,
+            initial_cwnd: Some(10.0),
+            ..Ccid2Config::default()
+        });
         assert_eq!(fixed.ack_ratio(), 3);
     }
 
@@ -765,7 +793,14 @@ mod tests {
     }
 
     fn rx_packet(seq: u64, kind: super::super::DccpType, ack: Option<u64>) -> RxPacket {
-        RxPacket { seq, kind, len: if kind.is_data() { 1000 } else { 0 }, ccval: 0, ack_ratio: 2, ack }
+        RxPacket {
+            seq,
+            kind,
+            len: if kind.is_data() { 1000 } else { 0 },
+            ccval: 0,
+            ack_ratio: 2,
+            ack,
+        }
     }
 
     #[test]

@@ -103,12 +103,19 @@ impl FastTfrcConfig {
     }
 
     pub fn fast(&self) -> FastRules {
-        FastRules { loss_branch: self.loss_branch, increase_once_per_rtt: self.increase_once_per_rtt, recv_multiplier: self.recv_multiplier }
+        FastRules {
+            loss_branch: self.loss_branch,
+            increase_once_per_rtt: self.increase_once_per_rtt,
+            recv_multiplier: self.recv_multiplier,
+        }
     }
 
     pub fn validate(&self) -> Result<(), String> {
         if !(0.0..=16.0).contains(&self.recv_multiplier) {
-            return Err(format!("recv_multiplier: {} is out of range: expected 0..16", self.recv_multiplier));
+            return Err(format!(
+                "recv_multiplier: {} is out of range: expected 0..16",
+                self.recv_multiplier
+            ));
         }
         self.tfrc().validate()
     }
@@ -150,8 +157,12 @@ mod tests {
 
     #[test]
     fn branch_names_parse() {
-        let c: FastTfrcConfig = serde_json::from_value(serde_json::json!({"loss_branch": "new_loss_event"})).unwrap();
+        let c: FastTfrcConfig =
+            serde_json::from_value(serde_json::json!({"loss_branch": "new_loss_event"})).unwrap();
         assert_eq!(c.loss_branch, LossBranch::NewLossEvent);
-        assert!(serde_json::from_value::<FastTfrcConfig>(serde_json::json!({"loss_branch": "sometimes"})).is_err());
+        assert!(serde_json::from_value::<FastTfrcConfig>(
+            serde_json::json!({"loss_branch": "sometimes"})
+        )
+        .is_err());
     }
 }

@@ -229,7 +229,10 @@ impl CcidConfig {
             "fast_tfrc" => resolve(base, preset, params).map(CcidConfig::FastTfrc),
             _ => {
                 let names: Vec<&str> = CCIDS.iter().map(|(n, _)| *n).collect();
-                Err(format!("unknown DCCP congestion control {name:?}: expected one of {}", names.join(", ")))
+                Err(format!(
+                    "unknown DCCP congestion control {name:?}: expected one of {}",
+                    names.join(", ")
+                ))
             }
         }
     }
@@ -256,13 +259,24 @@ impl CcidConfig {
     /// Both halves, for application packets of `s` payload bytes.
     pub fn build(&self, s: u32) -> (AnyCcidTx, AnyCcidRx) {
         match self {
-            CcidConfig::Ccid2(c) => (AnyCcidTx::Ccid2(Box::new(ccid2::Ccid2Tx::new(c.clone(), s))), AnyCcidRx::Ccid2(Box::new(ccid2::Ccid2Rx::new(c)))),
+            CcidConfig::Ccid2(c) => (
+                AnyCcidTx::Ccid2(Box::new(ccid2::Ccid2Tx::new(c.clone(), s))),
+                AnyCcidRx::Ccid2(Box::new(ccid2::Ccid2Rx::new(c))),
+            ),
             CcidConfig::Ccid3(c) => (
-                AnyCcidTx::Tfrc(Box::new(ccid3::sender::TfrcTx::new(c.clone(), ccid3::sender::Variant::Standard, s))),
+                AnyCcidTx::Tfrc(Box::new(ccid3::sender::TfrcTx::new(
+                    c.clone(),
+                    ccid3::sender::Variant::Standard,
+                    s,
+                ))),
                 AnyCcidRx::Tfrc(Box::new(ccid3::receiver::TfrcRx::new(c))),
             ),
             CcidConfig::FastTfrc(c) => (
-                AnyCcidTx::Tfrc(Box::new(ccid3::sender::TfrcTx::new(c.tfrc(), ccid3::sender::Variant::Fast(c.fast()), s))),
+                AnyCcidTx::Tfrc(Box::new(ccid3::sender::TfrcTx::new(
+                    c.tfrc(),
+                    ccid3::sender::Variant::Fast(c.fast()),
+                    s,
+                ))),
                 AnyCcidRx::Tfrc(Box::new(ccid3::receiver::TfrcRx::new(&c.tfrc()))),
             ),
         }
@@ -270,7 +284,12 @@ impl CcidConfig {
 }
 
 fn info<P: CcParams>(name: &'static str, description: &'static str) -> AlgorithmInfo {
-    AlgorithmInfo { name, description, params: serde_json::to_value(P::default()).expect("parameters serialise"), presets: P::PRESETS.to_vec() }
+    AlgorithmInfo {
+        name,
+        description,
+        params: serde_json::to_value(P::default()).expect("parameters serialise"),
+        presets: P::PRESETS.to_vec(),
+    }
 }
 
 /// Every built-in DCCP congestion control, in listing order (for `ccarena algorithms`).
@@ -290,11 +309,13 @@ mod tests {
     fn names_resolve_with_parameters_and_errors_name_the_parameter() {
         let c = CcidConfig::from_name("ccid2", Some(&serde_json::json!({"ack_ratio": 3}))).unwrap();
         assert_eq!(c.params_json()["ack_ratio"], 3);
-        let e = CcidConfig::from_name("ccid3", Some(&serde_json::json!({"loss_histroy": 4}))).unwrap_err();
+        let e = CcidConfig::from_name("ccid3", Some(&serde_json::json!({"loss_histroy": 4})))
+            .unwrap_err();
         assert!(e.contains("loss_histroy"), "{e}");
         let e = CcidConfig::from_name("ccid4", None).unwrap_err();
         assert!(e.contains("\"ccid4\"") && e.contains("ccid2, ccid3, fast_tfrc"), "{e}");
-        let bad = CcidConfig::from_name("ccid2", Some(&serde_json::json!({"ack_ratio": 0}))).unwrap();
+        let bad =
+            CcidConfig::from_name("ccid2", Some(&serde_json::json!({"ack_ratio": 0}))).unwrap();
         assert!(bad.validate().unwrap_err().contains("ack_ratio"));
     }
 

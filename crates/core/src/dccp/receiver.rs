@@ -11,13 +11,13 @@
 //! Acknowledgement numbers are the greatest sequence number received (GSR). Data is counted
 //! when it arrives (DCCP delivers unordered and never sees retransmissions).
 
-use crate::wire::dccp::{DccpHeader, DccpType};
 use super::{AnyCcidRx, RxPacket};
 use crate::dccp::sender::DccpConfig;
-use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::time::SimTime;
 use crate::transport::{Addr, Probe, Transport};
+use crate::wire::dccp::{DccpHeader, DccpType};
+use crate::wire::Header;
 use std::collections::VecDeque;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +122,14 @@ impl Transport for DccpReceiver {
                     self.delivered_bytes += h.len as u64;
                     self.data_received += 1;
                 }
-                let rx = RxPacket { seq: h.seq, kind: h.kind, len: h.len, ccval: h.ccval, ack_ratio: h.ack_ratio, ack: h.kind.has_ack().then_some(h.ack) };
+                let rx = RxPacket {
+                    seq: h.seq,
+                    kind: h.kind,
+                    len: h.len,
+                    ccval: h.ccval,
+                    ack_ratio: h.ack_ratio,
+                    ack: h.kind.has_ack().then_some(h.ack),
+                };
                 if self.ccid.inner_mut().on_packet(now, &rx) {
                     self.queue(now, DccpType::Ack);
                 }

@@ -19,13 +19,13 @@
 //!
 //! The first data packet leaves when the Response arrives: one round trip after the start.
 
-use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 use super::{AnyCcidTx, CcidConfig, Feedback, SendDecision, SentPacket};
 use crate::app::AppSource;
-use crate::wire::Header;
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
+use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
+use crate::wire::Header;
 
 /// First Request retransmission timeout (Linux `DCCP_TIMEOUT_INIT`, RFC 1122's 3 s).
 const REQUEST_TIMEOUT: SimDuration = SimDuration::from_secs(3);
@@ -163,7 +163,15 @@ impl DccpSender {
         if let Some(g) = self.gsr {
             h.ack = g;
         }
-        Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size: h.wire_size(), sent_at: now, ce: false, header: Header::Dccp(h) }
+        Packet {
+            flow: self.addr.flow,
+            src: self.addr.local,
+            dst: self.addr.remote,
+            size: h.wire_size(),
+            sent_at: now,
+            ce: false,
+            header: Header::Dccp(h),
+        }
     }
 
     fn take_seq(&mut self) -> u64 {
@@ -174,7 +182,11 @@ impl DccpSender {
     fn send_request(&mut self, now: SimTime) -> Packet {
         let seq = self.take_seq();
         self.request = (seq, now);
-        let gap = if self.request_timer.next_gap == SimDuration::ZERO { REQUEST_TIMEOUT } else { self.request_timer.next_gap };
+        let gap = if self.request_timer.next_gap == SimDuration::ZERO {
+            REQUEST_TIMEOUT
+        } else {
+            self.request_timer.next_gap
+        };
         self.request_timer.start(now, gap);
         self.packet(now, DccpHeader::new(DccpType::Request, true, seq))
     }
@@ -184,7 +196,11 @@ impl DccpSender {
         let seq = self.take_seq();
         let ccval = self.ccid.inner_mut().on_sent(now, &SentPacket { seq, len: 0, is_data: false });
         self.ack_owed = false;
-        let h = DccpHeader { ccval, ack_ratio: self.ack_ratio_sent, ..DccpHeader::new(kind, true, seq) };
+        let h = DccpHeader {
+            ccval,
+            ack_ratio: self.ack_ratio_sent,
+            ..DccpHeader::new(kind, true, seq)
+        };
         self.packet(now, h)
     }
 
@@ -193,13 +209,23 @@ impl DccpSender {
         let len = self.app.len(self.next_msg);
         self.next_msg += 1;
         self.data_sent += 1;
-        let kind = if self.state == ClientState::PartOpen || self.ack_owed { DccpType::DataAck } else { DccpType::Data };
+        let kind = if self.state == ClientState::PartOpen || self.ack_owed {
+            DccpType::DataAck
+        } else {
+            DccpType::Data
+        };
         self.ack_owed = false;
         let ccval = self.ccid.inner_mut().on_sent(now, &SentPacket { seq, len, is_data: true });
         let ack_ratio = self.ccid.inner().ack_ratio();
         let ack_ratio_changed = ack_ratio != self.ack_ratio_sent;
         self.ack_ratio_sent = ack_ratio;
-        let h = DccpHeader { len, ccval, ack_ratio, ack_ratio_changed, ..DccpHeader::new(kind, true, seq) };
+        let h = DccpHeader {
+            len,
+            ccval,
+            ack_ratio,
+            ack_ratio_changed,
+            ..DccpHeader::new(kind, true, seq)
+        };
         self.packet(now, h)
     }
 
@@ -228,8 +254,15 @@ impl DccpSender {
             self.pace_at = None;
             self.app_at = None;
         }
-        let rtt2 = self.handshake_rtt.map_or(FALLBACK_TIMEOUT, |r| r.saturating_mul(2)).max(FALLBACK_TIMEOUT);
-        let gap = if self.close_timer.next_gap == SimDuration::ZERO { rtt2 } else { self.close_timer.next_gap };
+        let rtt2 = self
+            .handshake_rtt
+            .map_or(FALLBACK_TIMEOUT, |r| r.saturating_mul(2))
+            .max(FALLBACK_TIMEOUT);
+        let gap = if self.close_timer.next_gap == SimDuration::ZERO {
+            rtt2
+        } else {
+            self.close_timer.next_gap
+        };
         self.close_timer.start(now, gap);
         self.send_control(now, DccpType::Close)
     }
@@ -290,12 +323,17 @@ impl Transport for DccpSender {
                 self.request_timer.stop();
                 self.ack_owed = true;
             }
-            (ClientState::PartOpen | ClientState::Open | ClientState::Closing, DccpType::Ack | DccpType::DataAck) => {
+            (
+                ClientState::PartOpen | ClientState::Open | ClientState::Closing,
+                DccpType::Ack | DccpType::DataAck,
+            ) => {
                 if self.state == ClientState::PartOpen {
                     self.state = ClientState::Open;
                     self.partopen_timer.stop();
                 }
-                self.ccid.inner_mut().on_feedback(now, &Feedback { seq: h.seq, ack: h.ack, options: &h.options });
+                self.ccid
+                    .inner_mut()
+                    .on_feedback(now, &Feedback { seq: h.seq, ack: h.ack, options: &h.options });
                 self.pace_at = None; // the allowed rate may have changed: ask the CCID again
                 if matches!(h.options, DccpOptions::AckVector(_)) {
                     self.ack_owed = true; // acknowledge the Ack Vector so the receiver can trim it
@@ -319,7 +357,9 @@ impl Transport for DccpSender {
         if self.app_at.is_some_and(|t| t <= now) {
             self.app_at = None;
         }
-        if matches!(self.state, ClientState::PartOpen | ClientState::Open | ClientState::Closing) && self.ccid.inner().poll_timeout().is_some_and(|t| t <= now) {
+        if matches!(self.state, ClientState::PartOpen | ClientState::Open | ClientState::Closing)
+            && self.ccid.inner().poll_timeout().is_some_and(|t| t <= now)
+        {
             self.ccid.inner_mut().handle_timeout(now);
         }
     }
@@ -330,14 +370,18 @@ impl Transport for DccpSender {
                 self.state = ClientState::Request;
                 Some(self.send_request(now))
             }
-            ClientState::Request if std::mem::take(&mut self.request_timer.due) => Some(self.send_request(now)),
+            ClientState::Request if std::mem::take(&mut self.request_timer.due) => {
+                Some(self.send_request(now))
+            }
             ClientState::PartOpen | ClientState::Open => {
                 if self.pace_at.is_some() {
                     return None;
                 }
                 self.poll_established(now)
             }
-            ClientState::Closing if std::mem::take(&mut self.close_timer.due) => Some(self.close(now)),
+            ClientState::Closing if std::mem::take(&mut self.close_timer.due) => {
+                Some(self.close(now))
+            }
             _ => None,
         }
     }
@@ -351,7 +395,14 @@ impl Transport for DccpSender {
                     ClientState::Request => None,
                     _ => self.ccid.inner().poll_timeout(),
                 };
-                SimTime::earliest([self.request_timer.at, self.partopen_timer.at, self.close_timer.at, self.pace_at, self.app_at, ccid])
+                SimTime::earliest([
+                    self.request_timer.at,
+                    self.partopen_timer.at,
+                    self.close_timer.at,
+                    self.pace_at,
+                    self.app_at,
+                    ccid,
+                ])
             }
         }
     }
@@ -373,11 +424,16 @@ mod tests {
 
     #[test]
     fn first_data_leaves_one_rtt_after_the_start() {
-        let mut p = Pair::new(ccid2(), AppSource::Bulk { mss: 1000 }, ms(7), SimDuration::from_millis(25));
+        let mut p =
+            Pair::new(ccid2(), AppSource::Bulk { mss: 1000 }, ms(7), SimDuration::from_millis(25));
         p.run_until(ms(200));
         let first = p.sent.iter().find(|(_, h)| h.kind.is_data()).unwrap();
         assert_eq!(first.0, ms(57));
-        assert_eq!(first.1.kind, DccpType::DataAck, "PARTOPEN: the first data acknowledges the Response");
+        assert_eq!(
+            first.1.kind,
+            DccpType::DataAck,
+            "PARTOPEN: the first data acknowledges the Response"
+        );
         assert_eq!(p.sent[0].1.kind, DccpType::Request);
         assert_eq!(p.sender.handshake_rtt(), Some(SimDuration::from_millis(50)));
         assert_eq!(p.sender.state(), ClientState::Open);
@@ -385,11 +441,17 @@ mod tests {
 
     #[test]
     fn lost_request_is_resent_after_three_seconds() {
-        let mut p = Pair::new(ccid2(), AppSource::Bulk { mss: 1000 }, ms(0), SimDuration::from_millis(25))
-            .with_rate(crate::time::Rate::mbps(10))
-            .dropping(|h| h.kind == DccpType::Request && h.seq == 0);
+        let mut p =
+            Pair::new(ccid2(), AppSource::Bulk { mss: 1000 }, ms(0), SimDuration::from_millis(25))
+                .with_rate(crate::time::Rate::mbps(10))
+                .dropping(|h| h.kind == DccpType::Request && h.seq == 0);
         p.run_until(ms(4000));
-        let requests: Vec<_> = p.sent.iter().filter(|(_, h)| h.kind == DccpType::Request).map(|(t, h)| (*t, h.seq)).collect();
+        let requests: Vec<_> = p
+            .sent
+            .iter()
+            .filter(|(_, h)| h.kind == DccpType::Request)
+            .map(|(t, h)| (*t, h.seq))
+            .collect();
         assert_eq!(requests, vec![(ms(0), 0), (ms(3000), 1)]);
         let first = p.sent.iter().find(|(_, h)| h.kind.is_data()).unwrap();
         assert_eq!(first.0, ms(3050) + SimDuration::from_micros(32)); // the Request serialised at 10 Mbit/s
@@ -398,9 +460,11 @@ mod tests {
     #[test]
     fn a_file_is_sent_once_then_closed_with_a_reset() {
         let app = AppSource::File { bytes: 20_000, mss: 1000 };
-        let mut p = Pair::new(ccid2(), app, ms(0), SimDuration::from_millis(10)).dropping(|h| h.kind.is_data() && h.seq == 5);
+        let mut p = Pair::new(ccid2(), app, ms(0), SimDuration::from_millis(10))
+            .dropping(|h| h.kind.is_data() && h.seq == 5);
         p.run_until(ms(5000));
-        let data: Vec<u64> = p.sent.iter().filter(|(_, h)| h.kind.is_data()).map(|(_, h)| h.seq).collect();
+        let data: Vec<u64> =
+            p.sent.iter().filter(|(_, h)| h.kind.is_data()).map(|(_, h)| h.seq).collect();
         assert_eq!(data.len(), 20, "20 messages, each sent once: {data:?}");
         let mut unique = data.clone();
         unique.dedup();
@@ -428,7 +492,10 @@ mod tests {
     fn late_messages_are_discarded_not_sent() {
         // 2 Mbit/s of 1000-byte messages through a CCID 3 sender that starts at 4 packets per RTT:
         // the buffer backs up and messages older than 50 ms are dropped.
-        let cfg = DccpConfig { ccid: CcidConfig::Ccid3(Default::default()), max_queue_delay: Some(SimDuration::from_millis(50)) };
+        let cfg = DccpConfig {
+            ccid: CcidConfig::Ccid3(Default::default()),
+            max_queue_delay: Some(SimDuration::from_millis(50)),
+        };
         let app = AppSource::cbr(ms(0), crate::time::Rate::mbps(2), 1000);
         let mut p = Pair::new(cfg, app, ms(0), SimDuration::from_millis(50));
         p.run_until(ms(1000));

@@ -3,14 +3,14 @@
 //! Driven one event at a time: arrivals at the server, then at the client, then the server's
 //! timer, then the client's.
 
-use crate::wire::dccp::DccpHeader;
 use super::receiver::DccpReceiver;
 use super::sender::{DccpConfig, DccpSender};
 use crate::app::AppSource;
 use crate::net::packet::{FlowId, NodeId, Packet};
-use crate::wire::Header;
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
+use crate::wire::dccp::DccpHeader;
+use crate::wire::Header;
 use std::collections::VecDeque;
 
 pub fn ms(v: u64) -> SimTime {
@@ -49,8 +49,17 @@ impl Pair {
         let flow = FlowId(0);
         let s = app.nominal_size();
         Pair {
-            sender: DccpSender::new(Addr { flow, local: NodeId(0), remote: NodeId(1) }, &cfg, app, start),
-            receiver: DccpReceiver::new(Addr { flow, local: NodeId(1), remote: NodeId(0) }, &cfg, s),
+            sender: DccpSender::new(
+                Addr { flow, local: NodeId(0), remote: NodeId(1) },
+                &cfg,
+                app,
+                start,
+            ),
+            receiver: DccpReceiver::new(
+                Addr { flow, local: NodeId(1), remote: NodeId(0) },
+                &cfg,
+                s,
+            ),
             now: SimTime::ZERO,
             delay: one_way,
             rate: None,
@@ -117,7 +126,14 @@ impl Pair {
                 self.receiver.poll_timeout(),
                 self.sender.poll_timeout(),
             ];
-            let Some((which, t)) = candidates.iter().enumerate().filter_map(|(i, t)| t.map(|t| (i, t))).min_by_key(|&(i, t)| (t, i)) else { break };
+            let Some((which, t)) = candidates
+                .iter()
+                .enumerate()
+                .filter_map(|(i, t)| t.map(|t| (i, t)))
+                .min_by_key(|&(i, t)| (t, i))
+            else {
+                break;
+            };
             if t > end {
                 break;
             }
@@ -138,4 +154,3 @@ impl Pair {
         self.now = end;
     }
 }
-

@@ -106,7 +106,11 @@ impl Default for EventQueue {
 impl EventQueue {
     pub fn schedule(&mut self, time: SimTime, event: Event) {
         let time = time.as_nanos();
-        debug_assert!(time >= self.last, "event scheduled in the past: {time} ns < {} ns", self.last);
+        debug_assert!(
+            time >= self.last,
+            "event scheduled in the past: {time} ns < {} ns",
+            self.last
+        );
         self.seq += 1;
         let entry = Entry { time, seq: self.seq, event };
         if time == self.last {

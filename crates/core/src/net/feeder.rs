@@ -91,7 +91,11 @@ mod tests {
         f.add_path(&[LinkId(3), LinkId(1), LinkId(2)]);
         f.add_path(&[LinkId(0), LinkId(1)]);
         assert_eq!(f.of(LinkId(2)), Some(&[LinkId(1)][..]));
-        assert_eq!(f.of(LinkId(1)), Some(&[LinkId(0), LinkId(3)][..]), "each feeder once, in order");
+        assert_eq!(
+            f.of(LinkId(1)),
+            Some(&[LinkId(0), LinkId(3)][..]),
+            "each feeder once, in order"
+        );
         assert_eq!(f.of(LinkId(0)), None);
         assert_eq!(f.of(LinkId(4)), None, "a link no path uses");
         // A path that starts on link 2 (an endpoint at its input) takes its feeders away, for good.

@@ -18,8 +18,8 @@
 //!   copy of a retransmitted segment was dropped.
 
 use crate::net::packet::{NodeId, Packet};
-use crate::wire::{Header, QuenchCode};
 use crate::time::SimTime;
+use crate::wire::{Header, QuenchCode};
 
 /// Bytes of a Source Quench on the wire (RFC 792: IP 20 + ICMP 8 + quoted IP header 20 + 8).
 pub const SOURCE_QUENCH_BYTES: u32 = 56;
@@ -61,17 +61,33 @@ mod tests {
             size: 1500,
             sent_at: SimTime::from_millis(3),
             ce: false,
-            header: Header::TcpData { seq: 41, len: 1460, retransmit: false, ect: false, cwr: false, ts: None },
+            header: Header::TcpData {
+                seq: 41,
+                len: 1460,
+                retransmit: false,
+                ect: false,
+                cwr: false,
+                ts: None,
+            },
         }
     }
 
     #[test]
     fn a_quench_goes_from_the_router_to_the_source_quoting_the_segment() {
-        let sq = source_quench(SimTime::from_millis(9), NodeId(3), &data(), QuenchCode::Dropped).unwrap();
-        assert_eq!((sq.flow, sq.src, sq.dst, sq.size, sq.sent_at), (FlowId(2), NodeId(3), NodeId(0), 56, SimTime::from_millis(9)));
+        let sq = source_quench(SimTime::from_millis(9), NodeId(3), &data(), QuenchCode::Dropped)
+            .unwrap();
+        assert_eq!(
+            (sq.flow, sq.src, sq.dst, sq.size, sq.sent_at),
+            (FlowId(2), NodeId(3), NodeId(0), 56, SimTime::from_millis(9))
+        );
         assert_eq!(
             sq.header,
-            Header::IcmpSourceQuench { code: QuenchCode::Dropped, seq: 41, of_data: true, quoted_sent_at: SimTime::from_millis(3) }
+            Header::IcmpSourceQuench {
+                code: QuenchCode::Dropped,
+                seq: 41,
+                of_data: true,
+                quoted_sent_at: SimTime::from_millis(3)
+            }
         );
         assert!(!sq.header.is_data());
     }

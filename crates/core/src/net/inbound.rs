@@ -66,7 +66,11 @@ pub struct Inbound {
 impl Inbound {
     /// Empty queues for `feeders` feeders.
     pub fn new(feeders: usize) -> Self {
-        Inbound { len: 0, queues: vec![Ring::default(); feeders], heap: Vec::with_capacity(feeders) }
+        Inbound {
+            len: 0,
+            queues: vec![Ring::default(); feeders],
+            heap: Vec::with_capacity(feeders),
+        }
     }
 
     #[inline]
@@ -85,7 +89,10 @@ impl Inbound {
     #[inline]
     pub fn push(&mut self, feeder: u32, p: Incoming) {
         let q = &mut self.queues[feeder as usize];
-        debug_assert!(q.len().checked_sub(1).and_then(|i| q.get(i)).is_none_or(|last| last.at <= p.at), "feeder {feeder} handed over a packet out of order");
+        debug_assert!(
+            q.len().checked_sub(1).and_then(|i| q.get(i)).is_none_or(|last| last.at <= p.at),
+            "feeder {feeder} handed over a packet out of order"
+        );
         q.push_back(p);
         q.prefetch_past_back(PREFETCH_AHEAD);
         self.len += 1;
@@ -163,7 +170,8 @@ impl Inbound {
                 break;
             }
             let right = left + 1;
-            let child = if right < n && self.heap[right].before(&self.heap[left]) { right } else { left };
+            let child =
+                if right < n && self.heap[right].before(&self.heap[left]) { right } else { left };
             if !self.heap[child].before(&f) {
                 break;
             }
@@ -186,7 +194,11 @@ mod tests {
 
     #[test]
     fn an_entry_fills_half_a_cache_line() {
-        assert_eq!((std::mem::size_of::<Incoming>(), std::mem::align_of::<Incoming>()), (32, 32), "one line, one hint");
+        assert_eq!(
+            (std::mem::size_of::<Incoming>(), std::mem::align_of::<Incoming>()),
+            (32, 32),
+            "one line, one hint"
+        );
     }
 
     /// Against a model (every waiting packet in one list, the next one the earliest, ties to the
@@ -209,13 +221,20 @@ mod tests {
                 // A feeder's packets arrive in order; different feeders' often at the same instant.
                 let at = last_at[f].max(now) + (r >> 20) % 4 * 1_000;
                 last_at[f] = at;
-                let p = Incoming { at: SimTime::from_nanos(at), seq, id: PktId(step), hop: hop(f as u32) };
+                let p = Incoming {
+                    at: SimTime::from_nanos(at),
+                    seq,
+                    id: PktId(step),
+                    hop: hop(f as u32),
+                };
                 seq = seq.wrapping_add(1);
                 inbound.push(f as u32, p);
                 model.push(p);
             } else {
                 let until = SimTime::from_nanos(now + (r >> 8) % 3_000);
-                let next = (0..model.len()).filter(|&i| model[i].at < until).min_by_key(|&i| (model[i].at, i));
+                let next = (0..model.len())
+                    .filter(|&i| model[i].at < until)
+                    .min_by_key(|&i| (model[i].at, i));
                 let want = next.map(|i| model.remove(i));
                 assert_eq!(inbound.pop_before(until), want, "step {step}");
                 if let Some(p) = want {

@@ -20,15 +20,15 @@
 //! inbound queues (`net::inbound`) until the engine admits them, `arrive` taking the instant
 //! each reaches the input.
 
-use crate::wire::QuenchCode;
+use super::inbound::{Inbound, Incoming};
 use super::loss::LossModel;
-use crate::net::packet::{HopView, NodeId, Packet, PktId};
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
+use super::ring::Ring;
+use crate::net::packet::LinkId;
+use crate::net::packet::{HopView, NodeId, Packet, PktId};
 use crate::rng::Rng;
 use crate::time::{Rate, SimDuration, SimTime};
-use super::ring::Ring;
-use super::inbound::{Inbound, Incoming};
-use crate::net::packet::LinkId;
+use crate::wire::QuenchCode;
 
 /// How far ahead the link's two rings (pipe and buffer) are loaded into the cache, at the front
 /// where they are read and past the back where they are written: two 64-byte lines of 16-byte
@@ -76,7 +76,9 @@ pub enum Arrival {
     /// `at`. The engine then puts it in this link's pipe ([`Link::launch`]), or, when the far end
     /// hands it straight on to a link fed by this one alone, hands it to that link (see
     /// `engine`).
-    Admitted { at: SimTime },
+    Admitted {
+        at: SimTime,
+    },
     Dropped(DropCause),
 }
 
@@ -199,7 +201,15 @@ pub struct Link {
 }
 
 impl Link {
-    pub fn new(name: String, from: NodeId, to: NodeId, rate: Rate, delay: SimDuration, disc: QueueDisc, loss: Option<LossModel>) -> Self {
+    pub fn new(
+        name: String,
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: SimDuration,
+        disc: QueueDisc,
+        loss: Option<LossModel>,
+    ) -> Self {
         Link {
             pipe: Ring::default(),
             last_arrival: SimTime::ZERO,
@@ -278,7 +288,13 @@ impl Link {
         self.catch_up(now);
         let link_idle = self.busy_until <= now;
         let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
-        let (marked, quench) = match self.disc.admit(&Arriving { now, occ, size: hop.size, ect: hop.ect, link_idle }) {
+        let (marked, quench) = match self.disc.admit(&Arriving {
+            now,
+            occ,
+            size: hop.size,
+            ect: hop.ect,
+            link_idle,
+        }) {
             Admit::Enqueue => (false, None),
             Admit::EnqueueMarked => (true, None),
             Admit::EnqueueQuenched => (false, Some(QuenchCode::CongestionExperienced)),
@@ -312,7 +328,9 @@ impl Link {
         };
         let done = start + self.tx_time(hop.size);
         self.busy_until = done;
-        let extra = self.delay_jitter.as_deref_mut().map_or(SimDuration::ZERO, |(max, rng)| SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64));
+        let extra = self.delay_jitter.as_deref_mut().map_or(SimDuration::ZERO, |(max, rng)| {
+            SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64)
+        });
         let at = (done + self.delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         Admission { arrival: Arrival::Admitted { at }, marked, quench }
@@ -457,7 +475,9 @@ impl Link {
         }
         LinkCounters {
             tx_pkts: self.admitted_pkts - self.buffer.len() as u64 - busy as u64,
-            tx_bytes: self.admitted_bytes - self.buffer_bytes - if busy { self.in_service_size as u64 } else { 0 },
+            tx_bytes: self.admitted_bytes
+                - self.buffer_bytes
+                - if busy { self.in_service_size as u64 } else { 0 },
             dropped_pkts: t.dropped_pkts,
             queue_pkt_ns: self.waited_pkt_ns - ahead_pkt_ns,
             queue_byte_ns: self.waited_byte_ns - ahead_byte_ns,
@@ -509,9 +529,9 @@ impl Link {
 mod tests {
     use super::*;
     use crate::net::packet::FlowId;
-    use crate::wire::Header;
     use crate::net::queue::{DropTail, QueueLimit, Red, RedConfig};
     use crate::rng::{Rng, StreamKind};
+    use crate::wire::Header;
 
     /// What an admission onto an idle fed link reads or writes lies in the link's first 256
     /// bytes (its layout, above).
@@ -527,11 +547,25 @@ mod tests {
             };
         }
         let ends = [
-            end!(pipe), end!(last_arrival), end!(busy_until), end!(delay),
-            end!(buffer), end!(buffer_bytes), end!(last_tx),
-            end!(disc), end!(loss), end!(delay_jitter), end!(lookahead),
-            end!(in_service_size), end!(idle_reported), end!(fed), end!(feeds), end!(into_leaf), end!(max_queue),
-            end!(admitted_pkts), end!(admitted_bytes),
+            end!(pipe),
+            end!(last_arrival),
+            end!(busy_until),
+            end!(delay),
+            end!(buffer),
+            end!(buffer_bytes),
+            end!(last_tx),
+            end!(disc),
+            end!(loss),
+            end!(delay_jitter),
+            end!(lookahead),
+            end!(in_service_size),
+            end!(idle_reported),
+            end!(fed),
+            end!(feeds),
+            end!(into_leaf),
+            end!(max_queue),
+            end!(admitted_pkts),
+            end!(admitted_bytes),
             // Of the inbound queues, only their count, which `Inbound` opens with (`repr(C)`).
             std::mem::offset_of!(Link, inbound) + std::mem::size_of::<usize>(),
         ];
@@ -580,7 +614,15 @@ mod tests {
 
     fn link(limit: u64) -> Link {
         let disc = QueueDisc::DropTail(DropTail::new(QueueLimit::Packets(limit)));
-        Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::from_millis(5), disc, None)
+        Link::new(
+            "a->b".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate::mbps(10),
+            SimDuration::from_millis(5),
+            disc,
+            None,
+        )
     }
 
     #[test]
@@ -594,7 +636,11 @@ mod tests {
         assert_eq!(second, PENDING, "an arrival is already pending");
         assert_eq!(l.queue_len(t0), 1);
         assert_eq!(l.counters(SimTime::from_nanos(999_999)).tx_pkts, 0);
-        assert_eq!(l.queue_len(SimTime::from_millis(1)), 0, "the second packet starts as the first ends");
+        assert_eq!(
+            l.queue_len(SimTime::from_millis(1)),
+            0,
+            "the second packet starts as the first ends"
+        );
         assert_eq!(l.counters(SimTime::from_millis(1)).tx_pkts, 1);
         assert_eq!(l.pop_arrival(SimTime::from_millis(6)), (flight(6, 0), Some(flight(7, 1))));
         assert_eq!(l.pop_arrival(SimTime::from_millis(7)), (flight(7, 1), None));
@@ -617,8 +663,14 @@ mod tests {
         let mut l = link(1);
         let t0 = SimTime::ZERO;
         arrive(&mut l, t0, PktId(0), &mut pkt());
-        assert!(matches!(arrive(&mut l, t0, PktId(1), &mut pkt()).arrival, Arrival::Admitted { .. }));
-        assert_eq!(arrive(&mut l, t0, PktId(2), &mut pkt()).arrival, Arrival::Dropped(DropCause::Queue));
+        assert!(matches!(
+            arrive(&mut l, t0, PktId(1), &mut pkt()).arrival,
+            Arrival::Admitted { .. }
+        ));
+        assert_eq!(
+            arrive(&mut l, t0, PktId(2), &mut pkt()).arrival,
+            Arrival::Dropped(DropCause::Queue)
+        );
         let c = l.counters(SimTime::from_millis(3));
         assert_eq!(c.dropped_pkts, 1);
         assert_eq!(c.tx_pkts, 2);
@@ -631,9 +683,23 @@ mod tests {
     fn red_learns_when_the_link_went_idle_even_if_nothing_looked_at_that_instant() {
         // RED ages its average over an idle period; the period starts when the last packet's
         // transmission ended (2 ms here), not when the next packet happens to arrive.
-        let cfg = RedConfig { min_th: 0.0, max_th: 1.0, max_p: 1.0, wq: 1.0, ..RedConfig::default() };
-        let red = Red::new(cfg, QueueLimit::Packets(100), Rate::mbps(10), Rng::stream(1, StreamKind::Queue, 0));
-        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::Red(Box::new(red)), None);
+        let cfg =
+            RedConfig { min_th: 0.0, max_th: 1.0, max_p: 1.0, wq: 1.0, ..RedConfig::default() };
+        let red = Red::new(
+            cfg,
+            QueueLimit::Packets(100),
+            Rate::mbps(10),
+            Rng::stream(1, StreamKind::Queue, 0),
+        );
+        let mut l = Link::new(
+            "a->b".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate::mbps(10),
+            SimDuration::ZERO,
+            QueueDisc::Red(Box::new(red)),
+            None,
+        );
         arrive(&mut l, SimTime::ZERO, PktId(0), &mut pkt());
         arrive(&mut l, SimTime::ZERO, PktId(1), &mut pkt());
         l.counters(SimTime::from_millis(10));
@@ -645,12 +711,23 @@ mod tests {
     fn a_quenching_queue_reports_code_zero_for_drops_and_no_message_for_admitted_packets() {
         let mut d = DropTail::new(QueueLimit::Packets(1));
         d.source_quench = true;
-        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::DropTail(d), None);
+        let mut l = Link::new(
+            "a->b".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate::mbps(10),
+            SimDuration::ZERO,
+            QueueDisc::DropTail(d),
+            None,
+        );
         let t0 = SimTime::ZERO;
         assert_eq!(arrive(&mut l, t0, PktId(0), &mut pkt()).quench, None);
         assert_eq!(arrive(&mut l, t0, PktId(1), &mut pkt()).quench, None);
         let full = arrive(&mut l, t0, PktId(2), &mut pkt());
-        assert_eq!((full.arrival, full.quench), (Arrival::Dropped(DropCause::Queue), Some(QuenchCode::Dropped)));
+        assert_eq!(
+            (full.arrival, full.quench),
+            (Arrival::Dropped(DropCause::Queue), Some(QuenchCode::Dropped))
+        );
         assert_eq!(l.counters(t0).quench_pkts, 1);
     }
 
@@ -659,11 +736,38 @@ mod tests {
         // w_q = 1, thresholds 0..1 and max_p = 1: a packet that finds another waiting sees
         // avg ≥ max_th and is acted on for sure; ECT packets are marked, never dropped, while the
         // buffer has room.
-        let cfg = RedConfig { min_th: 0.0, max_th: 1.0, max_p: 1.0, wq: 1.0, ecn: true, ..RedConfig::default() };
-        let red = Red::new(cfg, QueueLimit::Packets(100), Rate::mbps(10), Rng::stream(1, StreamKind::Queue, 0));
-        let mut l = Link::new("a->b".into(), NodeId(0), NodeId(1), Rate::mbps(10), SimDuration::ZERO, QueueDisc::Red(Box::new(red)), None);
+        let cfg = RedConfig {
+            min_th: 0.0,
+            max_th: 1.0,
+            max_p: 1.0,
+            wq: 1.0,
+            ecn: true,
+            ..RedConfig::default()
+        };
+        let red = Red::new(
+            cfg,
+            QueueLimit::Packets(100),
+            Rate::mbps(10),
+            Rng::stream(1, StreamKind::Queue, 0),
+        );
+        let mut l = Link::new(
+            "a->b".into(),
+            NodeId(0),
+            NodeId(1),
+            Rate::mbps(10),
+            SimDuration::ZERO,
+            QueueDisc::Red(Box::new(red)),
+            None,
+        );
         let mut ect = pkt();
-        ect.header = Header::TcpData { seq: 0, len: 1210, retransmit: false, ect: true, cwr: false, ts: None };
+        ect.header = Header::TcpData {
+            seq: 0,
+            len: 1210,
+            retransmit: false,
+            ect: true,
+            cwr: false,
+            ts: None,
+        };
         let t0 = SimTime::ZERO;
         let mut p = ect;
         assert!(!arrive(&mut l, t0, PktId(0), &mut p).marked, "avg 0: the first packet passes");

@@ -7,8 +7,8 @@
 //!   sequence number (packet n is segment n−1): the deterministic drops of recovery studies.
 
 use crate::net::packet::{FlowId, Packet};
-use crate::wire::Header;
 use crate::rng::Rng;
+use crate::wire::Header;
 
 #[derive(Clone, Debug)]
 pub enum LossModel {
@@ -56,7 +56,14 @@ mod tests {
             size: 1500,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData { seq, len: 1460, retransmit, ect: false, cwr: false, ts: None },
+            header: Header::TcpData {
+                seq,
+                len: 1460,
+                retransmit,
+                ect: false,
+                cwr: false,
+                ts: None,
+            },
         }
     }
 

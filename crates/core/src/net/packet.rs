@@ -94,7 +94,12 @@ pub struct PacketSlab {
 
 impl PacketSlab {
     pub fn with_capacity(n: usize) -> Self {
-        PacketSlab { slots: Vec::with_capacity(n), hops: Vec::with_capacity(n), free: Vec::with_capacity(n), live: 0 }
+        PacketSlab {
+            slots: Vec::with_capacity(n),
+            hops: Vec::with_capacity(n),
+            free: Vec::with_capacity(n),
+            live: 0,
+        }
     }
     /// Stores a packet; returns its id and its [`HopView`], which the caller forwards it with
     /// (read back from the slab at once, the view's narrow stores would not yet have reached
@@ -174,18 +179,67 @@ mod tests {
     fn what_a_delivery_reads_of_a_segment_or_an_ack_without_blocks_lies_in_one_cache_line() {
         use crate::wire::tcp::{SackBlocks, TcpAck};
         assert_eq!((std::mem::size_of::<Slot>(), std::mem::align_of::<Slot>()), (128, 64));
-        let packet = |header| Packet { flow: FlowId(0), src: NodeId(0), dst: NodeId(1), size: 1500, sent_at: SimTime::ZERO, ce: false, header };
-        let data = Slot(packet(Header::TcpData { seq: 1, len: 1460, retransmit: false, ect: false, cwr: false, ts: Some(1) }));
+        let packet = |header| Packet {
+            flow: FlowId(0),
+            src: NodeId(0),
+            dst: NodeId(1),
+            size: 1500,
+            sent_at: SimTime::ZERO,
+            ce: false,
+            header,
+        };
+        let data = Slot(packet(Header::TcpData {
+            seq: 1,
+            len: 1460,
+            retransmit: false,
+            ect: false,
+            cwr: false,
+            ts: Some(1),
+        }));
         let p = &data.0;
-        let common = [end_in(&data, &p.sent_at), end_in(&data, &p.flow), end_in(&data, &p.dst), end_in(&data, &p.size), end_in(&data, &p.ce)];
-        let Header::TcpData { seq, len, retransmit, ect, cwr, ts } = &p.header else { unreachable!() };
-        let segment = [end_in(&data, seq), end_in(&data, len), end_in(&data, retransmit), end_in(&data, ect), end_in(&data, cwr), end_in(&data, ts)];
-        let ack = Slot(packet(Header::TcpAck(TcpAck { ack: 1, tsecr: Some(1), wnd: 10, ece: false, dsack: false, sack: SackBlocks::default() })));
+        let common = [
+            end_in(&data, &p.sent_at),
+            end_in(&data, &p.flow),
+            end_in(&data, &p.dst),
+            end_in(&data, &p.size),
+            end_in(&data, &p.ce),
+        ];
+        let Header::TcpData { seq, len, retransmit, ect, cwr, ts } = &p.header else {
+            unreachable!()
+        };
+        let segment = [
+            end_in(&data, seq),
+            end_in(&data, len),
+            end_in(&data, retransmit),
+            end_in(&data, ect),
+            end_in(&data, cwr),
+            end_in(&data, ts),
+        ];
+        let ack = Slot(packet(Header::TcpAck(TcpAck {
+            ack: 1,
+            tsecr: Some(1),
+            wnd: 10,
+            ece: false,
+            dsack: false,
+            sack: SackBlocks::default(),
+        })));
         let Header::TcpAck(a) = &ack.0.header else { unreachable!() };
         // The blocks' count opens `SackBlocks` (`repr(C)`); the blocks may lie beyond.
-        let plain_ack = [end_in(&ack, &a.ack), end_in(&ack, &a.tsecr), end_in(&ack, &a.wnd), end_in(&ack, &a.ece), end_in(&ack, &a.dsack), end_in(&ack, &a.sack) - std::mem::size_of::<SackBlocks>() + 1];
-        for (what, ends) in [("every packet", &common[..]), ("a segment", &segment[..]), ("an ACK", &plain_ack[..])] {
-            assert!(ends.iter().all(|&e| e <= 64), "{what}: fields end at bytes {ends:?} of the slot");
+        let plain_ack = [
+            end_in(&ack, &a.ack),
+            end_in(&ack, &a.tsecr),
+            end_in(&ack, &a.wnd),
+            end_in(&ack, &a.ece),
+            end_in(&ack, &a.dsack),
+            end_in(&ack, &a.sack) - std::mem::size_of::<SackBlocks>() + 1,
+        ];
+        for (what, ends) in
+            [("every packet", &common[..]), ("a segment", &segment[..]), ("an ACK", &plain_ack[..])]
+        {
+            assert!(
+                ends.iter().all(|&e| e <= 64),
+                "{what}: fields end at bytes {ends:?} of the slot"
+            );
         }
     }
 

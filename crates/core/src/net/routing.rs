@@ -54,7 +54,11 @@ impl Routes {
     /// Computes the routes towards `destinations` (repeats are fine). O(D · E log E) time and
     /// O(D · N) memory for D distinct anchors, N nodes and E links; fails with a sentence when
     /// D · N exceeds [`MAX_ROUTE_ENTRIES`].
-    pub fn compute(n_nodes: usize, edges: &[Edge], destinations: &[NodeId]) -> Result<Routes, String> {
+    pub fn compute(
+        n_nodes: usize,
+        edges: &[Edge],
+        destinations: &[NodeId],
+    ) -> Result<Routes, String> {
         let mut incoming: Vec<Vec<Edge>> = vec![Vec::new(); n_nodes];
         for e in edges {
             incoming[e.to.0 as usize].push(*e);
@@ -147,7 +151,12 @@ mod tests {
     use super::*;
 
     fn e(id: u32, from: u32, to: u32, ms: u64) -> Edge {
-        Edge { id: LinkId(id), from: NodeId(from), to: NodeId(to), delay: SimDuration::from_millis(ms) }
+        Edge {
+            id: LinkId(id),
+            from: NodeId(from),
+            to: NodeId(to),
+            delay: SimDuration::from_millis(ms),
+        }
     }
 
     fn all(n: u32) -> Vec<NodeId> {
@@ -206,7 +215,12 @@ mod tests {
             let own = Routes::compute(12, &looped, &[*dst]).unwrap();
             assert_eq!(own.next.len(), 12);
             for src in (0..12).filter(|&s| s != dst.0) {
-                assert_eq!(shared.next_hop(NodeId(src), *dst), own.next_hop(NodeId(src), *dst), "{src} → {}", dst.0);
+                assert_eq!(
+                    shared.next_hop(NodeId(src), *dst),
+                    own.next_hop(NodeId(src), *dst),
+                    "{src} → {}",
+                    dst.0
+                );
             }
         }
     }
@@ -214,7 +228,8 @@ mod tests {
     #[test]
     fn too_many_entries_are_refused_with_the_numbers() {
         let n = 6000u32; // a chain: every node has two incoming links, so no sharing
-        let edges: Vec<Edge> = (0..n - 1).flat_map(|i| [e(2 * i, i, i + 1, 1), e(2 * i + 1, i + 1, i, 1)]).collect();
+        let edges: Vec<Edge> =
+            (0..n - 1).flat_map(|i| [e(2 * i, i, i + 1, 1), e(2 * i + 1, i + 1, i, 1)]).collect();
         let err = Routes::compute(n as usize, &edges, &all(n)).err().expect("36 M entries");
         assert!(err.contains("5998 destinations across 6000 nodes"), "{err}"); // the two ends share their neighbours' columns
         assert!(Routes::compute(n as usize, &edges, &[NodeId(0), NodeId(n - 1)]).is_ok());

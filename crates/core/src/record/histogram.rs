@@ -172,7 +172,11 @@ mod tests {
         for v in 20_000_000..20_100_000u64 {
             narrow.record(v);
         }
-        assert!(narrow.counts.len() <= 2, "a 0.5% spread needs one or two buckets, holds {}", narrow.counts.len());
+        assert!(
+            narrow.counts.len() <= 2,
+            "a 0.5% spread needs one or two buckets, holds {}",
+            narrow.counts.len()
+        );
     }
 
     #[test]
@@ -182,7 +186,10 @@ mod tests {
             full.record(v);
             moments.record(v);
         }
-        assert_eq!((moments.count(), moments.min(), moments.max(), moments.mean()), (full.count(), full.min(), full.max(), full.mean()));
+        assert_eq!(
+            (moments.count(), moments.min(), moments.max(), moments.mean()),
+            (full.count(), full.min(), full.max(), full.mean())
+        );
         assert_eq!(moments.mean(), Some(95_000_005.0 / 4.0));
         assert!(moments.counts.is_empty() && !full.counts.is_empty());
         assert_eq!(moments.quantile(0.5), None);

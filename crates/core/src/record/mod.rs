@@ -72,11 +72,15 @@ pub struct FlowSnapshot {
 
 impl FlowCounters {
     /// Bytes from the start that a delivery updates (lines 0 and 1, and the start of line 2).
-    pub(crate) const DELIVERY_BYTES: usize = std::mem::offset_of!(FlowCounters, delay) + histogram::MOMENTS_END;
+    pub(crate) const DELIVERY_BYTES: usize =
+        std::mem::offset_of!(FlowCounters, delay) + histogram::MOMENTS_END;
 
     /// Counters at zero; `delay_quantiles`: keep the delays' histogram, not only their moments.
     pub fn new(delay_quantiles: bool) -> Self {
-        FlowCounters { delay: if delay_quantiles { Histogram::default() } else { Histogram::moments_only() }, ..Default::default() }
+        FlowCounters {
+            delay: if delay_quantiles { Histogram::default() } else { Histogram::moments_only() },
+            ..Default::default()
+        }
     }
 
     pub fn snapshot(&self, goodput_bytes: u64) -> FlowSnapshot {
@@ -156,6 +160,10 @@ mod tests {
         assert_eq!(line(offset_of!(FlowCounters, jitter) + size_of::<Jitter>() - 1), 1);
         let delay = offset_of!(FlowCounters, delay);
         assert_eq!((line(delay), line(delay + histogram::MOMENTS_END - 1)), (2, 2));
-        assert_eq!(line(FlowCounters::DELIVERY_BYTES - 1), 2, "what the engine loads ahead of a delivery");
+        assert_eq!(
+            line(FlowCounters::DELIVERY_BYTES - 1),
+            2,
+            "what the engine loads ahead of a delivery"
+        );
     }
 }

@@ -30,7 +30,10 @@ pub struct Table {
 
 impl Table {
     pub fn push(&mut self, name: &'static str, col: Column) {
-        debug_assert!(self.columns.first().is_none_or(|(_, c)| c.len() == col.len()), "column {name} has a different length");
+        debug_assert!(
+            self.columns.first().is_none_or(|(_, c)| c.len() == col.len()),
+            "column {name} has a different length"
+        );
         self.columns.push((name, col));
     }
     pub fn get(&self, name: &str) -> Option<&Column> {
@@ -57,7 +60,9 @@ impl Table {
         for (name, col) in &self.columns {
             let v = match col {
                 Column::U64(v) => json!(v),
-                Column::F64(v) => Value::Array(v.iter().map(|x| if x.is_finite() { json!(x) } else { Value::Null }).collect()),
+                Column::F64(v) => Value::Array(
+                    v.iter().map(|x| if x.is_finite() { json!(x) } else { Value::Null }).collect(),
+                ),
                 Column::Str(v) => json!(v),
             };
             m.insert(name.to_string(), v);

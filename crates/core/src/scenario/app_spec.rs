@@ -60,14 +60,23 @@ impl Unit {
 
     fn parse(self, v: &Value, path: &str) -> Result<f64, ScenarioError> {
         let x = match (self, v) {
-            (Unit::Bytes, Value::String(s)) => parse_bytes(s).and_then(|b| limits::check_bytes(b, s)).map(|b| b as f64),
-            (Unit::Seconds, Value::String(s)) => parse_duration(s).and_then(|d| limits::check_duration(d, s)).map(|d| d.as_secs_f64()),
-            (Unit::Count, Value::Number(n)) => n.as_f64().ok_or_else(|| format!("{n} is not a number")),
+            (Unit::Bytes, Value::String(s)) => {
+                parse_bytes(s).and_then(|b| limits::check_bytes(b, s)).map(|b| b as f64)
+            }
+            (Unit::Seconds, Value::String(s)) => parse_duration(s)
+                .and_then(|d| limits::check_duration(d, s))
+                .map(|d| d.as_secs_f64()),
+            (Unit::Count, Value::Number(n)) => {
+                n.as_f64().ok_or_else(|| format!("{n} is not a number"))
+            }
             _ => Err(format!("expected {}, got {v}", self.example())),
         }
         .map_err(|m| ScenarioError::new(path, m))?;
         if !(x.is_finite() && x >= 0.0) {
-            return Err(ScenarioError::new(path, format!("{v} is out of range: expected {} of at least 0", self.example())));
+            return Err(ScenarioError::new(
+                path,
+                format!("{v} is out of range: expected {} of at least 0", self.example()),
+            ));
         }
         Ok(self.snap(x))
     }
@@ -89,9 +98,17 @@ fn number(v: &Value, path: &str) -> Result<f64, ScenarioError> {
 }
 
 /// Takes the listed keys out of a table, refusing any other.
-fn fields<'a>(m: &'a Map<String, Value>, path: &str, allowed: &[&str], what: &str) -> Result<impl Fn(&str) -> Option<&'a Value> + 'a, ScenarioError> {
+fn fields<'a>(
+    m: &'a Map<String, Value>,
+    path: &str,
+    allowed: &[&str],
+    what: &str,
+) -> Result<impl Fn(&str) -> Option<&'a Value> + 'a, ScenarioError> {
     if let Some(k) = m.keys().find(|k| !allowed.contains(&k.as_str())) {
-        return Err(ScenarioError::new(format!("{path}.{k}"), format!("unknown field for {what}: expected {}", allowed.join(", "))));
+        return Err(ScenarioError::new(
+            format!("{path}.{k}"),
+            format!("unknown field for {what}: expected {}", allowed.join(", ")),
+        ));
     }
     Ok(move |k: &str| m.get(k))
 }
@@ -124,21 +141,28 @@ pub fn parse_dist(v: &Value, path: &str, unit: Unit) -> Result<DistSpec, Scenari
         }
         "exponential" => {
             let f = fields(&m, path, &["mean"], "an exponential distribution")?;
-            let mean = positive(unit.parse(required(f("mean"), path, "mean")?, &at("mean"))?, "mean")?;
+            let mean =
+                positive(unit.parse(required(f("mean"), path, "mean")?, &at("mean"))?, "mean")?;
             Dist::Exponential { mean }
         }
         "pareto" => {
             let f = fields(&m, path, &["scale", "mean", "shape", "max"], "a Pareto distribution")?;
-            let shape = positive(number(required(f("shape"), path, "shape")?, &at("shape"))?, "shape")?;
+            let shape =
+                positive(number(required(f("shape"), path, "shape")?, &at("shape"))?, "shape")?;
             let scale = match (f("scale"), f("mean")) {
                 (Some(s), None) => positive(unit.parse(s, &at("scale"))?, "scale")?,
                 (None, Some(mv)) => {
                     if shape <= 1.0 {
                         return Err(ScenarioError::new(at("mean"), format!("a Pareto of shape {shape} has no finite mean: give `scale` instead")));
                     }
-                    positive(unit.snap(unit.parse(mv, &at("mean"))? * (shape - 1.0) / shape), "mean")?
+                    positive(
+                        unit.snap(unit.parse(mv, &at("mean"))? * (shape - 1.0) / shape),
+                        "mean",
+                    )?
                 }
-                _ => return Err(ScenarioError::new(path, "give exactly one of `scale` and `mean`")),
+                _ => {
+                    return Err(ScenarioError::new(path, "give exactly one of `scale` and `mean`"))
+                }
             };
             let max = f("max").map(|x| unit.parse(x, &at("max"))).transpose()?;
             if max.is_some_and(|p| p <= scale) {
@@ -148,10 +172,13 @@ pub fn parse_dist(v: &Value, path: &str, unit: Unit) -> Result<DistSpec, Scenari
         }
         "lognormal" => {
             let f = fields(&m, path, &["mu", "mean", "sigma", "max"], "a lognormal distribution")?;
-            let sigma = positive(number(required(f("sigma"), path, "sigma")?, &at("sigma"))?, "sigma")?;
+            let sigma =
+                positive(number(required(f("sigma"), path, "sigma")?, &at("sigma"))?, "sigma")?;
             let mu = match (f("mu"), f("mean")) {
                 (Some(x), None) => number(x, &at("mu"))?,
-                (None, Some(mv)) => positive(unit.parse(mv, &at("mean"))?, "mean")?.ln() - sigma * sigma / 2.0,
+                (None, Some(mv)) => {
+                    positive(unit.parse(mv, &at("mean"))?, "mean")?.ln() - sigma * sigma / 2.0
+                }
                 _ => return Err(ScenarioError::new(path, "give exactly one of `mu` and `mean`")),
             };
             let max = f("max").map(|x| positive(unit.parse(x, &at("max"))?, "max")).transpose()?;
@@ -176,18 +203,27 @@ impl Serialize for DistSpec {
         let u = self.unit;
         let entries: Vec<(&str, Value)> = match self.dist {
             Dist::Fixed(x) => return u.write(x).serialize(s),
-            Dist::Exponential { mean } => vec![("kind", "exponential".into()), ("mean", u.write(mean))],
+            Dist::Exponential { mean } => {
+                vec![("kind", "exponential".into()), ("mean", u.write(mean))]
+            }
             Dist::Pareto { scale, shape, max } => {
-                let mut e = vec![("kind", "pareto".into()), ("scale", u.write(scale)), ("shape", shape.into())];
+                let mut e = vec![
+                    ("kind", "pareto".into()),
+                    ("scale", u.write(scale)),
+                    ("shape", shape.into()),
+                ];
                 e.extend(max.map(|p| ("max", u.write(p))));
                 e
             }
             Dist::Lognormal { mu, sigma, max } => {
-                let mut e = vec![("kind", "lognormal".into()), ("mu", mu.into()), ("sigma", sigma.into())];
+                let mut e =
+                    vec![("kind", "lognormal".into()), ("mu", mu.into()), ("sigma", sigma.into())];
                 e.extend(max.map(|p| ("max", u.write(p))));
                 e
             }
-            Dist::Uniform { lo, hi } => vec![("kind", "uniform".into()), ("min", u.write(lo)), ("max", u.write(hi))],
+            Dist::Uniform { lo, hi } => {
+                vec![("kind", "uniform".into()), ("min", u.write(lo)), ("max", u.write(hi))]
+            }
         };
         let mut m = s.serialize_map(Some(entries.len()))?;
         for (k, v) in entries {
@@ -260,7 +296,16 @@ impl WebParams {
     /// Reads the keys of a `web` app table (without `kind`) at `path`.
     pub fn parse(v: &Value, path: &str) -> Result<WebParams, ScenarioError> {
         let Value::Object(m) = v else { return Err(ScenarioError::new(path, "expected a table")) };
-        let keys = ["body_mu", "body_sigma", "tail_scale", "tail_shape", "tail_fraction", "max_size", "objects", "think"];
+        let keys = [
+            "body_mu",
+            "body_sigma",
+            "tail_scale",
+            "tail_shape",
+            "tail_fraction",
+            "max_size",
+            "objects",
+            "think",
+        ];
         let f = fields(m, path, &keys, "kind = \"web\"")?;
         let at = |k: &str| format!("{path}.{k}");
         let mut p = WebParams::default();
@@ -290,12 +335,17 @@ impl WebParams {
             None => WebModel::spliced_tail_fraction(p.body_mu, p.body_sigma, p.tail_scale.0 as f64),
         };
         if !(0.0..=1.0).contains(&p.tail_fraction) {
-            return Err(ScenarioError::new(at("tail_fraction"), format!("{} is not a probability: expected 0..1", p.tail_fraction)));
+            return Err(ScenarioError::new(
+                at("tail_fraction"),
+                format!("{} is not a probability: expected 0..1", p.tail_fraction),
+            ));
         }
         if let Some(x) = f("max_size") {
             p.max_size = match x {
                 Value::String(s) if s == "none" => MaxSize(None),
-                _ => MaxSize(Some(Unit::Bytes.parse(x, &at("max_size")).map_err(|e| ScenarioError::new(e.path, format!("{} (or \"none\")", e.message)))? as u64)),
+                _ => MaxSize(Some(Unit::Bytes.parse(x, &at("max_size")).map_err(|e| {
+                    ScenarioError::new(e.path, format!("{} (or \"none\")", e.message))
+                })? as u64)),
             };
         }
         if p.max_size.0.is_some_and(|b| b <= p.tail_scale.0) {
@@ -305,10 +355,19 @@ impl WebParams {
             p.objects = parse_dist(x, &at("objects"), Unit::Count)?;
         }
         let Some(objects) = p.objects.dist.mean() else {
-            return Err(ScenarioError::new(at("objects"), "has no finite mean: use a Pareto shape above 1 or a `max`"));
+            return Err(ScenarioError::new(
+                at("objects"),
+                "has no finite mean: use a Pareto shape above 1 or a `max`",
+            ));
         };
         if objects > limits::MAX_WEB_OBJECTS {
-            return Err(ScenarioError::new(at("objects"), format!("a mean of {objects} objects per page is out of range: expected at most {}", limits::MAX_WEB_OBJECTS)));
+            return Err(ScenarioError::new(
+                at("objects"),
+                format!(
+                    "a mean of {objects} objects per page is out of range: expected at most {}",
+                    limits::MAX_WEB_OBJECTS
+                ),
+            ));
         }
         if let Some(x) = f("think") {
             p.think = parse_dist(x, &at("think"), Unit::Seconds)?;
@@ -327,7 +386,10 @@ pub struct FtpParams {
 impl Default for FtpParams {
     fn default() -> Self {
         let m = FtpModel::default();
-        FtpParams { size: DistSpec { unit: Unit::Bytes, dist: m.size }, idle: DistSpec { unit: Unit::Seconds, dist: m.idle } }
+        FtpParams {
+            size: DistSpec { unit: Unit::Bytes, dist: m.size },
+            idle: DistSpec { unit: Unit::Seconds, dist: m.idle },
+        }
     }
 }
 
@@ -362,10 +424,22 @@ mod tests {
     #[test]
     fn distributions_parse_with_units_and_round_trip() {
         assert_eq!(dist(json!("5MB"), Unit::Bytes).unwrap(), Dist::Fixed(5e6));
-        assert_eq!(dist(json!({"kind": "exponential", "mean": "180s"}), Unit::Seconds).unwrap(), Dist::Exponential { mean: 180.0 });
-        assert_eq!(dist(json!({"kind": "pareto", "mean": "3s", "shape": 1.5}), Unit::Seconds).unwrap(), Dist::Pareto { scale: 1.0, shape: 1.5, max: None });
-        let ln = dist(json!({"kind": "lognormal", "mean": "2MB", "sigma": 0.35, "max": "5MB"}), Unit::Bytes).unwrap();
-        assert!(matches!(ln, Dist::Lognormal { mu, max: Some(m), .. } if (mu - (2e6f64.ln() - 0.06125)).abs() < 1e-12 && m == 5e6));
+        assert_eq!(
+            dist(json!({"kind": "exponential", "mean": "180s"}), Unit::Seconds).unwrap(),
+            Dist::Exponential { mean: 180.0 }
+        );
+        assert_eq!(
+            dist(json!({"kind": "pareto", "mean": "3s", "shape": 1.5}), Unit::Seconds).unwrap(),
+            Dist::Pareto { scale: 1.0, shape: 1.5, max: None }
+        );
+        let ln = dist(
+            json!({"kind": "lognormal", "mean": "2MB", "sigma": 0.35, "max": "5MB"}),
+            Unit::Bytes,
+        )
+        .unwrap();
+        assert!(
+            matches!(ln, Dist::Lognormal { mu, max: Some(m), .. } if (mu - (2e6f64.ln() - 0.06125)).abs() < 1e-12 && m == 5e6)
+        );
         for v in [
             json!({"kind": "pareto", "scale": "133KB", "shape": 1.1, "max": "10MB"}),
             json!({"kind": "uniform", "min": "1.25s", "max": "3s"}),
@@ -381,13 +455,16 @@ mod tests {
 
     #[test]
     fn bad_distributions_name_the_field() {
-        let e = dist(json!({"kind": "pareto", "mean": "3s", "shape": 0.9}), Unit::Seconds).unwrap_err();
+        let e =
+            dist(json!({"kind": "pareto", "mean": "3s", "shape": 0.9}), Unit::Seconds).unwrap_err();
         assert!(e.starts_with("x.mean: a Pareto of shape 0.9 has no finite mean"), "{e}");
         let e = dist(json!({"kind": "gamma"}), Unit::Seconds).unwrap_err();
         assert!(e.starts_with("x.kind: unknown kind \"gamma\""), "{e}");
-        let e = dist(json!({"kind": "exponential", "mean": "3s", "rate": 1}), Unit::Seconds).unwrap_err();
+        let e = dist(json!({"kind": "exponential", "mean": "3s", "rate": 1}), Unit::Seconds)
+            .unwrap_err();
         assert!(e.starts_with("x.rate: unknown field"), "{e}");
-        let e = dist(json!({"kind": "uniform", "min": "3s", "max": "1s"}), Unit::Seconds).unwrap_err();
+        let e =
+            dist(json!({"kind": "uniform", "min": "3s", "max": "1s"}), Unit::Seconds).unwrap_err();
         assert!(e.starts_with("x.max:"), "{e}");
         let e = dist(json!(5), Unit::Bytes).unwrap_err();
         assert!(e.contains("expected a size like"), "{e}");
@@ -398,11 +475,20 @@ mod tests {
         let p = WebParams::parse(&json!({}), "app").unwrap();
         assert_eq!(p, WebParams::default());
         assert_eq!(p.model().tail_shape, 1.1);
-        let p = WebParams::parse(&json!({"max_size": "none", "think": {"kind": "exponential", "mean": "5s"}}), "app").unwrap();
+        let p = WebParams::parse(
+            &json!({"max_size": "none", "think": {"kind": "exponential", "mean": "5s"}}),
+            "app",
+        )
+        .unwrap();
         assert_eq!(p.max_size, MaxSize(None));
         let e = WebParams::parse(&json!({"max_size": "100KB"}), "app").unwrap_err().to_string();
         assert!(e.starts_with("app.max_size: must be larger than tail_scale"), "{e}");
-        let e = WebParams::parse(&json!({"objects": {"kind": "pareto", "scale": 1, "shape": 0.8}}), "app").unwrap_err().to_string();
+        let e = WebParams::parse(
+            &json!({"objects": {"kind": "pareto", "scale": 1, "shape": 0.8}}),
+            "app",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(e.starts_with("app.objects: has no finite mean"), "{e}");
         let e = WebParams::parse(&json!({"pages": 3}), "app").unwrap_err().to_string();
         assert!(e.starts_with("app.pages: unknown field for kind = \"web\""), "{e}");

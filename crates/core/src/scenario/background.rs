@@ -33,16 +33,19 @@
 use super::app_spec::{FtpParams, WebParams};
 use super::build::Net;
 use super::units::{Bytes, Dur, RateQ, Spread};
-use crate::tcp::Stack;
-use super::{parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError, TcpOptions, Topology};
+use super::{
+    parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError,
+    TcpOptions, Topology,
+};
 use crate::net::packet::NodeId;
-use crate::wire::tcp::TCP_IP_HEADER;
-use crate::wire::UDP_IP_HEADER;
 use crate::net::routing::Routes;
 use crate::rng::{Rng, StreamKind};
-use crate::tcp::Recovery;
-use crate::time::{Rate, SimDuration, SimTime};
 use crate::scenario::topology::{HopRange, LanRing, ParkingLot};
+use crate::tcp::Recovery;
+use crate::tcp::Stack;
+use crate::time::{Rate, SimDuration, SimTime};
+use crate::wire::tcp::TCP_IP_HEADER;
+use crate::wire::UDP_IP_HEADER;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -147,7 +150,11 @@ const UDP_SOURCE_SHARE: f64 = 0.01;
 /// TCP initial window of background sources, segments (RFC 6928; the TCP default).
 const IW: f64 = 10.0;
 
-pub(crate) fn parse(values: &[Value], topology: &Topology, default_stack: Option<Stack>) -> Result<Vec<Background>, ScenarioError> {
+pub(crate) fn parse(
+    values: &[Value],
+    topology: &Topology,
+    default_stack: Option<Stack>,
+) -> Result<Vec<Background>, ScenarioError> {
     // The nodes a background may name, listed once for all of them: listing (and searching) them
     // per background made many backgrounds on a large graph quadratic.
     let names: Vec<String> = match topology {
@@ -157,7 +164,21 @@ pub(crate) fn parse(values: &[Value], topology: &Topology, default_stack: Option
     };
     let known: HashSet<&str> = names.iter().map(String::as_str).collect();
     let nodes = NodeNames { names: &names, known };
-    values.iter().enumerate().map(|(i, v)| parse_one(v, &format!("background[{i}]"), i, values.len(), topology, &nodes, default_stack)).collect()
+    values
+        .iter()
+        .enumerate()
+        .map(|(i, v)| {
+            parse_one(
+                v,
+                &format!("background[{i}]"),
+                i,
+                values.len(),
+                topology,
+                &nodes,
+                default_stack,
+            )
+        })
+        .collect()
 }
 
 /// The nodes of a graph or LAN ring, in order (for messages) and as a set (for look-ups, which
@@ -167,42 +188,87 @@ struct NodeNames<'a> {
     known: HashSet<&'a str>,
 }
 
-fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, nodes: &NodeNames, default_stack: Option<Stack>) -> Result<Background, ScenarioError> {
+fn parse_one(
+    v: &Value,
+    path: &str,
+    i: usize,
+    n: usize,
+    t: &Topology,
+    nodes: &NodeNames,
+    default_stack: Option<Stack>,
+) -> Result<Background, ScenarioError> {
     let mut v = v.clone();
     let take = |v: &mut Value, k: &str| v.as_object_mut().and_then(|m| m.remove(k));
     let (web_v, ftp_v) = (take(&mut v, "web"), take(&mut v, "ftp"));
     let raw: RawBackground = parse_at(&v, path)?;
     let at = |k: &str| format!("{path}.{k}");
     if !(raw.load > 0.0 && raw.load <= 1.0) {
-        return Err(ScenarioError::new(at("load"), format!("{} is out of range: expected a fraction of the capacity, 0 < load <= 1", raw.load)));
+        return Err(ScenarioError::new(
+            at("load"),
+            format!(
+                "{} is out of range: expected a fraction of the capacity, 0 < load <= 1",
+                raw.load
+            ),
+        ));
     }
     let mix = raw.mix.unwrap_or_default();
     let shares = [mix.udp, mix.ftp, mix.web];
-    if shares.iter().any(|x| !(0.0..=1.0).contains(x)) || (shares.iter().sum::<f64>() - 1.0).abs() > 1e-6 {
-        return Err(ScenarioError::new(at("mix"), format!("udp {}, ftp {}, web {} must be shares from 0 to 1 that sum to 1", mix.udp, mix.ftp, mix.web)));
+    if shares.iter().any(|x| !(0.0..=1.0).contains(x))
+        || (shares.iter().sum::<f64>() - 1.0).abs() > 1e-6
+    {
+        return Err(ScenarioError::new(
+            at("mix"),
+            format!(
+                "udp {}, ftp {}, web {} must be shares from 0 to 1 that sum to 1",
+                mix.udp, mix.ftp, mix.web
+            ),
+        ));
     }
     check_attachment(&raw, path, t, nodes)?;
-    let group = RawFlowGroup { stack: raw.stack.or(default_stack), cc: raw.cc.clone(), cc_params: raw.cc_params.clone(), recovery: raw.recovery, ..RawFlowGroup::default() };
+    let group = RawFlowGroup {
+        stack: raw.stack.or(default_stack),
+        cc: raw.cc.clone(),
+        cc_params: raw.cc_params.clone(),
+        recovery: raw.recovery,
+        ..RawFlowGroup::default()
+    };
     let tcp = parse_tcp_options(&group, path, &AppSpec::Bulk, Bytes(1460))?;
     let packet_size = raw.packet_size.unwrap_or(Bytes(1000));
     if !(1..=65_000).contains(&packet_size.0) {
-        return Err(ScenarioError::new(at("packet_size"), format!("{}B is out of range: expected 1B..65000B", packet_size.0)));
+        return Err(ScenarioError::new(
+            at("packet_size"),
+            format!("{}B is out of range: expected 1B..65000B", packet_size.0),
+        ));
     }
     let web = web_v.map(|w| WebParams::parse(&w, &at("web"))).transpose()?.unwrap_or_default();
     let ftp = ftp_v.map(|f| FtpParams::parse(&f, &at("ftp"))).transpose()?.unwrap_or_default();
-    if mix.web > 0.0 && (web.model().mean_object_bytes().is_none() || web.think.dist.mean().is_none()) {
+    if mix.web > 0.0
+        && (web.model().mean_object_bytes().is_none() || web.think.dist.mean().is_none())
+    {
         return Err(ScenarioError::new(at("web"), "object sizes or think times have an infinite mean: the load cannot be calibrated (bound them with max_size / max)"));
     }
     if mix.ftp > 0.0 && (ftp.size.dist.mean().is_none() || ftp.idle.dist.mean().is_none()) {
-        return Err(ScenarioError::new(at("ftp"), "sizes or idle times have an infinite mean: the load cannot be calibrated"));
+        return Err(ScenarioError::new(
+            at("ftp"),
+            "sizes or idle times have an infinite mean: the load cannot be calibrated",
+        ));
     }
     for (key, d) in [("web.think", web.think.dist.mean()), ("ftp.idle", ftp.idle.dist.mean())] {
         if d == Some(0.0) {
-            return Err(ScenarioError::new(at(key), "must have a positive mean: it sets each source's rate"));
+            return Err(ScenarioError::new(
+                at(key),
+                "must have a positive mean: it sets each source's rate",
+            ));
         }
     }
     Ok(Background {
-        name: raw.name.unwrap_or_else(|| if n == 1 { "background".into() } else { format!("background{i}") }),
+        name: raw.name.unwrap_or_else(|| {
+            if n == 1 {
+                "background".into()
+            } else {
+                format!("background{i}")
+            }
+        }),
         load: raw.load,
         mix,
         direction: raw.direction.unwrap_or(Direction::Forward),
@@ -226,12 +292,21 @@ fn parse_one(v: &Value, path: &str, i: usize, n: usize, t: &Topology, nodes: &No
 /// The hop ranges a parking-lot background covers.
 fn hop_segments(path: Option<&str>, hops: u32) -> Result<Vec<(String, HopRange)>, String> {
     match path.unwrap_or("each_hop") {
-        "each_hop" => Ok((1..=hops).map(|h| (format!("hop{h}"), HopRange { first: h, last: h })).collect()),
-        s => HopRange::parse(s, hops).map(|r| vec![(String::new(), r)]).map_err(|m| format!("{m}, or \"each_hop\"")),
+        "each_hop" => {
+            Ok((1..=hops).map(|h| (format!("hop{h}"), HopRange { first: h, last: h })).collect())
+        }
+        s => HopRange::parse(s, hops)
+            .map(|r| vec![(String::new(), r)])
+            .map_err(|m| format!("{m}, or \"each_hop\"")),
     }
 }
 
-fn check_attachment(raw: &RawBackground, path: &str, t: &Topology, nodes: &NodeNames) -> Result<(), ScenarioError> {
+fn check_attachment(
+    raw: &RawBackground,
+    path: &str,
+    t: &Topology,
+    nodes: &NodeNames,
+) -> Result<(), ScenarioError> {
     let at = |k: &str| format!("{path}.{k}");
     let not_here = |k: &str, why: &str| ScenarioError::new(at(k), why.to_string());
     let on_nodes = matches!(t, Topology::Graph(_) | Topology::LanRing(_));
@@ -245,7 +320,10 @@ fn check_attachment(raw: &RawBackground, path: &str, t: &Topology, nodes: &NodeN
         for (k, v) in [("src", &raw.src), ("dst", &raw.dst)] {
             let v = v.as_ref().ok_or_else(|| ScenarioError::new(at(k), "is required on this topology: the node the background enters (src) or leaves (dst) at"))?;
             if !nodes.known.contains(v.as_str()) {
-                return Err(ScenarioError::new(at(k), format!("unknown node {v:?}: expected one of {}", nodes.names.join(", "))));
+                return Err(ScenarioError::new(
+                    at(k),
+                    format!("unknown node {v:?}: expected one of {}", nodes.names.join(", ")),
+                ));
             }
         }
         if raw.src == raw.dst {
@@ -261,7 +339,8 @@ fn check_attachment(raw: &RawBackground, path: &str, t: &Topology, nodes: &NodeN
     let cores: Vec<SimDuration> = match t {
         Topology::Dumbbell(d) => vec![d.bottleneck_delay.0],
         Topology::ParkingLot(p) => {
-            let segs = hop_segments(raw.path.as_deref(), p.hops).map_err(|m| ScenarioError::new(at("path"), m))?;
+            let segs = hop_segments(raw.path.as_deref(), p.hops)
+                .map_err(|m| ScenarioError::new(at("path"), m))?;
             segs.iter().map(|(_, r)| p.delay_of(*r)).collect()
         }
         _ => unreachable!(),
@@ -276,7 +355,9 @@ fn check_attachment(raw: &RawBackground, path: &str, t: &Topology, nodes: &NodeN
 
 /// Access delay giving `rtt` over a path whose fixed one-way delay is `core`.
 fn access_for(rtt: Option<Dur>, core: SimDuration, default: SimDuration) -> SimDuration {
-    rtt.map_or(default, |r| SimDuration::from_nanos((r.0.as_nanos() / 2).saturating_sub(core.as_nanos()) / 2))
+    rtt.map_or(default, |r| {
+        SimDuration::from_nanos((r.0.as_nanos() / 2).saturating_sub(core.as_nanos()) / 2)
+    })
 }
 
 /// Adds the hosts and access links of every background; returns its segments.
@@ -288,10 +369,16 @@ pub(crate) fn attach(bgs: &[Background], t: &Topology, net: &mut Net) -> Vec<Seg
     // Every node a background names exists before the first background's hosts are added: one
     // index of them, instead of a search of all nodes per look-up (quadratic on large graphs).
     // Only looked up, so its order never reaches the results.
-    let ids: HashMap<String, NodeId> = net.names.iter().enumerate().map(|(i, n)| (n.clone(), NodeId(i as u32))).collect();
+    let ids: HashMap<String, NodeId> =
+        net.names.iter().enumerate().map(|(i, n)| (n.clone(), NodeId(i as u32))).collect();
     let find = |name: &str| *ids.get(name).expect("validated: the node exists");
     for (i, bg) in bgs.iter().enumerate() {
-        let mut hosts = |label: String, a: &str, b: &str, rate: Rate, delay: SimDuration, q: &super::QueueSpec| {
+        let mut hosts = |label: String,
+                         a: &str,
+                         b: &str,
+                         rate: Rate,
+                         delay: SimDuration,
+                         q: &super::QueueSpec| {
             let tag = if label.is_empty() { String::new() } else { format!("_{label}") };
             let (ra, rb) = (find(a), find(b));
             let (ha, hb) = (net.host(format!("bg{i}{tag}_a")), net.host(format!("bg{i}{tag}_b")));
@@ -306,7 +393,8 @@ pub(crate) fn attach(bgs: &[Background], t: &Topology, net: &mut Net) -> Vec<Seg
                 hosts(String::new(), "left", "right", dd.access_rate, delay, &dd.access_queue);
             }
             Topology::ParkingLot(p) => {
-                for (label, r) in hop_segments(bg.path.as_deref(), p.hops).expect("validated path") {
+                for (label, r) in hop_segments(bg.path.as_deref(), p.hops).expect("validated path")
+                {
                     let delay = access_for(bg.rtt, p.delay_of(r), p.access_delay.0);
                     let (a, b) = (ParkingLot::router(r.first - 1), ParkingLot::router(r.last));
                     hosts(label, &a, &b, p.access_rate.0, delay, &p.access_queue);
@@ -341,7 +429,8 @@ fn path_facts(routes: &Routes, net: &Net, src: NodeId, dst: NodeId) -> Option<(R
     let fwd = routes.path(src, dst, &net.edges)?;
     let back = routes.path(dst, src, &net.edges)?;
     let rate = fwd.iter().map(|l| net.links[l.0 as usize].rate).min()?;
-    let rtt = fwd.iter().chain(&back).fold(SimDuration::ZERO, |a, l| a + net.edges[l.0 as usize].delay);
+    let rtt =
+        fwd.iter().chain(&back).fold(SimDuration::ZERO, |a, l| a + net.edges[l.0 as usize].delay);
     Some((rate, rtt))
 }
 
@@ -368,7 +457,13 @@ fn web_cycle(p: &WebParams, rtt: f64, c: f64) -> (f64, f64) {
     (page, x)
 }
 
-pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes, net: &Net, first_flow: usize) -> Result<Expansion, ScenarioError> {
+pub(crate) fn expand(
+    s: &super::Scenario,
+    segments: &[Segment],
+    routes: &Routes,
+    net: &Net,
+    first_flow: usize,
+) -> Result<Expansion, ScenarioError> {
     let mut ex = Expansion { groups: Vec::new(), flows: Vec::new() };
     let mut total: u64 = 0;
     for seg in segments {
@@ -381,11 +476,23 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
         };
         for &rev in dirs {
             let (src, dst) = if rev { (seg.fwd.1, seg.fwd.0) } else { seg.fwd };
-            let (rate, rtt) = path_facts(routes, net, src, dst)
-                .ok_or_else(|| ScenarioError::new(&path, format!("no route between {} and {} in both directions", net.names[src.0 as usize], net.names[dst.0 as usize])))?;
+            let (rate, rtt) = path_facts(routes, net, src, dst).ok_or_else(|| {
+                ScenarioError::new(
+                    &path,
+                    format!(
+                        "no route between {} and {} in both directions",
+                        net.names[src.0 as usize], net.names[dst.0 as usize]
+                    ),
+                )
+            })?;
             let c = rate.as_bps_f64();
             let rtt_s = rtt.as_secs_f64();
-            let label = [bg.name.as_str(), seg.label.as_str(), if rev { "rev" } else { "" }].iter().filter(|x| !x.is_empty()).copied().collect::<Vec<_>>().join(":");
+            let label = [bg.name.as_str(), seg.label.as_str(), if rev { "rev" } else { "" }]
+                .iter()
+                .filter(|x| !x.is_empty())
+                .copied()
+                .collect::<Vec<_>>()
+                .join(":");
             let base = FlowGroup {
                 name: String::new(),
                 count: 0,
@@ -414,8 +521,17 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                 let app = AppSpec::Cbr { rate: RateQ(rate), packet_size: bg.packet_size };
                 let interval = rate.tx_time(bg.packet_size.0 as u32).as_secs_f64();
                 total = within_limit(total, n, &path)?;
-                let g = FlowGroup { name: format!("{label}:udp"), count: n as u32, protocol: Protocol::Udp, tcp: None, app, ..base.clone() };
-                push(&mut ex, g, n, first_flow, s.seed, bg.start.0, src, dst, |rng| rng.uniform() * interval);
+                let g = FlowGroup {
+                    name: format!("{label}:udp"),
+                    count: n as u32,
+                    protocol: Protocol::Udp,
+                    tcp: None,
+                    app,
+                    ..base.clone()
+                };
+                push(&mut ex, g, n, first_flow, s.seed, bg.start.0, src, dst, |rng| {
+                    rng.uniform() * interval
+                });
             }
             // FTP and web: closed loops with stretched gaps.
             let classes: [(f64, &str); 2] = [(bg.mix.ftp, "ftp"), (bg.mix.web, "web")];
@@ -448,7 +564,12 @@ pub(crate) fn expand(s: &super::Scenario, segments: &[Segment], routes: &Routes,
                     f.idle.dist = gap.clone();
                     AppSpec::Ftp(f)
                 };
-                let g = FlowGroup { name: format!("{label}:{class}"), count: n as u32, app, ..base.clone() };
+                let g = FlowGroup {
+                    name: format!("{label}:{class}"),
+                    count: n as u32,
+                    app,
+                    ..base.clone()
+                };
                 let busy = x / cycle;
                 push(&mut ex, g, n as u64, first_flow, s.seed, bg.start.0, src, dst, |rng| {
                     if rng.bernoulli(busy) {
@@ -481,7 +602,17 @@ fn ceil_count(x: f64) -> u64 {
 /// Appends `n` sources of group `g`; `offset(rng)` draws each one's start after `start` (s),
 /// from the flow's own setup stream.
 #[allow(clippy::too_many_arguments)]
-fn push(ex: &mut Expansion, g: FlowGroup, n: u64, first_flow: usize, seed: u64, start: SimDuration, src: NodeId, dst: NodeId, mut offset: impl FnMut(&mut Rng) -> f64) {
+fn push(
+    ex: &mut Expansion,
+    g: FlowGroup,
+    n: u64,
+    first_flow: usize,
+    seed: u64,
+    start: SimDuration,
+    src: NodeId,
+    dst: NodeId,
+    mut offset: impl FnMut(&mut Rng) -> f64,
+) {
     let gi = ex.groups.len();
     ex.groups.push(g);
     for _ in 0..n {

@@ -4,30 +4,33 @@
 //! Per-flow random draws (start time, RTT within a `uniform` spread) come from the flow's own
 //! stream, so adding a flow never changes another flow's draws.
 
-use crate::net::feeder::Feeders;
 use super::background;
-use super::{AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError, Topology};
+use super::{
+    AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError,
+    Topology,
+};
 use crate::app::ftp::FtpApp;
 use crate::app::web::WebApp;
 use crate::app::AppSource;
 use crate::dccp::sender::DccpConfig;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::engine::{Endpoint, FlowSetup, WorldParts};
+use crate::net::feeder::Feeders;
 use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::packet::{FlowId, LinkId, NodeId};
-use crate::wire::tcp::TCP_IP_HEADER;
 use crate::net::queue::QueueLimit;
 use crate::net::routing::{Edge, Routes};
 use crate::rng::{Rng, StreamKind};
+use crate::scenario::topology::HopRange;
 use crate::scenario::units::Spread;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
 use crate::time::{Rate, SimDuration, SimTime};
-use std::collections::HashMap;
-use std::sync::Arc;
-use crate::scenario::topology::HopRange;
 use crate::transport::Addr;
 use crate::udp::UdpSender;
+use crate::wire::tcp::TCP_IP_HEADER;
+use std::collections::HashMap;
+use std::sync::Arc;
 
 /// Descriptive facts about each flow, for the result tables.
 #[derive(Clone, Debug)]
@@ -89,7 +92,9 @@ struct Instance<'a> {
 fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
     match spread {
         Spread::Fixed(d) => d.0,
-        Spread::Uniform(lo, hi) => SimDuration::from_nanos(rng.uniform_range(lo.0.as_nanos() as f64, hi.0.as_nanos() as f64).round() as u64),
+        Spread::Uniform(lo, hi) => SimDuration::from_nanos(
+            rng.uniform_range(lo.0.as_nanos() as f64, hi.0.as_nanos() as f64).round() as u64,
+        ),
     }
 }
 
@@ -123,13 +128,30 @@ impl Net {
         self.add(name, "host")
     }
     /// Both directions between `a` and `b`, each with its own queue, named "A->B".
-    pub(crate) fn duplex(&mut self, a: NodeId, b: NodeId, rate: Rate, delay: SimDuration, queue: &QueueSpec) {
+    pub(crate) fn duplex(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        rate: Rate,
+        delay: SimDuration,
+        queue: &QueueSpec,
+    ) {
         self.link(None, (a, b), rate, delay, queue, None);
         self.link(None, (b, a), rate, delay, queue, None);
     }
-    pub(crate) fn link(&mut self, name: Option<String>, (from, to): (NodeId, NodeId), rate: Rate, delay: SimDuration, queue: &QueueSpec, loss: Option<LossModel>) {
+    pub(crate) fn link(
+        &mut self,
+        name: Option<String>,
+        (from, to): (NodeId, NodeId),
+        rate: Rate,
+        delay: SimDuration,
+        queue: &QueueSpec,
+        loss: Option<LossModel>,
+    ) {
         let id = LinkId(self.links.len() as u32);
-        let name = name.unwrap_or_else(|| format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize]));
+        let name = name.unwrap_or_else(|| {
+            format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize])
+        });
         let disc = queue.build(rate, delay, self.seed, id.0);
         let mut link = Link::new(name, from, to, rate, delay, disc, loss);
         if let Some(j) = self.jitter {
@@ -142,9 +164,14 @@ impl Net {
 
 fn loss_model(spec: &LossSpec, seed: u64, link: u32) -> LossModel {
     match spec {
-        LossSpec::Bernoulli { p } => LossModel::Bernoulli { p: *p, rng: Rng::stream(seed, StreamKind::LinkLoss, link as u64) },
+        LossSpec::Bernoulli { p } => LossModel::Bernoulli {
+            p: *p,
+            rng: Rng::stream(seed, StreamKind::LinkLoss, link as u64),
+        },
         LossSpec::Periodic { every } => LossModel::Periodic { every: *every, seen: 0 },
-        LossSpec::DropList { flow, packets } => LossModel::DropList { flow: FlowId(*flow), packets: packets.clone() },
+        LossSpec::DropList { flow, packets } => {
+            LossModel::DropList { flow: FlowId(*flow), packets: packets.clone() }
+        }
     }
 }
 
@@ -162,7 +189,8 @@ pub struct DumbbellDefaults {
 pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
     let bneck = d.bottleneck_rate.0;
     // Access links much faster than the bottleneck, so that the bottleneck is where queues form.
-    let access_rate = d.access_rate.map(|r| r.0).unwrap_or(Rate(bneck.0.saturating_mul(10).max(1_000_000_000)));
+    let access_rate =
+        d.access_rate.map(|r| r.0).unwrap_or(Rate(bneck.0.saturating_mul(10).max(1_000_000_000)));
     let access_delay = d.access_delay.map(|x| x.0).unwrap_or(SimDuration::from_millis(1));
     // Default buffer: one bandwidth-delay product at the default path's RTT (the classic rule
     // of thumb), at least 10 packets.
@@ -173,7 +201,10 @@ pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
         QueueLimit::Packets(n) => n,
         QueueLimit::Bytes(b) => b / TYPICAL_PACKET,
     };
-    let access_queue = d.access_queue.clone().unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bneck_limit.max(1000))));
+    let access_queue = d
+        .access_queue
+        .clone()
+        .unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bneck_limit.max(1000))));
     DumbbellDefaults { access_rate, access_delay, queue, access_queue }
 }
 
@@ -185,9 +216,13 @@ impl Scenario {
             for index in 0..g.count {
                 let id = plans.len() as u64;
                 let mut rng = Rng::stream(self.seed, StreamKind::FlowSetup, id);
-                let jitter = self.jitter.map_or(SimDuration::ZERO, |j| j.start_offset(self.seed, id));
+                let jitter =
+                    self.jitter.map_or(SimDuration::ZERO, |j| j.start_offset(self.seed, id));
                 let start = SimTime::ZERO + draw(g.start, &mut rng) + jitter;
-                let access_delay = match (crate::scenario::topology::core_delay(&self.topology, g), g.rtt) {
+                let access_delay = match (
+                    crate::scenario::topology::core_delay(&self.topology, g),
+                    g.rtt,
+                ) {
                     (Some(core), Some(rtt)) => {
                         let rtt = draw(rtt, &mut rng);
                         if rtt < core.saturating_mul(2) {
@@ -218,28 +253,66 @@ impl Scenario {
             Topology::ParkingLot(p) => {
                 let at: Vec<_> = plans
                     .iter()
-                    .map(|f| (f.group.path.as_deref().map_or(HopRange { first: 1, last: p.hops }, |s| HopRange::parse(s, p.hops).expect("validated path")), f.access_delay))
+                    .map(|f| {
+                        (
+                            f.group
+                                .path
+                                .as_deref()
+                                .map_or(HopRange { first: 1, last: p.hops }, |s| {
+                                    HopRange::parse(s, p.hops).expect("validated path")
+                                }),
+                            f.access_delay,
+                        )
+                    })
                     .collect();
                 p.build(&at, &mut net)
             }
             Topology::LanRing(r) => {
-                let at: Vec<_> = plans.iter().map(|f| (f.group.lan.unwrap_or(f.index % r.lans + 1), f.access_delay)).collect();
+                let at: Vec<_> = plans
+                    .iter()
+                    .map(|f| (f.group.lan.unwrap_or(f.index % r.lans + 1), f.access_delay))
+                    .collect();
                 r.build(&at, &mut net)
             }
         };
         let segments = background::attach(&self.background, &self.topology, &mut net);
         // Main flows and link directions are sampled (background sources only get totals).
-        super::limits::check_series((plans.len() + net.links.len()) as u64, self.duration.0, self.sample_interval.0)?;
+        super::limits::check_series(
+            (plans.len() + net.links.len()) as u64,
+            self.duration.0,
+            self.sample_interval.0,
+        )?;
         // Packets are addressed only to flow endpoints (Source Quench goes back to a packet's source).
-        let destinations: Vec<NodeId> = endpoints_at.iter().chain(segments.iter().map(|s| &s.fwd)).flat_map(|&(a, b)| [a, b]).collect();
-        let routes = Routes::compute(net.names.len(), &net.edges, &destinations).map_err(|e| ScenarioError::new("topology", e))?;
+        let destinations: Vec<NodeId> = endpoints_at
+            .iter()
+            .chain(segments.iter().map(|s| &s.fwd))
+            .flat_map(|&(a, b)| [a, b])
+            .collect();
+        let routes = Routes::compute(net.names.len(), &net.edges, &destinations)
+            .map_err(|e| ScenarioError::new("topology", e))?;
         let mut instances: Vec<Instance> = plans
             .iter()
             .zip(&endpoints_at)
-            .map(|(p, &(src, dst))| Instance { group: p.group, start: p.start, stop: p.group.stop.map(|d| SimTime::ZERO + d.0), src, dst, role: "main", path: format!("flows[{}]", p.group_index) })
+            .map(|(p, &(src, dst))| Instance {
+                group: p.group,
+                start: p.start,
+                stop: p.group.stop.map(|d| SimTime::ZERO + d.0),
+                src,
+                dst,
+                role: "main",
+                path: format!("flows[{}]", p.group_index),
+            })
             .collect();
         let bg = background::expand(self, &segments, &routes, &net, instances.len())?;
-        instances.extend(bg.flows.iter().map(|f| Instance { group: &bg.groups[f.group], start: f.start, stop: None, src: f.src, dst: f.dst, role: "background", path: "background".into() }));
+        instances.extend(bg.flows.iter().map(|f| Instance {
+            group: &bg.groups[f.group],
+            start: f.start,
+            stop: None,
+            src: f.src,
+            dst: f.dst,
+            role: "background",
+            path: "background".into(),
+        }));
         let mut endpoints = Vec::new();
         let mut flows = Vec::new();
         let mut feeders = Feeders::new(net.links.len());
@@ -253,12 +326,19 @@ impl Scenario {
             let (Some(path), Some(back)) = (path, back) else {
                 return Err(ScenarioError::new(
                     &inst.path,
-                    format!("no route between {} and {} in both directions", net.names[src.0 as usize], net.names[dst.0 as usize]),
+                    format!(
+                        "no route between {} and {} in both directions",
+                        net.names[src.0 as usize], net.names[dst.0 as usize]
+                    ),
                 ));
             };
             feeders.add_path(&path);
             feeders.add_path(&back);
-            let rtt_base = path.iter().chain(&back).map(|l| net.edges[l.0 as usize].delay).fold(SimDuration::ZERO, |a, b| a + b);
+            let rtt_base = path
+                .iter()
+                .chain(&back)
+                .map(|l| net.edges[l.0 as usize].delay)
+                .fold(SimDuration::ZERO, |a, b| a + b);
             let flow = FlowId(i as u32);
             let fwd = Addr { flow, local: src, remote: dst };
             let rev = Addr { flow, local: dst, remote: src };
@@ -268,12 +348,23 @@ impl Scenario {
             let app = match &g.app {
                 AppSpec::Bulk => AppSource::Bulk { mss },
                 AppSpec::File { size } => AppSource::File { bytes: size.0, mss },
-                AppSpec::Cbr { rate, packet_size } => AppSource::cbr(inst.start, rate.0, packet_size.0 as u32),
-                AppSpec::Web(w) => AppSource::Web(Box::new(WebApp::new(w.model(), mss, app_rng(), inst.start))),
-                AppSpec::Ftp(f) => AppSource::Ftp(Box::new(FtpApp::new(f.model(), mss, app_rng(), inst.start))),
-                AppSpec::OnOff { on_mean, off_mean, rate, packet_size } => {
-                    AppSource::on_off(inst.start, on_mean.0, off_mean.0, rate.0, packet_size.0 as u32, app_rng())
+                AppSpec::Cbr { rate, packet_size } => {
+                    AppSource::cbr(inst.start, rate.0, packet_size.0 as u32)
                 }
+                AppSpec::Web(w) => {
+                    AppSource::Web(Box::new(WebApp::new(w.model(), mss, app_rng(), inst.start)))
+                }
+                AppSpec::Ftp(f) => {
+                    AppSource::Ftp(Box::new(FtpApp::new(f.model(), mss, app_rng(), inst.start)))
+                }
+                AppSpec::OnOff { on_mean, off_mean, rate, packet_size } => AppSource::on_off(
+                    inst.start,
+                    on_mean.0,
+                    off_mean.0,
+                    rate.0,
+                    packet_size.0 as u32,
+                    app_rng(),
+                ),
             };
             match (g.protocol, &g.tcp) {
                 (Protocol::Tcp, Some(t)) => {
@@ -300,22 +391,37 @@ impl Scenario {
                         rcv_buf: t.rcv_buf.map_or(u64::MAX, |b| b.0),
                         ..profile
                     };
-                    let cc = t.cc_config.build(i as u32).map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
+                    let cc = t
+                        .cc_config
+                        .build(i as u32)
+                        .map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
                     // One shared copy for consecutive flows of the same configuration (a group's).
                     let shared = match shared_tcp_config.take() {
                         Some(last) if *last == cfg => last,
                         _ => Arc::new(cfg),
                     };
-                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(fwd, shared.clone(), cc, app, inst.start))));
+                    endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(
+                        fwd,
+                        shared.clone(),
+                        cc,
+                        app,
+                        inst.start,
+                    ))));
                     endpoints.push(Endpoint::TcpReceiver(Box::new(TcpReceiver::new(rev, &shared))));
                     shared_tcp_config = Some(shared);
                 }
                 (Protocol::Dccp, _) => {
                     let d = g.dccp.as_ref().expect("validated: dccp groups have DCCP options");
-                    let cfg = DccpConfig { ccid: d.ccid.clone(), max_queue_delay: d.max_queue_delay.map(|q| q.0) };
+                    let cfg = DccpConfig {
+                        ccid: d.ccid.clone(),
+                        max_queue_delay: d.max_queue_delay.map(|q| q.0),
+                    };
                     let s = app.nominal_size();
-                    endpoints.push(Endpoint::DccpSender(Box::new(DccpSender::new(fwd, &cfg, app, inst.start))));
-                    endpoints.push(Endpoint::DccpReceiver(Box::new(DccpReceiver::new(rev, &cfg, s))));
+                    endpoints.push(Endpoint::DccpSender(Box::new(DccpSender::new(
+                        fwd, &cfg, app, inst.start,
+                    ))));
+                    endpoints
+                        .push(Endpoint::DccpReceiver(Box::new(DccpReceiver::new(rev, &cfg, s))));
                 }
                 _ => {
                     endpoints.push(Endpoint::UdpSender(Box::new(UdpSender::new(fwd, app))));
@@ -323,7 +429,12 @@ impl Scenario {
                 }
             }
             // Background sources are many: they get totals but no per-interval samples.
-            flows.push(FlowSetup { start: inst.start, stop: inst.stop, sampled: inst.role == "main", delay_quantiles: g.delay_quantiles });
+            flows.push(FlowSetup {
+                start: inst.start,
+                stop: inst.stop,
+                sampled: inst.role == "main",
+                delay_quantiles: g.delay_quantiles,
+            });
             rtt_bases.push(rtt_base);
         }
         // The flows' names and descriptions (half a dozen strings each) are built once every
@@ -336,9 +447,24 @@ impl Scenario {
             metas.push(FlowMeta {
                 group: g.name.clone(),
                 protocol: g.protocol.as_str(),
-                cc: g.tcp.as_ref().map(|t| t.cc.clone()).or_else(|| g.dccp.as_ref().map(|d| d.cc.clone())).unwrap_or_default(),
-                cc_params: g.tcp.as_ref().map(|t| t.cc_params.to_string()).or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string())).unwrap_or_else(|| "{}".into()),
-                recovery: g.tcp.as_ref().map_or(String::new(), |t| serde_json::to_value(t.recovery).ok().and_then(|v| v.as_str().map(String::from)).unwrap_or_default()),
+                cc: g
+                    .tcp
+                    .as_ref()
+                    .map(|t| t.cc.clone())
+                    .or_else(|| g.dccp.as_ref().map(|d| d.cc.clone()))
+                    .unwrap_or_default(),
+                cc_params: g
+                    .tcp
+                    .as_ref()
+                    .map(|t| t.cc_params.to_string())
+                    .or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string()))
+                    .unwrap_or_else(|| "{}".into()),
+                recovery: g.tcp.as_ref().map_or(String::new(), |t| {
+                    serde_json::to_value(t.recovery)
+                        .ok()
+                        .and_then(|v| v.as_str().map(String::from))
+                        .unwrap_or_default()
+                }),
                 stack: g.tcp.as_ref().map_or("", |t| t.stack.name()),
                 app: g.app.kind(),
                 role: inst.role,
@@ -367,7 +493,12 @@ impl Scenario {
 
 /// Routers `left` and `right` joined by the bottleneck; flow i runs from `src{i}` to `dst{i}`,
 /// each on its own access links.
-fn build_dumbbell(d: &Dumbbell, plans: &[FlowPlan], seed: u64, net: &mut Net) -> Vec<(NodeId, NodeId)> {
+fn build_dumbbell(
+    d: &Dumbbell,
+    plans: &[FlowPlan],
+    seed: u64,
+    net: &mut Net,
+) -> Vec<(NodeId, NodeId)> {
     let defaults = dumbbell_defaults(d);
     let left = net.router("left".into());
     let right = net.router("right".into());
@@ -398,7 +529,8 @@ fn build_graph(g: &Graph, seed: u64, net: &mut Net, plans: &[FlowPlan]) -> Vec<(
     // Looked up once per link end and flow end: a search of the list each time made building a
     // 100,000-node graph take minutes (fuzzing finding). Only looked up, never iterated, so
     // the map's order cannot reach the results.
-    let ids: HashMap<&str, NodeId> = g.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), NodeId(i as u32))).collect();
+    let ids: HashMap<&str, NodeId> =
+        g.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), NodeId(i as u32))).collect();
     let id_of = |name: &str| *ids.get(name).expect("validated node name");
     for l in &g.links {
         let (a, b) = (id_of(&l.a), id_of(&l.b));

@@ -72,11 +72,19 @@ impl Jitter {
             Value::Bool(false) => return Ok(None),
             Value::Bool(true) => Jitter::default(),
             Value::Object(_) => parse_at::<Jitter>(v, "jitter")?,
-            _ => return Err(ScenarioError::new("jitter", "expected true, false or a table { start = \"10ms\", delay = \"100us\" }")),
+            _ => {
+                return Err(ScenarioError::new(
+                    "jitter",
+                    "expected true, false or a table { start = \"10ms\", delay = \"100us\" }",
+                ))
+            }
         };
         for (key, d) in [("start", j.start), ("delay", j.delay)] {
             if d.0 > MAX_JITTER {
-                return Err(ScenarioError::new(format!("jitter.{key}"), format!("{} is out of range: expected 0s..{MAX_JITTER}", d.0)));
+                return Err(ScenarioError::new(
+                    format!("jitter.{key}"),
+                    format!("{} is out of range: expected 0s..{MAX_JITTER}", d.0),
+                ));
             }
         }
         Ok(Some(j))
@@ -113,7 +121,11 @@ mod tests {
         assert!(starts.windows(2).any(|w| w[0] != w[1]));
         assert_eq!(starts, (0..50).map(|f| j.start_offset(7, f)).collect::<Vec<_>>());
         assert_ne!(starts, (0..50).map(|f| j.start_offset(8, f)).collect::<Vec<_>>());
-        assert_ne!(j.link_rng(7, 0), Rng::stream(7, StreamKind::Jitter, 0), "links use their own streams");
+        assert_ne!(
+            j.link_rng(7, 0),
+            Rng::stream(7, StreamKind::Jitter, 0),
+            "links use their own streams"
+        );
     }
 
     #[test]

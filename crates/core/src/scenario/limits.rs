@@ -32,7 +32,10 @@ pub const MAX_ECHO_CHARS: usize = 80;
 /// A duration within [`MAX_DURATION`].
 pub fn check_duration(d: SimDuration, s: &str) -> Result<SimDuration, String> {
     if d > MAX_DURATION {
-        return Err(format!("{} is out of range: expected at most {MAX_DURATION} (one day)", shorten(s)));
+        return Err(format!(
+            "{} is out of range: expected at most {MAX_DURATION} (one day)",
+            shorten(s)
+        ));
     }
     Ok(d)
 }
@@ -65,7 +68,11 @@ pub fn check_packet_rate(rate: Rate, packet_size: u64, path: &str) -> Result<(),
 }
 
 /// Refuses a run whose series would exceed [`MAX_SERIES_ROWS`].
-pub fn check_series(series: u64, duration: SimDuration, interval: SimDuration) -> Result<(), ScenarioError> {
+pub fn check_series(
+    series: u64,
+    duration: SimDuration,
+    interval: SimDuration,
+) -> Result<(), ScenarioError> {
     let samples = duration.as_nanos() / interval.as_nanos().max(1) + 1;
     let rows = series.saturating_mul(samples);
     if rows > MAX_SERIES_ROWS {
@@ -122,7 +129,11 @@ mod tests {
         let e = check_bytes(MAX_BYTES + 1, "2000GB").unwrap_err();
         assert_eq!(e, "2000GB is out of range: expected at most 1000GB");
         let limit = e.rsplit(' ').next().unwrap();
-        assert_eq!(crate::time::parse_bytes(limit), Ok(MAX_BYTES), "the message's limit parses to the limit");
+        assert_eq!(
+            crate::time::parse_bytes(limit),
+            Ok(MAX_BYTES),
+            "the message's limit parses to the limit"
+        );
     }
 
     #[test]
@@ -137,9 +148,15 @@ mod tests {
 
     #[test]
     fn unquoted_huge_values_keep_the_head_and_the_allowed_tail() {
-        let m = shorten_message(&format!("expected a string, got [{}] (allowed: x, y)", "1,".repeat(100_000)));
+        let m = shorten_message(&format!(
+            "expected a string, got [{}] (allowed: x, y)",
+            "1,".repeat(100_000)
+        ));
         assert!(m.chars().count() < 500, "{}", m.len());
-        assert!(m.starts_with("expected a string, got [1,1,") && m.ends_with("(allowed: x, y)"), "{m}");
+        assert!(
+            m.starts_with("expected a string, got [1,1,") && m.ends_with("(allowed: x, y)"),
+            "{m}"
+        );
     }
 
     #[test]
@@ -150,9 +167,14 @@ mod tests {
 
     #[test]
     fn series_budget_names_the_fields_and_the_limit() {
-        let e = check_series(1000, SimDuration::from_secs(400), SimDuration::from_micros(100)).unwrap_err();
+        let e = check_series(1000, SimDuration::from_secs(400), SimDuration::from_micros(100))
+            .unwrap_err();
         assert_eq!(e.path, "sample_interval");
-        assert!(e.message.contains("limit is 5000000") && e.message.contains("duration"), "{}", e.message);
+        assert!(
+            e.message.contains("limit is 5000000") && e.message.contains("duration"),
+            "{}",
+            e.message
+        );
         check_series(1000, SimDuration::from_secs(400), SimDuration::from_millis(100)).unwrap();
     }
 }

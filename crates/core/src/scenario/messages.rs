@@ -26,7 +26,10 @@ pub(crate) fn plain(message: &str) -> String {
 fn rewrite(message: &str) -> Option<String> {
     let (head, expected) = message.rsplit_once(", expected ")?;
     let allowed = allowed(expected)?;
-    let (kind, got) = head.strip_prefix("invalid value: ").map(|g| (true, g)).or_else(|| head.strip_prefix("invalid type: ").map(|g| (false, g)))?;
+    let (kind, got) = head
+        .strip_prefix("invalid value: ")
+        .map(|g| (true, g))
+        .or_else(|| head.strip_prefix("invalid type: ").map(|g| (false, g)))?;
     // serde writes the value as "integer `-1`", "floating point `1.5`", "string \"x\"", or a
     // bare kind ("map", "sequence", "boolean `true`").
     let value = match (got.split_once('`'), got.strip_prefix("string ")) {
@@ -34,7 +37,13 @@ fn rewrite(message: &str) -> Option<String> {
         (None, Some(v)) => v.to_string(),
         (None, None) => got.to_string(),
     };
-    let verdict = if kind { "is out of range" } else if allowed.starts_with("an integer") && got.starts_with("floating point") { "is not an integer" } else { "is the wrong type" };
+    let verdict = if kind {
+        "is out of range"
+    } else if allowed.starts_with("an integer") && got.starts_with("floating point") {
+        "is not an integer"
+    } else {
+        "is the wrong type"
+    };
     Some(format!("{value} {verdict}: expected {allowed}"))
 }
 
@@ -44,14 +53,38 @@ mod tests {
 
     #[test]
     fn integer_and_number_errors_name_the_allowed_range() {
-        assert_eq!(plain("invalid value: integer `-1`, expected u32"), "-1 is out of range: expected an integer from 0 to 4294967295");
-        assert_eq!(plain("invalid type: floating point `1.5`, expected u16"), "1.5 is not an integer: expected an integer from 0 to 65535");
-        assert_eq!(plain("invalid value: integer `70000`, expected u16"), "70000 is out of range: expected an integer from 0 to 65535");
-        assert_eq!(plain("invalid type: string \"x\", expected f64"), "\"x\" is the wrong type: expected a number");
-        assert_eq!(plain("invalid type: map, expected usize"), "map is the wrong type: expected an integer from 0 to 18446744073709551615");
-        assert_eq!(plain("invalid type: integer `1`, expected a boolean"), "1 is the wrong type: expected true or false");
+        assert_eq!(
+            plain("invalid value: integer `-1`, expected u32"),
+            "-1 is out of range: expected an integer from 0 to 4294967295"
+        );
+        assert_eq!(
+            plain("invalid type: floating point `1.5`, expected u16"),
+            "1.5 is not an integer: expected an integer from 0 to 65535"
+        );
+        assert_eq!(
+            plain("invalid value: integer `70000`, expected u16"),
+            "70000 is out of range: expected an integer from 0 to 65535"
+        );
+        assert_eq!(
+            plain("invalid type: string \"x\", expected f64"),
+            "\"x\" is the wrong type: expected a number"
+        );
+        assert_eq!(
+            plain("invalid type: map, expected usize"),
+            "map is the wrong type: expected an integer from 0 to 18446744073709551615"
+        );
+        assert_eq!(
+            plain("invalid type: integer `1`, expected a boolean"),
+            "1 is the wrong type: expected true or false"
+        );
         // Anything else is left as it is.
-        assert_eq!(plain("unknown field `w_q`, expected one of `a`, `b`"), "unknown field `w_q`, expected one of `a`, `b`");
-        assert_eq!(plain("invalid type: integer `1`, expected a queue limit"), "invalid type: integer `1`, expected a queue limit");
+        assert_eq!(
+            plain("unknown field `w_q`, expected one of `a`, `b`"),
+            "unknown field `w_q`, expected one of `a`, `b`"
+        );
+        assert_eq!(
+            plain("invalid type: integer `1`, expected a queue limit"),
+            "invalid type: integer `1`, expected a queue limit"
+        );
     }
 }

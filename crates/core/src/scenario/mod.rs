@@ -17,15 +17,15 @@ pub mod units;
 use crate::cc::CcConfig;
 use crate::dccp::CcidConfig;
 use crate::net::queue::QueueLimit;
-use crate::tcp::{Recovery, RtoRule, Stack};
 use crate::scenario::topology::{LanRing, ParkingLot};
+use crate::tcp::{Recovery, RtoRule, Stack};
 use app_spec::{FtpParams, WebParams};
 use background::Background;
+pub use queue::QueueSpec;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
-pub use queue::QueueSpec;
 mod messages;
 use queue::parse_queue;
 use units::{Bytes, Dur, RateQ, Spread};
@@ -40,7 +40,10 @@ pub struct ScenarioError {
 impl ScenarioError {
     /// The error at `path`; long echoed values in either are cut (see `limits::shorten_message`).
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ScenarioError { path: limits::shorten_message(&path.into()), message: limits::shorten_message(&message.into()) }
+        ScenarioError {
+            path: limits::shorten_message(&path.into()),
+            message: limits::shorten_message(&message.into()),
+        }
     }
 }
 
@@ -72,25 +75,51 @@ pub(crate) fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T
         let path = join(prefix, &e.path().to_string());
         let message = messages::plain(&e.inner().to_string());
         // At the root serde's path is "."; name the missing key itself instead.
-        match (path.as_str(), message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`'))) {
-            (".", Some(key)) => ScenarioError::new(key, "is required: a scenario needs at least duration, [topology] and [[flows]]"),
+        match (
+            path.as_str(),
+            message.strip_prefix("missing field `").and_then(|m| m.strip_suffix('`')),
+        ) {
+            (".", Some(key)) => ScenarioError::new(
+                key,
+                "is required: a scenario needs at least duration, [topology] and [[flows]]",
+            ),
             _ => ScenarioError::new(path, message),
         }
     })
 }
 
 /// Reads the `kind` of a tagged table and the table without it.
-pub(crate) fn kind_of(v: &Value, path: &str, allowed: &[&str]) -> Result<(String, Value), ScenarioError> {
+pub(crate) fn kind_of(
+    v: &Value,
+    path: &str,
+    allowed: &[&str],
+) -> Result<(String, Value), ScenarioError> {
     let Value::Object(m) = v else {
-        return Err(ScenarioError::new(path, format!("expected a table with a `kind` ({})", allowed.join(" | "))));
+        return Err(ScenarioError::new(
+            path,
+            format!("expected a table with a `kind` ({})", allowed.join(" | ")),
+        ));
     };
     let kind = match m.get("kind") {
         Some(Value::String(k)) => k.clone(),
-        Some(other) => return Err(ScenarioError::new(format!("{path}.kind"), format!("expected a string, got {other}"))),
-        None => return Err(ScenarioError::new(path, format!("missing `kind` (one of {})", allowed.join(", ")))),
+        Some(other) => {
+            return Err(ScenarioError::new(
+                format!("{path}.kind"),
+                format!("expected a string, got {other}"),
+            ))
+        }
+        None => {
+            return Err(ScenarioError::new(
+                path,
+                format!("missing `kind` (one of {})", allowed.join(", ")),
+            ))
+        }
     };
     if !allowed.contains(&kind.as_str()) {
-        return Err(ScenarioError::new(format!("{path}.kind"), format!("unknown kind {kind:?}: expected one of {}", allowed.join(", "))));
+        return Err(ScenarioError::new(
+            format!("{path}.kind"),
+            format!("unknown kind {kind:?}: expected one of {}", allowed.join(", ")),
+        ));
     }
     let mut rest = m.clone();
     rest.remove("kind");
@@ -267,13 +296,23 @@ struct DropListParams {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum AppSpec {
     Bulk,
-    File { size: Bytes },
-    Cbr { rate: RateQ, packet_size: Bytes },
+    File {
+        size: Bytes,
+    },
+    Cbr {
+        rate: RateQ,
+        packet_size: Bytes,
+    },
     Web(WebParams),
     Ftp(FtpParams),
     /// Exponential on/off (VoIP); defaults from seed 000 (ns-2 EXPOO as configured there).
     #[serde(rename = "onoff")]
-    OnOff { on_mean: Dur, off_mean: Dur, rate: RateQ, packet_size: Bytes },
+    OnOff {
+        on_mean: Dur,
+        off_mean: Dur,
+        rate: RateQ,
+        packet_size: Bytes,
+    },
 }
 
 impl AppSpec {
@@ -292,7 +331,9 @@ impl AppSpec {
     /// Payload bytes of one message, for applications with a fixed message size.
     fn packet_size(&self) -> Option<Bytes> {
         match self {
-            AppSpec::Cbr { packet_size, .. } | AppSpec::OnOff { packet_size, .. } => Some(*packet_size),
+            AppSpec::Cbr { packet_size, .. } | AppSpec::OnOff { packet_size, .. } => {
+                Some(*packet_size)
+            }
             AppSpec::Bulk | AppSpec::File { .. } | AppSpec::Web(_) | AppSpec::Ftp(_) => None,
         }
     }
@@ -424,7 +465,11 @@ impl Scenario {
     pub fn from_toml(text: &str) -> Result<Scenario, ScenarioError> {
         let table: toml::Table = toml::from_str(text).map_err(|e| {
             let msg = e.message().to_string();
-            let at = e.span().map(|s| line_of(text, s.start)).map(|l| format!(" (line {l})")).unwrap_or_default();
+            let at = e
+                .span()
+                .map(|s| line_of(text, s.start))
+                .map(|l| format!(" (line {l})"))
+                .unwrap_or_default();
             ScenarioError::new("", format!("not valid TOML{at}: {msg}"))
         })?;
         let v = serde_json::to_value(table).map_err(|e| ScenarioError::new("", e.to_string()))?;
@@ -433,7 +478,8 @@ impl Scenario {
 
     /// Parses a scenario given as JSON text (what the Python layer sends).
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
+        let v: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::new("", format!("not valid JSON: {e}")))?;
         Scenario::from_value(&v)
     }
 
@@ -443,16 +489,26 @@ impl Scenario {
         if duration.0.as_nanos() == 0 {
             return Err(ScenarioError::new("duration", "must be longer than 0s"));
         }
-        let sample_interval = raw.sample_interval.unwrap_or(Dur(crate::time::SimDuration::from_millis(100)));
+        let sample_interval =
+            raw.sample_interval.unwrap_or(Dur(crate::time::SimDuration::from_millis(100)));
         if sample_interval.0.as_nanos() == 0 {
             return Err(ScenarioError::new("sample_interval", "must be longer than 0s"));
         }
         if duration.0.as_nanos() / sample_interval.0.as_nanos() > 10_000_000 {
-            return Err(ScenarioError::new("sample_interval", format!("{} gives more than 10 million samples over {}", sample_interval.0, duration.0)));
+            return Err(ScenarioError::new(
+                "sample_interval",
+                format!(
+                    "{} gives more than 10 million samples over {}",
+                    sample_interval.0, duration.0
+                ),
+            ));
         }
         let warmup = raw.warmup.unwrap_or(Dur(crate::time::SimDuration::ZERO));
         if warmup >= duration {
-            return Err(ScenarioError::new("warmup", format!("{} must be shorter than the duration {}", warmup.0, duration.0)));
+            return Err(ScenarioError::new(
+                "warmup",
+                format!("{} must be shorter than the duration {}", warmup.0, duration.0),
+            ));
         }
         let topology = parse_topology(&raw.topology)?;
         if raw.flows.is_empty() {
@@ -473,7 +529,8 @@ impl Scenario {
                 parse_group(g, &format!("flows[{i}]"), is_graph)
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let background = background::parse(raw.background.as_deref().unwrap_or(&[]), &topology, raw.stack)?;
+        let background =
+            background::parse(raw.background.as_deref().unwrap_or(&[]), &topology, raw.stack)?;
         let s = Scenario {
             name: raw.name.unwrap_or_else(|| "unnamed".into()),
             duration,
@@ -488,7 +545,13 @@ impl Scenario {
         };
         let total: u64 = s.flows.iter().map(|g| u64::from(g.count)).sum();
         if total > limits::MAX_FLOWS {
-            return Err(ScenarioError::new("flows", format!("{total} flows in all groups is out of range: expected at most {}", limits::MAX_FLOWS)));
+            return Err(ScenarioError::new(
+                "flows",
+                format!(
+                    "{total} flows in all groups is out of range: expected at most {}",
+                    limits::MAX_FLOWS
+                ),
+            ));
         }
         s.check_cross_references()?;
         Ok(s)
@@ -516,8 +579,17 @@ impl Scenario {
     fn check_cross_references(&self) -> Result<(), ScenarioError> {
         let n = self.flow_count();
         let losses: Vec<(String, &LossSpec)> = match &self.topology {
-            Topology::Dumbbell(d) => d.loss.iter().map(|l| ("topology.loss".to_string(), l)).collect(),
-            Topology::Graph(g) => g.links.iter().enumerate().filter_map(|(i, l)| l.loss.as_ref().map(|x| (format!("topology.links[{i}].loss"), x))).collect(),
+            Topology::Dumbbell(d) => {
+                d.loss.iter().map(|l| ("topology.loss".to_string(), l)).collect()
+            }
+            Topology::Graph(g) => g
+                .links
+                .iter()
+                .enumerate()
+                .filter_map(|(i, l)| {
+                    l.loss.as_ref().map(|x| (format!("topology.links[{i}].loss"), x))
+                })
+                .collect(),
             Topology::ParkingLot(_) | Topology::LanRing(_) => Vec::new(),
         };
         for (i, f) in self.flows.iter().enumerate() {
@@ -526,7 +598,13 @@ impl Scenario {
         for (path, loss) in losses {
             if let LossSpec::DropList { flow, .. } = loss {
                 if *flow >= n {
-                    return Err(ScenarioError::new(format!("{path}.flow"), format!("flow {flow} does not exist: the scenario has flows 0..{}", n.saturating_sub(1))));
+                    return Err(ScenarioError::new(
+                        format!("{path}.flow"),
+                        format!(
+                            "flow {flow} does not exist: the scenario has flows 0..{}",
+                            n.saturating_sub(1)
+                        ),
+                    ));
                 }
                 // The list names data packets by sequence number; DCCP gives every packet it sends,
                 // acknowledgements included, a fresh number (RFC 4340 §7), so it has no stable meaning.
@@ -539,13 +617,27 @@ impl Scenario {
             let known: std::collections::BTreeSet<&String> = g.nodes.iter().collect();
             for (i, f) in self.flows.iter().enumerate() {
                 for (key, node) in [("src", &f.src), ("dst", &f.dst)] {
-                    let node = node.as_ref().ok_or_else(|| ScenarioError::new(format!("flows[{i}].{key}"), "is required on a graph topology (a node name)"))?;
+                    let node = node.as_ref().ok_or_else(|| {
+                        ScenarioError::new(
+                            format!("flows[{i}].{key}"),
+                            "is required on a graph topology (a node name)",
+                        )
+                    })?;
                     if !known.contains(node) {
-                        return Err(ScenarioError::new(format!("flows[{i}].{key}"), format!("unknown node {node:?}: expected one of {}", g.nodes.join(", "))));
+                        return Err(ScenarioError::new(
+                            format!("flows[{i}].{key}"),
+                            format!(
+                                "unknown node {node:?}: expected one of {}",
+                                g.nodes.join(", ")
+                            ),
+                        ));
                     }
                 }
                 if f.src == f.dst {
-                    return Err(ScenarioError::new(format!("flows[{i}].dst"), "must differ from src"));
+                    return Err(ScenarioError::new(
+                        format!("flows[{i}].dst"),
+                        "must differ from src",
+                    ));
                 }
             }
         }
@@ -563,7 +655,10 @@ fn parse_loss(v: &Value, path: &str) -> Result<LossSpec, ScenarioError> {
         "bernoulli" => {
             let p: BernoulliParams = parse_at(&rest, path)?;
             if !(0.0..=1.0).contains(&p.p) {
-                return Err(ScenarioError::new(format!("{path}.p"), format!("{} is not a probability: expected 0 <= p <= 1", p.p)));
+                return Err(ScenarioError::new(
+                    format!("{path}.p"),
+                    format!("{} is not a probability: expected 0 <= p <= 1", p.p),
+                ));
             }
             Ok(LossSpec::Bernoulli { p: p.p })
         }
@@ -577,7 +672,10 @@ fn parse_loss(v: &Value, path: &str) -> Result<LossSpec, ScenarioError> {
         "drop_list" => {
             let mut p: DropListParams = parse_at(&rest, path)?;
             if p.packets.contains(&0) {
-                return Err(ScenarioError::new(format!("{path}.packets"), "packets are counted from 1"));
+                return Err(ScenarioError::new(
+                    format!("{path}.packets"),
+                    "packets are counted from 1",
+                ));
             }
             p.packets.sort_unstable();
             p.packets.dedup();
@@ -594,7 +692,10 @@ fn parse_topology(v: &Value) -> Result<Topology, ScenarioError> {
     match kind.as_str() {
         "dumbbell" => {
             let queue = m.remove("queue").map(|q| parse_queue(&q, "topology.queue")).transpose()?;
-            let access_queue = m.remove("access_queue").map(|q| parse_queue(&q, "topology.access_queue")).transpose()?;
+            let access_queue = m
+                .remove("access_queue")
+                .map(|q| parse_queue(&q, "topology.access_queue"))
+                .transpose()?;
             let loss = m.remove("loss").map(|l| parse_loss(&l, "topology.loss")).transpose()?;
             let mut d: Dumbbell = parse_at(&Value::Object(m), path)?;
             d.queue = queue;
@@ -622,22 +723,45 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
     };
     let nodes: Vec<String> = match m.remove("nodes") {
         Some(n) => parse_at(&n, "topology.nodes")?,
-        None => return Err(ScenarioError::new("topology.nodes", "is required for a graph: a list of node names")),
+        None => {
+            return Err(ScenarioError::new(
+                "topology.nodes",
+                "is required for a graph: a list of node names",
+            ))
+        }
     };
     let raw_links: Vec<Value> = match m.remove("links") {
         Some(l) => parse_at(&l, "topology.links")?,
-        None => return Err(ScenarioError::new("topology.links", "is required for a graph: a list of { a, b, rate, delay }")),
+        None => {
+            return Err(ScenarioError::new(
+                "topology.links",
+                "is required for a graph: a list of { a, b, rate, delay }",
+            ))
+        }
     };
     if let Some(k) = m.keys().next() {
-        return Err(ScenarioError::new(format!("topology.{k}"), "unknown field for kind = \"graph\": expected nodes, links, queue"));
+        return Err(ScenarioError::new(
+            format!("topology.{k}"),
+            "unknown field for kind = \"graph\": expected nodes, links, queue",
+        ));
     }
     if nodes.len() > limits::MAX_GRAPH_NODES {
-        return Err(ScenarioError::new("topology.nodes", format!("{} nodes is out of range: expected at most {}", nodes.len(), limits::MAX_GRAPH_NODES)));
+        return Err(ScenarioError::new(
+            "topology.nodes",
+            format!(
+                "{} nodes is out of range: expected at most {}",
+                nodes.len(),
+                limits::MAX_GRAPH_NODES
+            ),
+        ));
     }
     let mut seen = std::collections::BTreeSet::new();
     for (i, n) in nodes.iter().enumerate() {
         if !seen.insert(n.as_str()) {
-            return Err(ScenarioError::new(format!("topology.nodes[{i}]"), format!("duplicate node name {n:?}")));
+            return Err(ScenarioError::new(
+                format!("topology.nodes[{i}]"),
+                format!("duplicate node name {n:?}"),
+            ));
         }
     }
     let mut joined = std::collections::BTreeMap::new();
@@ -648,20 +772,32 @@ fn parse_graph(mut m: serde_json::Map<String, Value>) -> Result<Topology, Scenar
             return Err(ScenarioError::new(path, "expected a table { a, b, rate, delay }"));
         };
         let mut lm = lm.clone();
-        let queue = lm.remove("queue").map(|q| parse_queue(&q, &format!("{path}.queue"))).transpose()?;
-        let loss = lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
+        let queue =
+            lm.remove("queue").map(|q| parse_queue(&q, &format!("{path}.queue"))).transpose()?;
+        let loss =
+            lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
         let mut link: GraphLink = parse_at(&Value::Object(lm), &path)?;
         for (key, n) in [("a", &link.a), ("b", &link.b)] {
             if !seen.contains(n.as_str()) {
-                return Err(ScenarioError::new(format!("{path}.{key}"), format!("unknown node {n:?}: expected one of {}", nodes.join(", "))));
+                return Err(ScenarioError::new(
+                    format!("{path}.{key}"),
+                    format!("unknown node {n:?}: expected one of {}", nodes.join(", ")),
+                ));
             }
         }
         if link.a == link.b {
-            return Err(ScenarioError::new(format!("{path}.b"), "a link must join two different nodes"));
+            return Err(ScenarioError::new(
+                format!("{path}.b"),
+                "a link must join two different nodes",
+            ));
         }
         // A link is duplex: a second one between the same nodes (either way round) would split
         // their traffic by routing ties and report two rows for one hop.
-        let pair = if link.a < link.b { (link.a.clone(), link.b.clone()) } else { (link.b.clone(), link.a.clone()) };
+        let pair = if link.a < link.b {
+            (link.a.clone(), link.b.clone())
+        } else {
+            (link.b.clone(), link.a.clone())
+        };
         if let Some(first) = joined.insert(pair, i) {
             return Err(ScenarioError::new(path, format!("joins {} and {} again (topology.links[{first}] already does): one duplex link per pair of nodes", link.a, link.b)));
         }
@@ -689,7 +825,10 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
         "cbr" => {
             let p: CbrParams = parse_at(&rest, path)?;
             if p.packet_size.0 == 0 || p.packet_size.0 > 65_000 {
-                return Err(ScenarioError::new(format!("{path}.packet_size"), format!("{}B is out of range: expected 1B..65000B", p.packet_size.0)));
+                return Err(ScenarioError::new(
+                    format!("{path}.packet_size"),
+                    format!("{}B is out of range: expected 1B..65000B", p.packet_size.0),
+                ));
             }
             limits::check_packet_rate(p.rate.0, p.packet_size.0, path)?;
             Ok(AppSpec::Cbr { rate: p.rate, packet_size: p.packet_size })
@@ -698,16 +837,24 @@ fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
         "ftp" => Ok(AppSpec::Ftp(FtpParams::parse(&rest, path)?)),
         "onoff" => {
             let p: OnOffParams = parse_at(&rest, path)?;
-            let on_mean = p.on_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_004_000)));
-            let off_mean = p.off_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_587_000)));
+            let on_mean =
+                p.on_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_004_000)));
+            let off_mean =
+                p.off_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_587_000)));
             let rate = p.rate.unwrap_or(RateQ(crate::time::Rate(80_000)));
             let packet_size = p.packet_size.unwrap_or(Bytes(160));
             if packet_size.0 == 0 || packet_size.0 > 65_000 {
-                return Err(ScenarioError::new(format!("{path}.packet_size"), format!("{}B is out of range: expected 1B..65000B", packet_size.0)));
+                return Err(ScenarioError::new(
+                    format!("{path}.packet_size"),
+                    format!("{}B is out of range: expected 1B..65000B", packet_size.0),
+                ));
             }
             for (key, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
                 if d.0.as_nanos() == 0 {
-                    return Err(ScenarioError::new(format!("{path}.{key}"), "must be longer than 0s"));
+                    return Err(ScenarioError::new(
+                        format!("{path}.{key}"),
+                        "must be longer than 0s",
+                    ));
                 }
             }
             if rate.0 .0 == 0 {
@@ -724,13 +871,23 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
     let protocol = g.protocol.unwrap_or(Protocol::Tcp);
     let count = g.count.unwrap_or(1);
     if !(1..=limits::MAX_FLOWS).contains(&u64::from(count)) {
-        return Err(ScenarioError::new(format!("{path}.count"), format!("{count} is out of range: expected 1..{}", limits::MAX_FLOWS)));
+        return Err(ScenarioError::new(
+            format!("{path}.count"),
+            format!("{count} is out of range: expected 1..{}", limits::MAX_FLOWS),
+        ));
     }
     // TCP's default payload keeps 1500-byte packets with the profile's options.
-    let default_mss = if protocol == Protocol::Tcp { g.stack.unwrap_or_default().config().mss as u64 } else { 1460 };
+    let default_mss = if protocol == Protocol::Tcp {
+        g.stack.unwrap_or_default().config().mss as u64
+    } else {
+        1460
+    };
     let mss = g.mss.unwrap_or(Bytes(default_mss));
     if !(1..=65_000).contains(&mss.0) {
-        return Err(ScenarioError::new(format!("{path}.mss"), format!("{}B is out of range: expected 1B..65000B", mss.0)));
+        return Err(ScenarioError::new(
+            format!("{path}.mss"),
+            format!("{}B is out of range: expected 1B..65000B", mss.0),
+        ));
     }
     let app = match &g.app {
         Some(v) => parse_app(v, &format!("{path}.app"))?,
@@ -753,11 +910,20 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
             None => crate::time::SimDuration::ZERO,
         };
         if stop.0 <= latest_start {
-            return Err(ScenarioError::new(format!("{path}.stop"), format!("{} is not after the start ({}): a flow stops after it starts", stop.0, latest_start)));
+            return Err(ScenarioError::new(
+                format!("{path}.stop"),
+                format!(
+                    "{} is not after the start ({}): a flow stops after it starts",
+                    stop.0, latest_start
+                ),
+            ));
         }
     }
     if protocol != Protocol::Dccp && g.max_queue_delay.is_some() {
-        return Err(ScenarioError::new(format!("{path}.max_queue_delay"), format!("is a DCCP option: this group has protocol = \"{}\"", protocol.as_str())));
+        return Err(ScenarioError::new(
+            format!("{path}.max_queue_delay"),
+            format!("is a DCCP option: this group has protocol = \"{}\"", protocol.as_str()),
+        ));
     }
     let mut dccp = None;
     let tcp = match protocol {
@@ -768,11 +934,19 @@ fn parse_group(g: RawFlowGroup, path: &str, is_graph: bool) -> Result<FlowGroup,
         }
         Protocol::Udp => {
             let cc_keys = [("cc", g.cc.is_some()), ("cc_params", g.cc_params.is_some())];
-            if let Some((key, _)) = cc_keys.into_iter().chain(tcp_only_keys(&g)).find(|(_, set)| *set) {
-                return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"udp\""));
+            if let Some((key, _)) =
+                cc_keys.into_iter().chain(tcp_only_keys(&g)).find(|(_, set)| *set)
+            {
+                return Err(ScenarioError::new(
+                    format!("{path}.{key}"),
+                    "is a TCP option: this group has protocol = \"udp\"",
+                ));
             }
             if !matches!(app, AppSpec::Cbr { .. } | AppSpec::OnOff { .. }) {
-                return Err(ScenarioError::new(format!("{path}.app"), "udp flows need an app that paces itself: kind = \"cbr\" or \"onoff\""));
+                return Err(ScenarioError::new(
+                    format!("{path}.app"),
+                    "udp flows need an app that paces itself: kind = \"cbr\" or \"onoff\"",
+                ));
             }
             None
         }
@@ -829,14 +1003,24 @@ fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 19] {
 /// An algorithm's parameter error `"field: what is wrong"` as an error at `path.cc_params.field`.
 fn cc_params_error(path: &str, msg: String) -> ScenarioError {
     match msg.split_once(": ") {
-        Some((field, rest)) if !field.contains(char::is_whitespace) => ScenarioError::new(format!("{path}.cc_params.{field}"), rest),
+        Some((field, rest)) if !field.contains(char::is_whitespace) => {
+            ScenarioError::new(format!("{path}.cc_params.{field}"), rest)
+        }
         _ => ScenarioError::new(format!("{path}.cc_params"), msg),
     }
 }
 
-fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<DccpGroupOptions, ScenarioError> {
+fn parse_dccp_options(
+    g: &RawFlowGroup,
+    path: &str,
+    app: &AppSpec,
+    mss: Bytes,
+) -> Result<DccpGroupOptions, ScenarioError> {
     if let Some((key, _)) = tcp_only_keys(g).into_iter().find(|(_, set)| *set) {
-        return Err(ScenarioError::new(format!("{path}.{key}"), "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)"));
+        return Err(ScenarioError::new(
+            format!("{path}.{key}"),
+            "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)",
+        ));
     }
     let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
     // "field: what is wrong" becomes an error at cc_params.field.
@@ -851,59 +1035,113 @@ fn parse_dccp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -
     ccid.validate().map_err(params_error)?;
     if let Some(d) = g.max_queue_delay {
         if d.0.as_nanos() == 0 {
-            return Err(ScenarioError::new(format!("{path}.max_queue_delay"), "must be longer than 0s (leave it out to never discard)"));
+            return Err(ScenarioError::new(
+                format!("{path}.max_queue_delay"),
+                "must be longer than 0s (leave it out to never discard)",
+            ));
         }
     }
     if let Some(packet_size) = app.packet_size() {
         if packet_size.0 > mss.0 {
-            return Err(ScenarioError::new(format!("{path}.app.packet_size"), format!("{}B exceeds the mss {}B: a DCCP datagram must fit one packet", packet_size.0, mss.0)));
+            return Err(ScenarioError::new(
+                format!("{path}.app.packet_size"),
+                format!(
+                    "{}B exceeds the mss {}B: a DCCP datagram must fit one packet",
+                    packet_size.0, mss.0
+                ),
+            ));
         }
     }
-    Ok(DccpGroupOptions { cc, cc_params: ccid.params_json(), ccid, max_queue_delay: g.max_queue_delay })
+    Ok(DccpGroupOptions {
+        cc,
+        cc_params: ccid.params_json(),
+        ccid,
+        max_queue_delay: g.max_queue_delay,
+    })
 }
 
-fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) -> Result<TcpOptions, ScenarioError> {
+fn parse_tcp_options(
+    g: &RawFlowGroup,
+    path: &str,
+    app: &AppSpec,
+    mss: Bytes,
+) -> Result<TcpOptions, ScenarioError> {
     let stack = g.stack.unwrap_or_default();
     let profile = stack.config();
     let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
     let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
-    let cc_config = CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref()).map_err(|msg| {
-        if g.cc_params.is_some() && !msg.starts_with("unknown congestion control") && !msg.starts_with("unknown preset") {
-            cc_params_error(path, msg)
-        } else {
-            ScenarioError::new(format!("{path}.cc"), msg)
-        }
-    })?;
+    let cc_config =
+        CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref()).map_err(|msg| {
+            if g.cc_params.is_some()
+                && !msg.starts_with("unknown congestion control")
+                && !msg.starts_with("unknown preset")
+            {
+                cc_params_error(path, msg)
+            } else {
+                ScenarioError::new(format!("{path}.cc"), msg)
+            }
+        })?;
     // `newreno` names Reno's window rule with RFC 6582 recovery.
-    let recovery = g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
+    let recovery =
+        g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
     if matches!(cc_config, CcConfig::Bbr(_)) && recovery != Recovery::Sack {
         // BBR's window and rate samples count what SACK reports delivered; this model has no
         // validated non-SACK path for it (docs/algorithms/bbr.md: Linux with SACK off measured).
-        return Err(ScenarioError::new(format!("{path}.recovery"), format!("{:?} is not supported with cc = \"bbr\": BBR needs recovery = \"sack\"", recovery.name())));
+        return Err(ScenarioError::new(
+            format!("{path}.recovery"),
+            format!(
+                "{:?} is not supported with cc = \"bbr\": BBR needs recovery = \"sack\"",
+                recovery.name()
+            ),
+        ));
     }
     let initial_cwnd = g.initial_cwnd.unwrap_or(profile.initial_cwnd);
     if !(1.0..=1e6).contains(&initial_cwnd) {
-        return Err(ScenarioError::new(format!("{path}.initial_cwnd"), format!("{initial_cwnd} is out of range: expected 1..1000000 segments")));
+        return Err(ScenarioError::new(
+            format!("{path}.initial_cwnd"),
+            format!("{initial_cwnd} is out of range: expected 1..1000000 segments"),
+        ));
     }
     if let Some(s) = g.initial_ssthresh {
         if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
-            return Err(ScenarioError::new(format!("{path}.initial_ssthresh"), format!("{s} is out of range: expected 2..1000000 segments (leave it out for no limit)")));
+            return Err(ScenarioError::new(
+                format!("{path}.initial_ssthresh"),
+                format!(
+                    "{s} is out of range: expected 2..1000000 segments (leave it out for no limit)"
+                ),
+            ));
         }
     }
     if let Some(b) = g.rcv_buf {
         // The window is half the buffer (receiver.rs): it must hold one segment.
         if b.0 < 2 * mss.0 {
-            return Err(ScenarioError::new(format!("{path}.rcv_buf"), format!("{}B is smaller than two segments ({}B): the window is half the buffer", b.0, 2 * mss.0)));
+            return Err(ScenarioError::new(
+                format!("{path}.rcv_buf"),
+                format!(
+                    "{}B is smaller than two segments ({}B): the window is half the buffer",
+                    b.0,
+                    2 * mss.0
+                ),
+            ));
         }
     }
     if let Some(r) = g.rwnd {
         if r.0 < mss.0 {
-            return Err(ScenarioError::new(format!("{path}.rwnd"), format!("{}B is smaller than one segment ({}B)", r.0, mss.0)));
+            return Err(ScenarioError::new(
+                format!("{path}.rwnd"),
+                format!("{}B is smaller than one segment ({}B)", r.0, mss.0),
+            ));
         }
     }
     if let Some(packet_size) = app.packet_size() {
         if packet_size.0 > mss.0 {
-            return Err(ScenarioError::new(format!("{path}.app.packet_size"), format!("{}B exceeds the mss {}B: a TCP message must fit one segment", packet_size.0, mss.0)));
+            return Err(ScenarioError::new(
+                format!("{path}.app.packet_size"),
+                format!(
+                    "{}B exceeds the mss {}B: a TCP message must fit one segment",
+                    packet_size.0, mss.0
+                ),
+            ));
         }
     }
     Ok(TcpOptions {
@@ -915,7 +1153,9 @@ fn parse_tcp_options(g: &RawFlowGroup, path: &str, app: &AppSpec, mss: Bytes) ->
         initial_ssthresh: g.initial_ssthresh,
         min_rto: g.min_rto.unwrap_or(Dur(profile.min_rto)),
         rto: g.rto.unwrap_or(profile.rto_rule),
-        head_retransmit_rearms_rto: g.head_retransmit_rearms_rto.unwrap_or(profile.head_retransmit_rearms_rto),
+        head_retransmit_rearms_rto: g
+            .head_retransmit_rearms_rto
+            .unwrap_or(profile.head_retransmit_rearms_rto),
         window_from_una: g.window_from_una.unwrap_or(profile.window_from_una),
         delayed_ack: g.delayed_ack.unwrap_or(profile.delayed_ack.is_some()),
         slow_start_after_idle: g.slow_start_after_idle.unwrap_or(profile.slow_start_after_idle),
@@ -1002,7 +1242,10 @@ mod tests {
     #[test]
     fn unknown_key_names_its_path() {
         let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\nbogus = 1"));
-        assert!(e.starts_with("flows[0].bogus: unknown field `bogus`, expected one of `name`"), "{e}");
+        assert!(
+            e.starts_with("flows[0].bogus: unknown field `bogus`, expected one of `name`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1026,7 +1269,8 @@ mod tests {
 
     #[test]
     fn nested_tagged_tables_keep_paths() {
-        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"droptail\", limit = \"lots\" }\n[[flows]]"));
+        let e = err(&BASE
+            .replace("[[flows]]", "queue = { kind = \"droptail\", limit = \"lots\" }\n[[flows]]"));
         assert!(e.starts_with("topology.queue.limit:"), "{e}");
         let e = err(&BASE.replace("[[flows]]", "loss = { kind = \"gilbert\" }\n[[flows]]"));
         assert!(e.starts_with("topology.loss.kind: unknown kind \"gilbert\""), "{e}");
@@ -1038,19 +1282,35 @@ mod tests {
 
     #[test]
     fn tcp_only_keys_are_refused_on_udp_and_dccp_groups() {
-        for (protocol, app) in [("udp", "app = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }"), ("dccp", "")] {
-            for key in ["rto = \"linux\"", "slow_start_after_idle = false", "window_from_una = true", "ecn = true", "rwnd = \"64KB\""] {
-                let text = BASE.replace("cc = \"reno\"", &format!("protocol = \"{protocol}\"\n{app}\n{key}"));
+        for (protocol, app) in [
+            ("udp", "app = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }"),
+            ("dccp", ""),
+        ] {
+            for key in [
+                "rto = \"linux\"",
+                "slow_start_after_idle = false",
+                "window_from_una = true",
+                "ecn = true",
+                "rwnd = \"64KB\"",
+            ] {
+                let text = BASE
+                    .replace("cc = \"reno\"", &format!("protocol = \"{protocol}\"\n{app}\n{key}"));
                 let e = err(&text);
                 let name = key.split(' ').next().unwrap();
-                assert!(e.starts_with(&format!("flows[0].{name}: is a TCP option")), "{protocol}/{key}: {e}");
+                assert!(
+                    e.starts_with(&format!("flows[0].{name}: is a TCP option")),
+                    "{protocol}/{key}: {e}"
+                );
             }
         }
     }
 
     #[test]
     fn drop_list_flow_must_exist() {
-        let e = err(&BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 3, packets = [5] }\n[[flows]]"));
+        let e = err(&BASE.replace(
+            "[[flows]]",
+            "loss = { kind = \"drop_list\", flow = 3, packets = [5] }\n[[flows]]",
+        ));
         assert!(e.starts_with("topology.loss.flow: flow 3 does not exist"), "{e}");
     }
 
@@ -1068,10 +1328,16 @@ mod tests {
         let s = Scenario::from_toml(&text).unwrap();
         let n = s.normalised();
         let f = &n["flows"][0];
-        assert_eq!((f["name"].as_str(), f["cc"].as_str(), f["max_queue_delay"].as_str()), (Some("ccid2"), Some("ccid2"), Some("150ms")));
+        assert_eq!(
+            (f["name"].as_str(), f["cc"].as_str(), f["max_queue_delay"].as_str()),
+            (Some("ccid2"), Some("ccid2"), Some("150ms"))
+        );
         assert_eq!(f["cc_params"]["ack_ratio"], 2);
         assert_eq!(f["app"]["kind"], "onoff");
-        assert_eq!((f["app"]["on_mean"].as_str(), f["app"]["off_mean"].as_str()), (Some("1.004s"), Some("1.587s")));
+        assert_eq!(
+            (f["app"]["on_mean"].as_str(), f["app"]["off_mean"].as_str()),
+            (Some("1.004s"), Some("1.587s"))
+        );
         assert_eq!(n["flows"][1]["cc_params"]["recv_multiplier"], 1.5);
         assert!(n["flows"][0].get("recovery").is_none(), "no TCP options on a DCCP group");
         assert_eq!(Scenario::from_value(&n).unwrap(), s);
@@ -1079,7 +1345,9 @@ mod tests {
 
     #[test]
     fn dccp_errors_name_the_field() {
-        let dccp = |extra: &str| err(&BASE.replace("cc = \"reno\"", &format!("protocol = \"dccp\"\n{extra}")));
+        let dccp = |extra: &str| {
+            err(&BASE.replace("cc = \"reno\"", &format!("protocol = \"dccp\"\n{extra}")))
+        };
         let e = dccp("cc = \"ccid4\"");
         assert!(e.starts_with("flows[0].cc: unknown DCCP congestion control \"ccid4\": expected one of ccid2, ccid3, fast_tfrc"), "{e}");
         let e = dccp("cc_params = { ack_ratio = 0 }");
@@ -1087,13 +1355,21 @@ mod tests {
         let e = dccp("cc = \"ccid3\"\ncc_params = { n = 8 }");
         assert!(e.starts_with("flows[0].cc_params.n: unknown field `n`"), "{e}");
         let e = dccp("recovery = \"sack\"");
-        assert!(e.starts_with("flows[0].recovery: is a TCP option: this group has protocol = \"dccp\""), "{e}");
+        assert!(
+            e.starts_with("flows[0].recovery: is a TCP option: this group has protocol = \"dccp\""),
+            "{e}"
+        );
         let e = dccp("max_queue_delay = \"0s\"");
         assert!(e.starts_with("flows[0].max_queue_delay: must be longer than 0s"), "{e}");
         let e = dccp("app = { kind = \"onoff\", packet_size = \"2000B\" }");
         assert!(e.starts_with("flows[0].app.packet_size: 2000B exceeds the mss 1460B"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\nmax_queue_delay = \"1s\""));
-        assert!(e.starts_with("flows[0].max_queue_delay: is a DCCP option: this group has protocol = \"tcp\""), "{e}");
+        assert!(
+            e.starts_with(
+                "flows[0].max_queue_delay: is a DCCP option: this group has protocol = \"tcp\""
+            ),
+            "{e}"
+        );
         let e = dccp("app = { kind = \"onoff\", on_time = \"1s\" }");
         assert!(e.starts_with("flows[0].app.on_time: unknown field `on_time`"), "{e}");
     }
@@ -1116,18 +1392,30 @@ mod tests {
 
     #[test]
     fn ecn_and_source_quench_are_tcp_flow_options() {
-        let s = Scenario::from_toml(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\necn = true\nsource_quench = true")).unwrap();
+        let s = Scenario::from_toml(
+            &BASE.replace("cc = \"reno\"", "cc = \"reno\"\necn = true\nsource_quench = true"),
+        )
+        .unwrap();
         let n = s.normalised();
-        assert_eq!((n["flows"][0]["ecn"].as_bool(), n["flows"][0]["source_quench"].as_bool()), (Some(true), Some(true)));
+        assert_eq!(
+            (n["flows"][0]["ecn"].as_bool(), n["flows"][0]["source_quench"].as_bool()),
+            (Some(true), Some(true))
+        );
         let udp = BASE.replace("cc = \"reno\"", "protocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1Mbps\", packet_size = \"500B\" }\necn = true");
         assert_eq!(err(&udp), "flows[0].ecn: is a TCP option: this group has protocol = \"udp\"");
-        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"red\", limit = \"100pkt\", max_p = 0 }\n[[flows]]"));
+        let e = err(&BASE.replace(
+            "[[flows]]",
+            "queue = { kind = \"red\", limit = \"100pkt\", max_p = 0 }\n[[flows]]",
+        ));
         assert!(e.starts_with("topology.queue.max_p: 0 is not a probability"), "{e}");
     }
 
     #[test]
     fn missing_top_level_key_is_named() {
-        assert_eq!(err("[[flows]]\n"), "duration: is required: a scenario needs at least duration, [topology] and [[flows]]");
+        assert_eq!(
+            err("[[flows]]\n"),
+            "duration: is required: a scenario needs at least duration, [topology] and [[flows]]"
+        );
         let e = err(&BASE.replace("duration = \"10s\"", ""));
         assert!(e.starts_with("duration: is required"), "{e}");
     }
@@ -1135,30 +1423,68 @@ mod tests {
     #[test]
     fn quantities_have_physical_ranges() {
         let e = err(&BASE.replace("\"10Mbps\"", "\"1e30Gbps\""));
-        assert_eq!(e, "topology.bottleneck_rate: 1e30Gbps is out of range: expected at most 1000Gbps");
+        assert_eq!(
+            e,
+            "topology.bottleneck_rate: 1e30Gbps is out of range: expected at most 1000Gbps"
+        );
         let e = err(&BASE.replace("\"10ms\"", "\"1e19s\""));
-        assert!(e.starts_with("topology.bottleneck_delay: 1e19s is out of range: expected at most"), "{e}");
-        let e = err(&BASE.replace("[[flows]]", "queue = { kind = \"droptail\", limit = \"99999999pkt\" }\n[[flows]]"));
+        assert!(
+            e.starts_with("topology.bottleneck_delay: 1e19s is out of range: expected at most"),
+            "{e}"
+        );
+        let e = err(&BASE.replace(
+            "[[flows]]",
+            "queue = { kind = \"droptail\", limit = \"99999999pkt\" }\n[[flows]]",
+        ));
         assert!(e.starts_with("topology.queue.limit:") && e.contains("from 1 to 1000000"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "cc = \"reno\"\ncount = 4000000"));
         assert_eq!(e, "flows[0].count: 4000000 is out of range: expected 1..100000");
-        let e = err(&(BASE.replace("cc = \"reno\"", "count = 60000") + "[[flows]]\ncount = 60000\n"));
+        let e =
+            err(&(BASE.replace("cc = \"reno\"", "count = 60000") + "[[flows]]\ncount = 60000\n"));
         assert!(e.starts_with("flows: 120000 flows in all groups is out of range"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "protocol = \"udp\"\napp = { kind = \"cbr\", rate = \"1000Gbps\", packet_size = \"1B\" }"));
         assert!(e.starts_with("flows[0].app.rate: 1000Gbps in packets of 1B is 1.250e11 packets/s: expected at most 1e7"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "initial_ssthresh = 1e300"));
         assert!(e.starts_with("flows[0].initial_ssthresh: 1"), "{e}");
         let e = err(&BASE.replace("cc = \"reno\"", "app = { kind = \"web\", objects = 1e9 }"));
-        assert!(e.starts_with("flows[0].app.objects: a mean of 1000000000 objects per page is out of range"), "{e}");
+        assert!(
+            e.starts_with(
+                "flows[0].app.objects: a mean of 1000000000 objects per page is out of range"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
     fn every_algorithm_parameter_has_an_upper_bound() {
-        for (cc, param, bad) in [("reno", "beta", 1.0), ("reno", "beta", 0.0), ("bic", "b", 1e30), ("bic", "smooth_part", 1e-30), ("htcp", "alpha_linear", 1e30), ("vegas", "min_cwnd", 1e30), ("compound", "alpha", 1e30), ("cubic", "c", 1e30), ("fast", "alpha", 1e30), ("scalable", "low_window", 1e30), ("libra", "k1", 1e30)] {
-            let e = err(&BASE.replace("cc = \"reno\"", &format!("cc = \"{cc}\"\ncc_params = {{ {param} = {bad:?} }}")));
-            assert!(e.starts_with(&format!("flows[0].cc_params.{param}: {bad} is out of range: expected")), "{cc}.{param}: {e}");
+        for (cc, param, bad) in [
+            ("reno", "beta", 1.0),
+            ("reno", "beta", 0.0),
+            ("bic", "b", 1e30),
+            ("bic", "smooth_part", 1e-30),
+            ("htcp", "alpha_linear", 1e30),
+            ("vegas", "min_cwnd", 1e30),
+            ("compound", "alpha", 1e30),
+            ("cubic", "c", 1e30),
+            ("fast", "alpha", 1e30),
+            ("scalable", "low_window", 1e30),
+            ("libra", "k1", 1e30),
+        ] {
+            let e = err(&BASE.replace(
+                "cc = \"reno\"",
+                &format!("cc = \"{cc}\"\ncc_params = {{ {param} = {bad:?} }}"),
+            ));
+            assert!(
+                e.starts_with(&format!(
+                    "flows[0].cc_params.{param}: {bad} is out of range: expected"
+                )),
+                "{cc}.{param}: {e}"
+            );
         }
-        let dccp = BASE.replace("cc = \"reno\"", "protocol = \"dccp\"\ncc = \"ccid3\"\ncc_params = { t_mbi_s = 1e-8 }");
+        let dccp = BASE.replace(
+            "cc = \"reno\"",
+            "protocol = \"dccp\"\ncc = \"ccid3\"\ncc_params = { t_mbi_s = 1e-8 }",
+        );
         assert_eq!(err(&dccp), "flows[0].cc_params.t_mbi_s: 0.00000001 is out of range: expected 1 <= t_mbi_s <= 3600 seconds");
     }
 
@@ -1167,7 +1493,11 @@ mod tests {
         let e = err(&BASE.replace("\"10Mbps\"", &format!("\"{}Mbps\"", "9".repeat(100_000))));
         assert!(e.len() < 400 && e.contains('…'), "{} chars: {e}", e.len());
         let e = err(&BASE.replace("\"reno\"", &format!("\"{}\"", "x".repeat(100_000))));
-        assert!(e.len() < 800 && e.starts_with("flows[0].cc: unknown congestion control"), "{} chars", e.len());
+        assert!(
+            e.len() < 800 && e.starts_with("flows[0].cc: unknown congestion control"),
+            "{} chars",
+            e.len()
+        );
     }
 
     #[test]
@@ -1187,17 +1517,35 @@ mod tests {
 
     #[test]
     fn drop_list_is_refused_on_dccp_flows() {
-        let text = BASE.replace("[[flows]]", "loss = { kind = \"drop_list\", flow = 1, packets = [5] }\n[[flows]]") + "[[flows]]\nprotocol = \"dccp\"\n";
+        let text = BASE.replace(
+            "[[flows]]",
+            "loss = { kind = \"drop_list\", flow = 1, packets = [5] }\n[[flows]]",
+        ) + "[[flows]]\nprotocol = \"dccp\"\n";
         let e = err(&text);
-        assert!(e.starts_with("topology.loss.flow: flow 1 is a DCCP flow: drop_list is for TCP and UDP flows"), "{e}");
+        assert!(
+            e.starts_with(
+                "topology.loss.flow: flow 1 is a DCCP flow: drop_list is for TCP and UDP flows"
+            ),
+            "{e}"
+        );
         Scenario::from_toml(&text.replace("flow = 1", "flow = 0")).unwrap();
     }
 
     #[test]
     fn series_budget_is_checked_when_building() {
-        let s = Scenario::from_toml(&BASE.replace("cc = \"reno\"", "count = 1000").replace("duration = \"10s\"", "duration = \"100s\"\nsample_interval = \"100us\"")).unwrap();
+        let s = Scenario::from_toml(
+            &BASE
+                .replace("cc = \"reno\"", "count = 1000")
+                .replace("duration = \"10s\"", "duration = \"100s\"\nsample_interval = \"100us\""),
+        )
+        .unwrap();
         let e = s.build().err().expect("over the series budget").to_string();
-        assert!(e.starts_with("sample_interval: 100us over 100s records 1000001 samples for each of 5002 series"), "{e}");
+        assert!(
+            e.starts_with(
+                "sample_interval: 100us over 100s records 1000001 samples for each of 5002 series"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -1205,7 +1553,10 @@ mod tests {
         assert_eq!(Scenario::from_toml(BASE).unwrap().jitter, None);
         let s = Scenario::from_toml(&format!("jitter = true\n{BASE}")).unwrap();
         let n = s.normalised();
-        assert_eq!((n["jitter"]["start"].as_str(), n["jitter"]["delay"].as_str()), (Some("10ms"), Some("100us")));
+        assert_eq!(
+            (n["jitter"]["start"].as_str(), n["jitter"]["delay"].as_str()),
+            (Some("10ms"), Some("100us"))
+        );
         assert_eq!(Scenario::from_value(&n).unwrap(), s);
     }
 }

@@ -197,13 +197,19 @@ fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
             return bad("min_th", format!("{min} is out of range: expected a number of packets in [0, {most}) or \"auto\""));
         }
         (Some(min), Some(max)) if !(max > min && max <= most) => {
-            return bad("max_th", format!("{max} must be greater than min_th ({min}) and at most {most}"));
+            return bad(
+                "max_th",
+                format!("{max} must be greater than min_th ({min}) and at most {most}"),
+            );
         }
         (None, Some(max)) => {
             return bad("max_th", format!("{max} needs a numeric min_th: with min_th = \"auto\" use max_th = \"auto\" (3 · min_th, as ns-2)"));
         }
         (Some(_), None) => {
-            return bad("max_th", "\"auto\" needs min_th = \"auto\" too (max_th = 3 · min_th, as ns-2)".to_string());
+            return bad(
+                "max_th",
+                "\"auto\" needs min_th = \"auto\" too (max_th = 3 · min_th, as ns-2)".to_string(),
+            );
         }
         _ => {}
     }
@@ -214,7 +220,10 @@ fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
         return bad("wq", format!("{wq} is out of range: expected 0 < wq <= 1 (0.002 is the classic value) or \"auto\""));
     }
     if !(1..=65_535).contains(&r.mean_pktsize.0) {
-        return bad("mean_pktsize", format!("{}B is out of range: expected 1B..65535B", r.mean_pktsize.0));
+        return bad(
+            "mean_pktsize",
+            format!("{}B is out of range: expected 1B..65535B", r.mean_pktsize.0),
+        );
     }
     Ok(())
 }
@@ -224,33 +233,72 @@ mod tests {
     use super::*;
 
     fn parse(text: &str) -> Result<QueueSpec, ScenarioError> {
-        let v: Value = serde_json::to_value(toml::from_str::<toml::Table>(&format!("q = {text}")).unwrap()["q"].clone()).unwrap();
+        let v: Value = serde_json::to_value(
+            toml::from_str::<toml::Table>(&format!("q = {text}")).unwrap()["q"].clone(),
+        )
+        .unwrap();
         parse_queue(&v, "topology.queue")
     }
 
     #[test]
     fn red_defaults_are_floyd_s_recommendations() {
-        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt" }"#).unwrap() else { panic!() };
-        assert_eq!((r.min_th, r.max_th, r.max_p, r.wq, r.gentle, r.ecn, r.source_quench), (AutoOr::Value(5.0), AutoOr::Value(15.0), 0.1, AutoOr::Value(0.002), true, false, false));
+        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt" }"#).unwrap() else {
+            panic!()
+        };
+        assert_eq!(
+            (r.min_th, r.max_th, r.max_p, r.wq, r.gentle, r.ecn, r.source_quench),
+            (
+                AutoOr::Value(5.0),
+                AutoOr::Value(15.0),
+                0.1,
+                AutoOr::Value(0.002),
+                true,
+                false,
+                false
+            )
+        );
         assert_eq!((r.mean_pktsize, r.mode), (Bytes(1000), RedMode::Packets));
         // The normalised form parses back to the same spec.
-        let again = parse_queue(&serde_json::to_value(QueueSpec::Red(r.clone())).unwrap(), "q").unwrap();
+        let again =
+            parse_queue(&serde_json::to_value(QueueSpec::Red(r.clone())).unwrap(), "q").unwrap();
         assert_eq!(again, QueueSpec::Red(r));
     }
 
     #[test]
     fn red_errors_name_the_key_and_the_allowed_values() {
-        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = 20 }"#).unwrap_err().to_string();
-        assert_eq!(e, "topology.queue.max_th: 15 must be greater than min_th (20) and at most 1000000");
-        let e = parse(r#"{ kind = "red", limit = "300pkt", max_p = 1.5 }"#).unwrap_err().to_string();
+        let e =
+            parse(r#"{ kind = "red", limit = "300pkt", min_th = 20 }"#).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "topology.queue.max_th: 15 must be greater than min_th (20) and at most 1000000"
+        );
+        let e =
+            parse(r#"{ kind = "red", limit = "300pkt", max_p = 1.5 }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.max_p: 1.5 is not a probability"), "{e}");
         let e = parse(r#"{ kind = "red", limit = "300pkt", wq = 0 }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.wq: 0 is out of range"), "{e}");
-        let e = parse(r#"{ kind = "red", limit = "300pkt", mode = "bits" }"#).unwrap_err().to_string();
-        assert!(e.starts_with("topology.queue.mode: unknown variant `bits`, expected `packets` or `bytes`"), "{e}");
-        let e = parse(r#"{ kind = "red", limit = "300pkt", variant = "linux" }"#).unwrap_err().to_string();
-        assert!(e.starts_with("topology.queue.variant: unknown variant `linux`, expected `fj93` or `ns2`"), "{e}");
-        let QueueSpec::Red(r) = parse(r#"{ kind = "red", limit = "300pkt", variant = "ns2" }"#).unwrap() else { panic!() };
+        let e =
+            parse(r#"{ kind = "red", limit = "300pkt", mode = "bits" }"#).unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "topology.queue.mode: unknown variant `bits`, expected `packets` or `bytes`"
+            ),
+            "{e}"
+        );
+        let e = parse(r#"{ kind = "red", limit = "300pkt", variant = "linux" }"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with(
+                "topology.queue.variant: unknown variant `linux`, expected `fj93` or `ns2`"
+            ),
+            "{e}"
+        );
+        let QueueSpec::Red(r) =
+            parse(r#"{ kind = "red", limit = "300pkt", variant = "ns2" }"#).unwrap()
+        else {
+            panic!()
+        };
         assert_eq!(r.variant, RedVariant::Ns2);
         let e = parse(r#"{ kind = "red", limit = "300pkt", w_q = 0.1 }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.w_q: unknown field `w_q`"), "{e}");
@@ -271,20 +319,30 @@ mod tests {
         let (min, _, wq) = r.resolve(Rate::mbps(1), SimDuration::from_millis(100));
         let c: f64 = 250.0;
         assert_eq!(min, 5.0);
-        assert!((wq - (1.0 - (-1.0 / (10.0 * 3.0 * (0.1 + 1.0 / c) * c)).exp())).abs() < 1e-15, "{wq}");
+        assert!(
+            (wq - (1.0 - (-1.0 / (10.0 * 3.0 * (0.1 + 1.0 / c) * c)).exp())).abs() < 1e-15,
+            "{wq}"
+        );
         // Mixed forms are refused in one line.
-        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = 30 }"#).unwrap_err().to_string();
+        let e = parse(r#"{ kind = "red", limit = "300pkt", min_th = "auto", max_th = 30 }"#)
+            .unwrap_err()
+            .to_string();
         assert!(e.starts_with("topology.queue.max_th: 30 needs a numeric min_th"), "{e}");
-        let e = parse(r#"{ kind = "red", limit = "300pkt", wq = "often" }"#).unwrap_err().to_string();
+        let e =
+            parse(r#"{ kind = "red", limit = "300pkt", wq = "often" }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.wq:"), "{e}");
     }
 
     #[test]
     fn droptail_takes_an_optional_source_quench_flag() {
-        assert_eq!(parse(r#"{ kind = "droptail", limit = "30pkt" }"#).unwrap(), QueueSpec::droptail(QueueLimit::Packets(30)));
+        assert_eq!(
+            parse(r#"{ kind = "droptail", limit = "30pkt" }"#).unwrap(),
+            QueueSpec::droptail(QueueLimit::Packets(30))
+        );
         let sq = parse(r#"{ kind = "droptail", limit = "30pkt", source_quench = true }"#).unwrap();
         assert!(sq.build(Rate::mbps(1), SimDuration::ZERO, 1, 0).source_quench());
-        let e = parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#).unwrap_err().to_string();
+        let e =
+            parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.ecn: unknown field `ecn`"), "{e}");
     }
 }

@@ -35,17 +35,21 @@ macro_rules! quantity {
 /// A duration written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Dur(pub SimDuration);
-quantity!(Dur, SimDuration, "a duration with a unit, e.g. \"100ms\" or \"1.5s\"", |s| parse_duration(s).and_then(|d| limits::check_duration(d, s)));
+quantity!(Dur, SimDuration, "a duration with a unit, e.g. \"100ms\" or \"1.5s\"", |s| {
+    parse_duration(s).and_then(|d| limits::check_duration(d, s))
+});
 
 /// A rate written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RateQ(pub Rate);
-quantity!(RateQ, Rate, "a rate with a unit, e.g. \"10Mbps\" or \"1Gbps\"", |s| parse_rate(s).and_then(|r| limits::check_rate(r, s)));
+quantity!(RateQ, Rate, "a rate with a unit, e.g. \"10Mbps\" or \"1Gbps\"", |s| parse_rate(s)
+    .and_then(|r| limits::check_rate(r, s)));
 
 /// A size in bytes written with a unit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Bytes(pub u64);
-quantity!(Bytes, u64, "a size with a unit, e.g. \"1500B\" or \"5MB\"", |s| parse_bytes(s).and_then(|b| limits::check_bytes(b, s)));
+quantity!(Bytes, u64, "a size with a unit, e.g. \"1500B\" or \"5MB\"", |s| parse_bytes(s)
+    .and_then(|b| limits::check_bytes(b, s)));
 
 /// A queue limit: "100pkt" or a size in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +58,11 @@ quantity!(Limit, QueueLimit, "a queue limit, e.g. \"100pkt\" or \"150KB\"", pars
 
 fn parse_limit(s: &str) -> Result<QueueLimit, String> {
     let t = s.trim();
-    if let Some(n) = t.strip_suffix("pkt").or_else(|| t.strip_suffix("pkts")).or_else(|| t.strip_suffix("packets")) {
+    if let Some(n) = t
+        .strip_suffix("pkt")
+        .or_else(|| t.strip_suffix("pkts"))
+        .or_else(|| t.strip_suffix("packets"))
+    {
         return match n.trim().parse::<u64>() {
             Ok(n) if (1..=limits::MAX_QUEUE_PKTS).contains(&n) => Ok(QueueLimit::Packets(n)),
             _ => Err(format!("{:?} is not a queue limit: expected a whole number of packets from 1 to {} like \"100pkt\" or a size like \"150KB\"", limits::shorten(s), limits::MAX_QUEUE_PKTS)),
@@ -63,7 +71,10 @@ fn parse_limit(s: &str) -> Result<QueueLimit, String> {
     match parse_bytes(t) {
         Ok(b) if b > 0 => limits::check_bytes(b, s).map(QueueLimit::Bytes),
         Ok(_) => Err(format!("{s:?} must be a positive queue limit")),
-        Err(_) => Err(format!("{:?} is not a queue limit: expected packets like \"100pkt\" or a size like \"150KB\"", limits::shorten(s))),
+        Err(_) => Err(format!(
+            "{:?} is not a queue limit: expected packets like \"100pkt\" or a size like \"150KB\"",
+            limits::shorten(s)
+        )),
     }
 }
 
@@ -105,7 +116,10 @@ impl<'de> Deserialize<'de> for Spread {
                 write!(f, "a duration like \"10ms\" or {{ uniform = [\"10ms\", \"20ms\"] }}")
             }
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Spread, E> {
-                parse_duration(s).and_then(|d| limits::check_duration(d, s)).map(|d| Spread::Fixed(Dur(d))).map_err(E::custom)
+                parse_duration(s)
+                    .and_then(|d| limits::check_duration(d, s))
+                    .map(|d| Spread::Fixed(Dur(d)))
+                    .map_err(E::custom)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Spread, A::Error> {
                 let key: Option<String> = map.next_key()?;
@@ -113,14 +127,21 @@ impl<'de> Deserialize<'de> for Spread {
                     Some("uniform") => {
                         let [lo, hi]: [Dur; 2] = map.next_value()?;
                         if let Some(k) = map.next_key::<String>()? {
-                            return Err(de::Error::custom(format!("unknown key {k:?}: only `uniform` is allowed")));
+                            return Err(de::Error::custom(format!(
+                                "unknown key {k:?}: only `uniform` is allowed"
+                            )));
                         }
                         if hi < lo {
-                            return Err(de::Error::custom(format!("uniform range [{}, {}] is reversed", lo.0, hi.0)));
+                            return Err(de::Error::custom(format!(
+                                "uniform range [{}, {}] is reversed",
+                                lo.0, hi.0
+                            )));
                         }
                         Ok(Spread::Uniform(lo, hi))
                     }
-                    Some(k) => Err(de::Error::custom(format!("unknown key {k:?}: expected `uniform`"))),
+                    Some(k) => {
+                        Err(de::Error::custom(format!("unknown key {k:?}: expected `uniform`")))
+                    }
                     None => Err(de::Error::custom("empty table: expected { uniform = [lo, hi] }")),
                 }
             }
@@ -160,7 +181,10 @@ mod tests {
         let f: Spread = serde_json::from_str("\"10ms\"").unwrap();
         assert_eq!(f, Spread::Fixed(Dur(SimDuration::from_millis(10))));
         let u: Spread = serde_json::from_str(r#"{"uniform": ["1s", "2s"]}"#).unwrap();
-        assert_eq!(u, Spread::Uniform(Dur(SimDuration::from_secs(1)), Dur(SimDuration::from_secs(2))));
+        assert_eq!(
+            u,
+            Spread::Uniform(Dur(SimDuration::from_secs(1)), Dur(SimDuration::from_secs(2)))
+        );
         assert!(serde_json::from_str::<Spread>(r#"{"normal": ["1s", "2s"]}"#).is_err());
         assert!(serde_json::from_str::<Spread>(r#"{"uniform": ["2s", "1s"]}"#).is_err());
         assert_eq!(serde_json::to_string(&u).unwrap(), r#"{"uniform":["1s","2s"]}"#);

@@ -21,7 +21,8 @@ pub enum Recovery {
 
 impl Recovery {
     /// Every variant, in the order of the literature.
-    pub const ALL: [Recovery; 4] = [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack];
+    pub const ALL: [Recovery; 4] =
+        [Recovery::Tahoe, Recovery::Reno, Recovery::NewReno, Recovery::Sack];
 
     /// The name used in scenarios and results.
     pub fn name(self) -> &'static str {
@@ -170,7 +171,8 @@ pub enum EchoGrowth {
 impl TcpConfig {
     /// Bytes of IPv4 and TCP headers on a data segment or pure ACK.
     pub fn header_bytes(&self) -> u32 {
-        crate::wire::tcp::TCP_IP_HEADER + if self.timestamps { crate::wire::tcp::TCP_TS_OPTION } else { 0 }
+        crate::wire::tcp::TCP_IP_HEADER
+            + if self.timestamps { crate::wire::tcp::TCP_TS_OPTION } else { 0 }
     }
 }
 
@@ -221,7 +223,10 @@ mod tests {
         assert_eq!(c.recovery, Recovery::Sack);
         assert_eq!(c.dupthresh, 3);
         assert!(c.head_retransmit_rearms_rto);
-        assert_eq!(DelayedAck::default(), DelayedAck { max_delay: SimDuration::from_millis(40), every: 2 });
+        assert_eq!(
+            DelayedAck::default(),
+            DelayedAck { max_delay: SimDuration::from_millis(40), every: 2 }
+        );
     }
 
     #[test]

@@ -60,10 +60,14 @@ impl TcpSender {
 
     /// An acceptable ACK carried ECN-Echo; `ack` is its cumulative acknowledgement.
     pub(super) fn on_ecn_echo(&mut self, now: SimTime, ack: u64) {
-        if !self.cfg.ecn || self.state != CaState::Open || self.ecn.reduced_at.is_some_and(|r| ack <= r) {
+        if !self.cfg.ecn
+            || self.state != CaState::Open
+            || self.ecn.reduced_at.is_some_and(|r| ack <= r)
+        {
             return;
         }
-        let ev = CongestionEvent { now, kind: CongestionKind::Ecn, flight_size: self.sb.packets_out() };
+        let ev =
+            CongestionEvent { now, kind: CongestionKind::Ecn, flight_size: self.sb.packets_out() };
         self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
         self.state = CaState::Cwr { high_water: self.sb.high_tx() };
@@ -84,7 +88,6 @@ impl TcpSender {
 mod tests {
     use crate::app::AppSource;
     use crate::net::packet::{FlowId, NodeId, Packet};
-    use crate::wire::Header;
     use crate::tcp::config::TcpConfig;
     use crate::tcp::receiver::TcpReceiver;
     use crate::tcp::sender::TcpSender;
@@ -92,6 +95,7 @@ mod tests {
     use crate::tcp::Phase;
     use crate::time::{SimDuration, SimTime};
     use crate::transport::{Addr, Transport};
+    use crate::wire::Header;
 
     fn ecn_sender() -> TcpSender {
         let cfg = TcpConfig { ecn: true, ..TcpConfig::default() };
@@ -122,7 +126,8 @@ mod tests {
     }
 
     #[test]
-    fn echoes_in_one_window_reduce_once_without_retransmitting_and_cwr_goes_on_the_next_new_segment() {
+    fn echoes_in_one_window_reduce_once_without_retransmitting_and_cwr_goes_on_the_next_new_segment(
+    ) {
         let mut s = ecn_sender();
         drain(&mut s, SimTime::ZERO);
         // Every ACK of the first window echoes congestion: one reduction, from the FlightSize of
@@ -141,7 +146,11 @@ mod tests {
                 assert_eq!(sent, vec![(10, false, true, true)]);
             }
         }
-        assert_eq!((s.cc_state().ssthresh, s.cc_state().cwnd), (4.5, 4.5), "no growth in Cwr, no second cut");
+        assert_eq!(
+            (s.cc_state().ssthresh, s.cc_state().cwnd),
+            (4.5, 4.5),
+            "no growth in Cwr, no second cut"
+        );
         assert_eq!(s.probe().ecn_reductions, 1);
         assert_eq!(s.phase(), Phase::Open, "everything sent before the reduction is acknowledged");
         // An echo on an ACK of old data (10 is the first segment after the reduction) is the same
@@ -173,7 +182,11 @@ mod tests {
         s.handle_timeout(rto);
         assert_eq!(s.phase(), Phase::Loss);
         let sent = drain(&mut s, rto);
-        assert_eq!(sent, vec![(0, true, false, false)], "retransmissions are not ECT (RFC 3168 §6.1.5)");
+        assert_eq!(
+            sent,
+            vec![(0, true, false, false)],
+            "retransmissions are not ECT (RFC 3168 §6.1.5)"
+        );
         s.handle_packet(rto + SimDuration::from_millis(1), &ack(1, true));
         assert_eq!(s.probe().ecn_reductions, 0);
         // The first new segment after the timeout's reduction carries CWR.
@@ -209,7 +222,8 @@ mod tests {
     #[test]
     fn the_receiver_echoes_ce_on_every_ack_until_it_sees_cwr() {
         let cfg = TcpConfig { ecn: true, ..TcpConfig::default() };
-        let mut r = TcpReceiver::new(Addr { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) }, &cfg);
+        let mut r =
+            TcpReceiver::new(Addr { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) }, &cfg);
         r.handle_packet(ms(1), &data(0, false, false));
         assert!(!echo_of(&mut r));
         r.handle_packet(ms(2), &data(1, true, false));
@@ -224,7 +238,10 @@ mod tests {
         r.handle_packet(ms(7), &data(6, true, true));
         assert!(echo_of(&mut r));
         // A receiver without ECN never echoes.
-        let mut plain = TcpReceiver::new(Addr { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) }, &TcpConfig::default());
+        let mut plain = TcpReceiver::new(
+            Addr { flow: FlowId(0), local: NodeId(1), remote: NodeId(0) },
+            &TcpConfig::default(),
+        );
         plain.handle_packet(ms(1), &data(0, true, false));
         assert!(!echo_of(&mut plain));
     }

@@ -14,10 +14,10 @@
 
 use super::receiver::ts_clock;
 use super::sender::TcpSender;
-use crate::wire::Header;
 use crate::net::packet::Packet;
-use crate::wire::tcp::TCP_SYN_SIZE;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::tcp::TCP_SYN_SIZE;
+use crate::wire::Header;
 
 /// SYN retransmissions before the connection is abandoned (Linux `tcp_syn_retries` = 6).
 const SYN_RETRIES: u32 = 6;
@@ -47,7 +47,15 @@ impl TcpSender {
         self.timers.syn.set(now + self.rtt.rto());
         let ts = self.cfg.timestamps.then(|| ts_clock(now));
         let header = Header::TcpSyn { reply: false, ts, tsecr: None };
-        Some(Some(Packet { flow: self.addr().flow, src: self.addr().local, dst: self.addr().remote, size: TCP_SYN_SIZE, sent_at: now, ce: false, header }))
+        Some(Some(Packet {
+            flow: self.addr().flow,
+            src: self.addr().local,
+            dst: self.addr().remote,
+            size: TCP_SYN_SIZE,
+            sent_at: now,
+            ce: false,
+            header,
+        }))
     }
 
     /// The SYN timer fired: back off and resend, or give up after `SYN_RETRIES`.
@@ -70,7 +78,9 @@ impl TcpSender {
         let sample = match (retransmits, hs.sent_at, tsecr) {
             (0, Some(sent), _) => Some(now - sent),
             // RFC 7323: the echo names the SYN that got through (millisecond clock, at least 1).
-            (_, _, Some(ts)) => Some(SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))),
+            (_, _, Some(ts)) => {
+                Some(SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1))))
+            }
             _ => None,
         };
         self.timers.syn.clear();
@@ -118,7 +128,11 @@ mod tests {
         q.run_until(ms(1060));
         assert_eq!(q.sender.rtt.srtt(), Some(SimDuration::from_millis(60)));
         assert_eq!(q.sender.rtt.backoff(), 0, "a valid sample clears the backoff");
-        assert_eq!(q.sender.cc_state().cwnd, 10.0, "one SYN retransmission keeps the initial window");
+        assert_eq!(
+            q.sender.cc_state().cwnd,
+            10.0,
+            "one SYN retransmission keeps the initial window"
+        );
     }
 
     #[test]
@@ -126,7 +140,11 @@ mod tests {
         let mut p = pair(true, 2);
         p.run_until(ms(3060));
         assert_eq!(p.syns, vec![ms(0), ms(1000), ms(3000)]);
-        assert_eq!(p.sent.len(), 1, "Linux tcp_init_transfer: cwnd = 1 after more than one SYN retransmission");
+        assert_eq!(
+            p.sent.len(),
+            1,
+            "Linux tcp_init_transfer: cwnd = 1 after more than one SYN retransmission"
+        );
         assert_eq!(p.sender.probe().timeouts, 2);
     }
 }

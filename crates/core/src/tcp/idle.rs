@@ -20,7 +20,12 @@ use crate::cc::CcState;
 use crate::time::SimDuration;
 
 /// Applies the restart to `st` after `idle` of silence with retransmission timeout `rto`.
-pub fn restart_after_idle(st: &mut CcState, idle: SimDuration, rto: SimDuration, initial_cwnd: f64) {
+pub fn restart_after_idle(
+    st: &mut CcState,
+    idle: SimDuration,
+    rto: SimDuration,
+    initial_cwnd: f64,
+) {
     if rto.as_nanos() == 0 || idle <= rto {
         return;
     }
@@ -49,7 +54,12 @@ mod tests {
     #[test]
     fn short_pauses_keep_the_window() {
         let mut st = state(200.0, f64::INFINITY);
-        restart_after_idle(&mut st, SimDuration::from_millis(200), SimDuration::from_millis(200), 10.0);
+        restart_after_idle(
+            &mut st,
+            SimDuration::from_millis(200),
+            SimDuration::from_millis(200),
+            10.0,
+        );
         assert_eq!(st.cwnd, 200.0);
     }
 

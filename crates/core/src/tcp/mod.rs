@@ -61,28 +61,28 @@
 
 pub mod config;
 mod ecn;
+mod handshake;
 pub mod idle;
+mod prr;
+mod rack;
 mod ranges;
 pub mod rate_sample;
 pub mod receiver;
-mod prr;
-mod rack;
-mod handshake;
 mod recovery;
 pub mod rtt;
 pub mod scoreboard;
 pub mod sender;
-pub mod stack;
 mod sqm;
+pub mod stack;
 
 #[cfg(test)]
 mod testutil;
 
 pub use config::{DelayedAck, Recovery, RtoRule, TcpConfig};
-pub use stack::Stack;
 pub use receiver::TcpReceiver;
 pub use recovery::Phase;
 pub use sender::TcpSender;
+pub use stack::Stack;
 
 /// Gives back what a per-segment queue kept from its largest window, down to a few dozen
 /// entries. Called when a connection has nothing outstanding: seed 003's background holds tens

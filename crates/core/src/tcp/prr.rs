@@ -35,7 +35,14 @@ impl Prr {
 
     /// The window after an ACK that delivered `delivered` segments, `pipe` being what remains
     /// in flight. `una_advanced && !newly_lost` allows SSRB's extra segment.
-    pub(super) fn cwnd_after_ack(&mut self, delivered: u64, pipe: u64, ssthresh: f64, una_advanced: bool, newly_lost: bool) -> Option<f64> {
+    pub(super) fn cwnd_after_ack(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        ssthresh: f64,
+        una_advanced: bool,
+        newly_lost: bool,
+    ) -> Option<f64> {
         if delivered == 0 {
             return None;
         }

@@ -80,7 +80,12 @@ impl Rack {
 
     /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
     /// delivery may be the original's, so it counts only if the RTT it implies is plausible.
-    pub(super) fn on_delivered(&mut self, delivered: LatestSent, now: SimTime, min_rtt: Option<SimDuration>) {
+    pub(super) fn on_delivered(
+        &mut self,
+        delivered: LatestSent,
+        now: SimTime,
+        min_rtt: Option<SimDuration>,
+    ) {
         let rtt = now - delivered.sent_at;
         if delivered.retransmitted && min_rtt.is_some_and(|m| rtt < m) {
             return;
@@ -92,7 +97,13 @@ impl Rack {
     }
 
     /// RFC 8985 §6.2 step 4 without reordering detection: no window once loss is certain.
-    pub(super) fn reo_wnd(in_recovery: bool, sacked_out: u64, dupthresh: u32, min_rtt: Option<SimDuration>, srtt: Option<SimDuration>) -> SimDuration {
+    pub(super) fn reo_wnd(
+        in_recovery: bool,
+        sacked_out: u64,
+        dupthresh: u32,
+        min_rtt: Option<SimDuration>,
+        srtt: Option<SimDuration>,
+    ) -> SimDuration {
         if in_recovery || sacked_out >= dupthresh as u64 {
             return SimDuration::ZERO;
         }
@@ -105,7 +116,12 @@ impl Rack {
     /// RFC 8985 §6.2 step 5: marks lost every in-flight copy sent before the latest delivered
     /// one whose deadline has passed. Returns the segments marked and the reorder-timer deadline
     /// of the first copy not yet overdue, if any.
-    pub(super) fn detect_loss(&mut self, now: SimTime, reo_wnd: SimDuration, sb: &mut Scoreboard) -> (u64, Option<SimTime>) {
+    pub(super) fn detect_loss(
+        &mut self,
+        now: SimTime,
+        reo_wnd: SimDuration,
+        sb: &mut Scoreboard,
+    ) -> (u64, Option<SimTime>) {
         let Some(latest) = self.latest else { return (0, None) };
         let mut marked = 0;
         while let Some(&(seq, order, sent_at)) = self.sent.front() {
@@ -128,10 +144,17 @@ impl Rack {
     }
 
     /// RFC 8985 §7.2: when to send a loss probe, `rto_left` being what the RTO timer still has.
-    pub(super) fn probe_timeout(srtt: Option<SimDuration>, packets_out: u64, rto_left: SimDuration) -> SimDuration {
+    pub(super) fn probe_timeout(
+        srtt: Option<SimDuration>,
+        packets_out: u64,
+        rto_left: SimDuration,
+    ) -> SimDuration {
         let pto = match srtt {
             None => PTO_WITHOUT_SRTT,
-            Some(s) => s.saturating_mul(2) + if packets_out == 1 { WORST_CASE_DELAYED_ACK } else { PTO_SLACK },
+            Some(s) => {
+                s.saturating_mul(2)
+                    + if packets_out == 1 { WORST_CASE_DELAYED_ACK } else { PTO_SLACK }
+            }
         };
         pto.min(rto_left)
     }
@@ -151,7 +174,13 @@ impl TcpSender {
             return 0; // every ACK asks: without RACK, before the reordering window is worked out
         }
         let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
-        let reo_wnd = Rack::reo_wnd(in_recovery, self.sb.sacked_out(), self.cfg.dupthresh, self.rtt.min_rtt(), self.rtt.srtt());
+        let reo_wnd = Rack::reo_wnd(
+            in_recovery,
+            self.sb.sacked_out(),
+            self.cfg.dupthresh,
+            self.rtt.min_rtt(),
+            self.rtt.srtt(),
+        );
         let min_rtt = self.rtt.min_rtt();
         let Some(rack) = &mut self.rack else { return 0 };
         if let Some(d) = delivered {
@@ -175,7 +204,11 @@ impl TcpSender {
         let was_open = !matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
         self.maybe_enter_recovery(now);
         if was_open && matches!(self.state, CaState::Recovery { .. }) {
-            if let Some(cwnd) = self.prr.as_mut().and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true)) {
+            if let Some(cwnd) = self
+                .prr
+                .as_mut()
+                .and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true))
+            {
                 self.st.cwnd = cwnd;
             }
         }
@@ -206,7 +239,9 @@ impl TcpSender {
             return;
         }
         let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
-        self.timers.probe.set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+        self.timers
+            .probe
+            .set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
     }
 
     /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
@@ -245,7 +280,11 @@ impl TcpSender {
             rack.probe = None;
         }
         if probe.retransmission && !dsack && ack > prev_una && self.state == CaState::Open {
-            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size: self.sb.packets_out() };
+            let ev = CongestionEvent {
+                now,
+                kind: CongestionKind::Loss,
+                flight_size: self.sb.packets_out(),
+            };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
             self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
             self.note_window_reduction();
@@ -324,7 +363,10 @@ mod tests {
         let long = SimDuration::from_secs(10);
         assert_eq!(Rack::probe_timeout(srtt, 5, long), SimDuration::from_millis(102));
         assert_eq!(Rack::probe_timeout(srtt, 1, long), SimDuration::from_millis(300));
-        assert_eq!(Rack::probe_timeout(srtt, 5, SimDuration::from_millis(80)), SimDuration::from_millis(80));
+        assert_eq!(
+            Rack::probe_timeout(srtt, 5, SimDuration::from_millis(80)),
+            SimDuration::from_millis(80)
+        );
         assert_eq!(Rack::probe_timeout(None, 5, long), SimDuration::from_secs(1));
     }
 
@@ -344,7 +386,8 @@ mod tests {
 
         fn pair(rack_tlp: bool, segments: u64, drops: &[u64]) -> Pair {
             let cfg = TcpConfig { rack_tlp, recovery: Recovery::Sack, ..TcpConfig::default() };
-            Pair::new(cfg, file(segments), SimDuration::from_millis(20)).dropping_first_transmission_of(drops)
+            Pair::new(cfg, file(segments), SimDuration::from_millis(20))
+                .dropping_first_transmission_of(drops)
         }
 
         #[test]
@@ -379,7 +422,11 @@ mod tests {
             p.run_to_completion(ms(10_000));
             let sent = p.sent.iter().find(|t| t.seq == 10 && !t.retransmit).unwrap().at;
             let probe = p.sent.iter().find(|t| t.seq == 10 && t.retransmit).unwrap().at;
-            assert!(probe - sent >= SimDuration::from_millis(200), "probe {} after the original", probe - sent);
+            assert!(
+                probe - sent >= SimDuration::from_millis(200),
+                "probe {} after the original",
+                probe - sent
+            );
             let pr = p.sender.probe();
             assert_eq!((pr.timeouts, pr.loss_probes), (0, 1));
             // The same loss without RACK-TLP is a timeout.

@@ -97,13 +97,21 @@ impl SeqRanges {
     /// maximal piece `a..b` that was not covered before, in increasing order; returns the range
     /// that now holds it. Cost: two binary searches, plus the ranges merged, plus shifting one
     /// chunk.
-    pub fn insert(&mut self, start: u64, end: u64, bytes: u64, mut new_part: impl FnMut(u64, u64)) -> SeqRange {
+    pub fn insert(
+        &mut self,
+        start: u64,
+        end: u64,
+        bytes: u64,
+        mut new_part: impl FnMut(u64, u64),
+    ) -> SeqRange {
         debug_assert!(start < end, "empty range {start}..{end}");
         // The first range that overlaps or touches `start..end` or lies after it. New data
         // beyond every hole lies past the last range or grows it: no search for either.
         let (c, i) = match self.last() {
             Some(last) if start > last.end => (self.chunks.len(), 0),
-            Some(last) if start >= last.start => (self.chunks.len() - 1, self.chunks[self.chunks.len() - 1].len() - 1),
+            Some(last) if start >= last.start => {
+                (self.chunks.len() - 1, self.chunks[self.chunks.len() - 1].len() - 1)
+            }
             _ => {
                 let c = self.chunk_ending_after(start, |end, start| end >= start);
                 (c, self.chunks.get(c).map_or(0, |ch| ch.partition_point(|r| r.end < start)))
@@ -281,7 +289,10 @@ mod tests {
         s.insert(3, 4, 100, |_, _| {});
         s.insert(5, 6, 50, |_, _| {});
         s.insert(4, 5, 10, |_, _| {});
-        assert_eq!((s.iter().count(), s.find(5)), (1, Some(SeqRange { start: 3, end: 6, bytes: 160 })));
+        assert_eq!(
+            (s.iter().count(), s.find(5)),
+            (1, Some(SeqRange { start: 3, end: 6, bytes: 160 }))
+        );
     }
 
     /// Against a model (the set of covered segments) over random inserts, trims and removals of
@@ -312,7 +323,10 @@ mod tests {
                     while model.remove(&end) {
                         end += 1;
                     }
-                    assert_eq!(s.pop_first_starting_at(f).map(|x| (x.start, x.end)), Some((f, end)));
+                    assert_eq!(
+                        s.pop_first_starting_at(f).map(|x| (x.start, x.end)),
+                        Some((f, end))
+                    );
                 }
             } else {
                 let start = floor + (r >> 8) % 3_000;
@@ -340,7 +354,10 @@ mod tests {
             assert_eq!(spans(&s), runs, "step {step}");
             most = most.max(runs.len());
             let probe = floor + (r >> 32) % 3_020;
-            assert_eq!(s.find(probe).map(|x| (x.start, x.end)), runs.iter().copied().find(|&(a, b)| a <= probe && probe < b));
+            assert_eq!(
+                s.find(probe).map(|x| (x.start, x.end)),
+                runs.iter().copied().find(|&(a, b)| a <= probe && probe < b)
+            );
         }
         assert!(most > 4 * CHUNK, "only {most} ranges at most");
     }
@@ -359,7 +376,11 @@ mod tests {
             s.insert(start, start + 1 + (r >> 16) % 4, bytes, |_, _| {});
             inserts.push((start, bytes));
             let probe = s.find(start).expect("just inserted");
-            let want: u64 = inserts.iter().filter(|&&(a, _)| probe.start <= a && a < probe.end).map(|&(_, b)| b).sum();
+            let want: u64 = inserts
+                .iter()
+                .filter(|&&(a, _)| probe.start <= a && a < probe.end)
+                .map(|&(_, b)| b)
+                .sum();
             assert_eq!(probe.bytes, want);
         }
     }

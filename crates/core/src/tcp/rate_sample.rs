@@ -31,8 +31,8 @@
 
 use super::ranges::SeqRanges;
 use crate::cc::RateSample;
-use crate::wire::tcp::SackBlock;
 use crate::time::{SimDuration, SimTime};
+use crate::wire::tcp::SackBlock;
 use std::collections::VecDeque;
 
 /// What the connection knew when a segment (its latest copy) was sent.
@@ -104,7 +104,11 @@ impl RateSampler {
             self.segs[(seq - self.una) as usize] = rec;
             self.retransmitted += 1;
         } else {
-            debug_assert_eq!(seq, self.una + self.segs.len() as u64, "new segments are sent in order");
+            debug_assert_eq!(
+                seq,
+                self.una + self.segs.len() as u64,
+                "new segments are sent in order"
+            );
             self.segs.push_back(rec);
         }
     }
@@ -115,7 +119,13 @@ impl RateSampler {
     }
 
     /// Takes an ACK of everything below `una` and the SACK `blocks`; `min_rtt` bounds the interval.
-    pub fn on_ack(&mut self, now: SimTime, una: u64, blocks: &[SackBlock], min_rtt: Option<SimDuration>) -> RateSample {
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        una: u64,
+        blocks: &[SackBlock],
+        min_rtt: Option<SimDuration>,
+    ) -> RateSample {
         let mut newest: Option<(SimTime, u64, TxRecord)> = None;
         let mut newly = 0;
         let mut take = |seq: u64, rec: &mut TxRecord| {
@@ -137,7 +147,9 @@ impl RateSampler {
             let (start, end) = (b.start.max(self.una), b.end.min(high));
             if start < end {
                 let (segs, base) = (&mut self.segs, self.una);
-                self.sacked.insert(start, end, 0, |a, z| (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize])));
+                self.sacked.insert(start, end, 0, |a, z| {
+                    (a..z).for_each(|seq| take(seq, &mut segs[(seq - base) as usize]))
+                });
             }
         }
         self.delivered += newly;
@@ -161,7 +173,9 @@ impl RateSampler {
             rs.is_app_limited = p.app_limited;
             rs.delivered = self.delivered - p.delivered;
             let interval = (p.sent_at - p.first_sent_at).max(now - p.delivered_at);
-            rs.interval = min_rtt.filter(|&m| interval >= m && interval > SimDuration::ZERO).map(|_| interval);
+            rs.interval = min_rtt
+                .filter(|&m| interval >= m && interval > SimDuration::ZERO)
+                .map(|_| interval);
         }
         rs
     }
@@ -300,8 +314,12 @@ mod tests {
         use crate::tcp::TcpConfig;
         // 12 Mbit/s: one 1500-byte segment per millisecond; RTT 20 ms plus queueing.
         let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(10))
-            .with_bottleneck(crate::time::Rate::mbps(12));
+        let mut p = Pair::new(
+            TcpConfig::default(),
+            AppSource::Bulk { mss: 1460 },
+            SimDuration::from_millis(10),
+        )
+        .with_bottleneck(crate::time::Rate::mbps(12));
         p.sender.replace_cc(crate::cc::AnyCc::Custom(Box::new(Recorder(log.clone()))));
         p.run_until(ms(2_000));
         let log = log.lock().unwrap();
@@ -314,7 +332,15 @@ mod tests {
                 assert!(rate <= 1000.0 + 1e-9, "{rate} segments/s at {}", rs.now);
             }
         }
-        let late: Vec<f64> = log.iter().filter(|(rs, _)| rs.now > ms(1_000)).filter_map(|(rs, _)| rs.rate_segments_per_s()).collect();
-        assert!(late.len() > 500 && late.iter().all(|&r| r > 990.0), "{:?}", &late[..5.min(late.len())]);
+        let late: Vec<f64> = log
+            .iter()
+            .filter(|(rs, _)| rs.now > ms(1_000))
+            .filter_map(|(rs, _)| rs.rate_segments_per_s())
+            .collect();
+        assert!(
+            late.len() > 500 && late.iter().all(|&r| r > 990.0),
+            "{:?}",
+            &late[..5.min(late.len())]
+        );
     }
 }

@@ -29,11 +29,11 @@
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::{SeqRange, SeqRanges};
 use super::rtt::RttEstimator;
-use crate::wire::Header;
 use crate::net::packet::Packet;
-use crate::wire::tcp::{MAX_SACK_BLOCKS, SackBlock, SackBlocks, TcpAck, TCP_SYN_SIZE};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
+use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, MAX_SACK_BLOCKS, TCP_SYN_SIZE};
+use crate::wire::Header;
 
 /// Segments acknowledged one by one when quick-ACK mode starts (Linux `TCP_MAX_QUICKACKS`).
 const MAX_QUICKACKS: u32 = 16;
@@ -137,7 +137,11 @@ impl TcpReceiver {
             delack_at: None,
             quickack: cfg.quickack,
             // Linux bounds the count by half the initial window in segments.
-            quick: if cfg.quickack { MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32) } else { 0 },
+            quick: if cfg.quickack {
+                MAX_QUICKACKS.min((window_bytes / (2 * mss)).min(u32::MAX as u64) as u32)
+            } else {
+                0
+            },
             rto: rtt.rto(),
             rtt,
             synack_sent_at: None,
@@ -166,7 +170,8 @@ impl TcpReceiver {
             return u32::MAX;
         }
         // Segments held out of order lie inside the window they were sent in.
-        (self.window_bytes.saturating_sub(self.ooo_bytes) / self.mss + self.ooo_segments).min(u32::MAX as u64 - 1) as u32
+        (self.window_bytes.saturating_sub(self.ooo_bytes) / self.mss + self.ooo_segments)
+            .min(u32::MAX as u64 - 1) as u32
     }
 
     fn enter_quickack(&mut self, acks: u32) {
@@ -260,7 +265,11 @@ impl TcpReceiver {
     }
 
     fn set_reply(&mut self, reply: Reply) {
-        debug_assert_eq!(self.reply, Reply::Nothing, "a reply not taken: poll_transmit takes it after every event");
+        debug_assert_eq!(
+            self.reply,
+            Reply::Nothing,
+            "a reply not taken: poll_transmit takes it after every event"
+        );
         self.reply = reply;
     }
 
@@ -284,7 +293,9 @@ impl TcpReceiver {
         // segment that triggered the ACK grew a block reported before).
         let in_trigger = |start: u64| trigger.is_some_and(|t| (t.start..t.end).contains(&start));
         let room = trigger.is_none_or(&mut choose)
-            && self.reported.as_slice().iter().all(|b| in_trigger(b.start) || self.out_of_order.find(b.start).is_none_or(&mut choose));
+            && self.reported.as_slice().iter().all(|b| {
+                in_trigger(b.start) || self.out_of_order.find(b.start).is_none_or(&mut choose)
+            });
         if room {
             // At most MAX_SACK_BLOCKS islands are skipped before the slots are full.
             for r in self.out_of_order.iter().rev().take(2 * MAX_SACK_BLOCKS) {
@@ -334,12 +345,29 @@ impl Transport for TcpReceiver {
             Reply::Nothing => return None,
             Reply::Ack { dsack } => {
                 // `reported` is the SACK of this ACK: `ack_now` chose it.
-                let ack = TcpAck { ack: self.rcv_nxt, sack: self.reported, ece: self.ece, tsecr: self.ts_recent, dsack, wnd: self.window_segments() };
+                let ack = TcpAck {
+                    ack: self.rcv_nxt,
+                    sack: self.reported,
+                    ece: self.ece,
+                    tsecr: self.ts_recent,
+                    dsack,
+                    wnd: self.window_segments(),
+                };
                 (self.header_bytes + self.reported.option_bytes(), Header::TcpAck(ack))
             }
-            Reply::SynAck { ts, tsecr } => (TCP_SYN_SIZE, Header::TcpSyn { reply: true, ts, tsecr }),
+            Reply::SynAck { ts, tsecr } => {
+                (TCP_SYN_SIZE, Header::TcpSyn { reply: true, ts, tsecr })
+            }
         };
-        Some(Packet { flow: self.addr.flow, src: self.addr.local, dst: self.addr.remote, size, sent_at: now, ce: false, header })
+        Some(Packet {
+            flow: self.addr.flow,
+            src: self.addr.local,
+            dst: self.addr.remote,
+            size,
+            sent_at: now,
+            ce: false,
+            header,
+        })
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
@@ -354,9 +382,9 @@ impl Transport for TcpReceiver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::tcp::TCP_IP_HEADER;
     use crate::net::packet::{FlowId, NodeId};
     use crate::time::SimDuration;
+    use crate::wire::tcp::TCP_IP_HEADER;
 
     fn addr() -> Addr {
         Addr { flow: FlowId(7), local: NodeId(2), remote: NodeId(1) }
@@ -370,7 +398,14 @@ mod tests {
             size: len + TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpData { seq, len, retransmit: false, ect: false, cwr: false, ts: None },
+            header: Header::TcpData {
+                seq,
+                len,
+                retransmit: false,
+                ect: false,
+                cwr: false,
+                ts: None,
+            },
         }
     }
 
@@ -386,7 +421,9 @@ mod tests {
     fn drain(r: &mut TcpReceiver, now: SimTime) -> Vec<Ack> {
         let mut out = Vec::new();
         while let Some(p) = r.poll_transmit(now) {
-            let Header::TcpAck(TcpAck { ack, sack, ece, .. }) = p.header else { panic!("not an ACK") };
+            let Header::TcpAck(TcpAck { ack, sack, ece, .. }) = p.header else {
+                panic!("not an ACK")
+            };
             assert_eq!(p.size, TCP_IP_HEADER + sack.option_bytes());
             assert_eq!((p.src, p.dst, p.sent_at), (NodeId(2), NodeId(1), now));
             out.push((ack, sack.as_slice().iter().map(|b| (b.start, b.end)).collect(), ece));
@@ -408,7 +445,11 @@ mod tests {
         use std::mem::size_of;
         let hot_end = TcpReceiver::HOT_BYTES;
         assert!(hot_end <= 5 * 64, "the hot part ends at {hot_end}");
-        assert!(size_of::<TcpReceiver>() <= 6 * 64, "TcpReceiver is {} bytes", size_of::<TcpReceiver>());
+        assert!(
+            size_of::<TcpReceiver>() <= 6 * 64,
+            "TcpReceiver is {} bytes",
+            size_of::<TcpReceiver>()
+        );
     }
 
     #[test]
@@ -509,7 +550,11 @@ mod tests {
 
     #[test]
     fn quick_ack_mode_acknowledges_the_first_16_segments_one_by_one_then_delays() {
-        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            delayed_ack: Some(DelayedAck::default()),
+            quickack: true,
+            ..TcpConfig::default()
+        };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         for seq in 0..16 {
@@ -528,7 +573,11 @@ mod tests {
         // Linux tcp_event_ack_sent → tcp_dec_quickack_mode: of the 16 quick ACKs, the one for an
         // out-of-order segment and the one for the segment filling its hole count like the rest,
         // so only 14 more in-order segments are acknowledged one by one.
-        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            delayed_ack: Some(DelayedAck::default()),
+            quickack: true,
+            ..TcpConfig::default()
+        };
         let mut r = TcpReceiver::new(addr(), &cfg);
         let t = SimTime::ZERO;
         assert_eq!(recv(&mut r, t, 1), vec![(0, vec![(1, 2)], false)]);
@@ -544,11 +593,22 @@ mod tests {
         // Linux tcp_event_data_recv: in-order data after a gap longer than the receiver's RTO
         // (here from the handshake: 10 ms RTT, so 10 ms + the 200 ms minimum) restarts quick-ACK
         // mode; a shorter gap does not.
-        let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), quickack: true, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            delayed_ack: Some(DelayedAck::default()),
+            quickack: true,
+            ..TcpConfig::default()
+        };
         let mut r = TcpReceiver::new(addr(), &cfg);
-        let syn = Packet { size: TCP_SYN_SIZE, header: Header::TcpSyn { reply: false, ts: None, tsecr: None }, ..data(0, 0) };
+        let syn = Packet {
+            size: TCP_SYN_SIZE,
+            header: Header::TcpSyn { reply: false, ts: None, tsecr: None },
+            ..data(0, 0)
+        };
         r.handle_packet(SimTime::ZERO, &syn);
-        assert!(matches!(r.poll_transmit(SimTime::ZERO).map(|p| p.header), Some(Header::TcpSyn { reply: true, .. })));
+        assert!(matches!(
+            r.poll_transmit(SimTime::ZERO).map(|p| p.header),
+            Some(Header::TcpSyn { reply: true, .. })
+        ));
         let ms = |v: u64| SimTime::ZERO + SimDuration::from_millis(v);
         for seq in 0..16 {
             assert_eq!(recv(&mut r, ms(10), seq).len(), 1, "quick-ACK at the start, segment {seq}");

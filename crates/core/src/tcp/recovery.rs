@@ -124,7 +124,12 @@ impl CaState {
 impl TcpSender {
     /// Runs the state machine for one acceptable ACK, after the scoreboard took it (SND.UNA
     /// moved from `prev_una`). Returns false if the RTO timer must not be restarted.
-    pub(super) fn update_recovery(&mut self, now: SimTime, prev_una: u64, new_sack_info: bool) -> bool {
+    pub(super) fn update_recovery(
+        &mut self,
+        now: SimTime,
+        prev_una: u64,
+        new_sack_info: bool,
+    ) -> bool {
         let ack = self.sb.una();
         let mut restart_rto = true;
         if ack > prev_una {
@@ -132,7 +137,8 @@ impl TcpSender {
             match self.state {
                 CaState::Open => {}
                 CaState::Recovery { high_water, partial_acked } => {
-                    restart_rto = self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
+                    restart_rto =
+                        self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
                 }
                 CaState::Loss { high_water, .. } => {
                     if ack >= high_water {
@@ -140,7 +146,9 @@ impl TcpSender {
                     }
                 }
                 CaState::Cwr { high_water } => self.on_ack_in_cwr(high_water),
-                CaState::SourceQuench { icmp_recover } => self.on_ack_in_source_quench(icmp_recover),
+                CaState::SourceQuench { icmp_recover } => {
+                    self.on_ack_in_source_quench(icmp_recover)
+                }
             }
         } else if self.is_dupack(new_sack_info) {
             self.dupacks += 1;
@@ -156,8 +164,13 @@ impl TcpSender {
 
     /// Enters fast recovery if a loss is detected and this state allows it.
     pub(super) fn maybe_enter_recovery(&mut self, now: SimTime) {
-        let unreported = !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
-        if self.state.detects_loss() && self.loss_detected() && self.may_enter_recovery() && unreported {
+        let unreported =
+            !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
+        if self.state.detects_loss()
+            && self.loss_detected()
+            && self.may_enter_recovery()
+            && unreported
+        {
             self.enter_recovery(now);
         }
     }
@@ -174,7 +187,10 @@ impl TcpSender {
             return self.sb.lost_out() > 0;
         }
         // `lost_out` first: with nothing flagged lost, SND.UNA is not (and its entry is not read).
-        self.dupacks >= self.cfg.dupthresh || (self.cfg.recovery == Recovery::Sack && self.sb.lost_out() > 0 && self.sb.is_lost(self.sb.una()))
+        self.dupacks >= self.cfg.dupthresh
+            || (self.cfg.recovery == Recovery::Sack
+                && self.sb.lost_out() > 0
+                && self.sb.is_lost(self.sb.una()))
     }
 
     fn may_enter_recovery(&self) -> bool {
@@ -236,7 +252,13 @@ impl TcpSender {
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
     /// RTO timer must not be restarted.
-    fn on_ack_in_recovery(&mut self, now: SimTime, acked: u64, high_water: u64, partial_acked: bool) -> bool {
+    fn on_ack_in_recovery(
+        &mut self,
+        now: SimTime,
+        acked: u64,
+        high_water: u64,
+        partial_acked: bool,
+    ) -> bool {
         let full = self.sb.una() >= high_water;
         match (self.cfg.recovery, full) {
             (Recovery::NewReno, false) => {
@@ -307,7 +329,11 @@ impl TcpSender {
             CaState::Cwr { .. } | CaState::SourceQuench { .. } => true,
         };
         if !same_event {
-            let ev = CongestionEvent { now, kind: CongestionKind::Timeout, flight_size: self.sb.packets_out() };
+            let ev = CongestionEvent {
+                now,
+                kind: CongestionKind::Timeout,
+                flight_size: self.sb.packets_out(),
+            };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         }
         self.timeouts += 1;
@@ -341,7 +367,8 @@ mod tests {
     /// and grow cwnd to 50 by the time their ACKs return at 120 ms.
     fn run(recovery: Recovery, drops: &[u64]) -> Pair {
         let cfg = TcpConfig { recovery, ..TcpConfig::default() };
-        let mut p = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(drops);
+        let mut p = Pair::new(cfg, file(200), SimDuration::from_millis(20))
+            .dropping_first_transmission_of(drops);
         p.run_to_completion(ms(60_000));
         p
     }
@@ -365,7 +392,11 @@ mod tests {
             assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0), "{recovery:?}");
             assert_eq!(p.retransmissions(), vec![40], "{recovery:?}");
             let entry = at_entry(&p);
-            assert_eq!((entry.at, entry.phase, entry.snd_una), (ms(120), Phase::Recovery, 40), "{recovery:?}");
+            assert_eq!(
+                (entry.at, entry.phase, entry.snd_una),
+                (ms(120), Phase::Recovery, 40),
+                "{recovery:?}"
+            );
             // ssthresh = FlightSize / 2: 50 outstanding (52 with SACK, whose pipe let two new
             // segments out on the first two duplicate ACKs).
             let flight = entry.snd_max - entry.snd_una;
@@ -373,7 +404,11 @@ mod tests {
             assert_eq!(entry.ssthresh, flight as f64 / 2.0, "{recovery:?}");
             // The retransmission is acknowledged one RTT later and the window is ssthresh.
             let exit = at_exit(&p);
-            assert_eq!((exit.at, exit.cwnd, exit.ssthresh), (ms(160), entry.ssthresh, entry.ssthresh), "{recovery:?}");
+            assert_eq!(
+                (exit.at, exit.cwnd, exit.ssthresh),
+                (ms(160), entry.ssthresh, entry.ssthresh),
+                "{recovery:?}"
+            );
             assert_eq!(pr.completed_at, Some(ms(320)), "{recovery:?}");
         }
     }
@@ -393,7 +428,10 @@ mod tests {
     fn tahoe_fast_retransmit_drops_cwnd_to_one_and_goes_back_n() {
         let p = run(Recovery::Tahoe, &[40, 43, 46]);
         let entry = at_entry(&p);
-        assert_eq!((entry.at, entry.phase, entry.cwnd, entry.ssthresh), (ms(120), Phase::Loss, 1.0, 25.0));
+        assert_eq!(
+            (entry.at, entry.phase, entry.cwnd, entry.ssthresh),
+            (ms(120), Phase::Loss, 1.0, 25.0)
+        );
         let pr = p.sender.probe();
         assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
         // Slow start from one segment resends everything from the hole up, including 44, 45 and
@@ -424,7 +462,9 @@ mod tests {
         // duplicate ACKs left for 46: a timeout (the case RFC 6582 was written for).
         assert_eq!((rn.fast_recoveries, rn.timeouts), (2, 1));
         assert_eq!(rn.completed_at, Some(ms(640)));
-        assert!(rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200));
+        assert!(
+            rn.completed_at.unwrap() > nr.completed_at.unwrap() + SimDuration::from_millis(200)
+        );
     }
 
     #[test]
@@ -434,8 +474,13 @@ mod tests {
         let drops: Vec<u64> = (0..10).map(|k| 40 + 3 * k).collect();
         let linux = run(Recovery::NewReno, &drops);
         assert_eq!((linux.sender.probe().fast_recoveries, linux.sender.probe().timeouts), (1, 0));
-        let cfg = TcpConfig { recovery: Recovery::NewReno, head_retransmit_rearms_rto: false, ..TcpConfig::default() };
-        let mut ns2 = Pair::new(cfg, file(200), SimDuration::from_millis(20)).dropping_first_transmission_of(&drops);
+        let cfg = TcpConfig {
+            recovery: Recovery::NewReno,
+            head_retransmit_rearms_rto: false,
+            ..TcpConfig::default()
+        };
+        let mut ns2 = Pair::new(cfg, file(200), SimDuration::from_millis(20))
+            .dropping_first_transmission_of(&drops);
         ns2.run_to_completion(ms(60_000));
         // The first partial ACK (160 ms) set the timer to 160 + (40 + max(4·RTTVAR, 200)) ms
         // = 400 ms (RTTVAR has decayed below 50 ms on this jitter-free path); the partial-ACK
@@ -467,7 +512,8 @@ mod tests {
         // window per ACK (this test would crawl otherwise) and without a timeout.
         let drops: Vec<u64> = (0..100).map(|k| 20_000 + 97 * k).collect();
         let cfg = TcpConfig { recovery: Recovery::Sack, ..TcpConfig::default() };
-        let mut p = Pair::new(cfg, file(40_000), SimDuration::from_millis(50)).dropping_first_transmission_of(&drops);
+        let mut p = Pair::new(cfg, file(40_000), SimDuration::from_millis(50))
+            .dropping_first_transmission_of(&drops);
         p.run_to_completion(ms(60_000));
         let pr = p.sender.probe();
         assert_eq!((pr.fast_recoveries, pr.timeouts), (1, 0));
@@ -518,11 +564,10 @@ mod tests {
         ack_packet(ack, blocks, false)
     }
 
-
-
     #[test]
     fn sack_detects_loss_from_one_ack_and_a_timeout_resends_only_unsacked_segments() {
-        let mut s = TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(10), SimTime::ZERO);
+        let mut s =
+            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), file(10), SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         // One ACK SACKs 2, 3 and 5..9: IsLost(0) holds without three duplicate ACKs (RFC 6675
         // §5 step 2); 1 and 4 are lost too.
@@ -554,8 +599,13 @@ mod tests {
         // Fast recovery halves for the 10 outstanding (ssthresh 5), then sends new data as SACKs
         // drain pipe. A timeout of the same episode must not recompute ssthresh from the larger
         // FlightSize it finds then (Linux tcp_enter_loss).
-        let mut s =
-            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s = TcpSender::new(
+            addr(),
+            TcpConfig::default(),
+            reno_cc(),
+            AppSource::Bulk { mss: 1460 },
+            SimTime::ZERO,
+        );
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         let t = ms(100);
         s.handle_packet(t, &sack_ack(0, &[(1, 10)]));
@@ -573,7 +623,8 @@ mod tests {
         // After a timeout with go-back-N, duplicates of resent segments produce duplicate ACKs
         // for SND.UNA == recover; NewReno must not halve again for them (RFC 6582 §3.2 step 1).
         let cfg = TcpConfig { recovery: Recovery::NewReno, ..TcpConfig::default() };
-        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s =
+            TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO).len(), 10);
         let rto = s.poll_timeout().unwrap();
         s.handle_timeout(rto);

@@ -87,7 +87,10 @@ impl RttEstimator {
                 // a run lasts at most a day (docs/scenario.md, "Limits"), so no sample, SRTT or
                 // RTTVAR exceeds 2^48 ns and eight times one cannot overflow.
                 let s = srtt.as_nanos();
-                debug_assert!(s.max(r_ns).max(self.rttvar.as_nanos()) < 1 << 60, "an RTT beyond any run's length");
+                debug_assert!(
+                    s.max(r_ns).max(self.rttvar.as_nanos()) < 1 << 60,
+                    "an RTT beyond any run's length"
+                );
                 self.rttvar = SimDuration((3 * self.rttvar.as_nanos() + s.abs_diff(r_ns)) / 4);
                 self.srtt = Some(SimDuration((7 * s + r_ns) / 8));
             }
@@ -117,7 +120,9 @@ impl RttEstimator {
     pub fn base_rto(&self) -> SimDuration {
         let raw = match (self.srtt, self.rule) {
             (None, _) => self.initial_rto,
-            (Some(srtt), RtoRule::Rfc6298) => srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K)),
+            (Some(srtt), RtoRule::Rfc6298) => {
+                srtt + CLOCK_GRANULARITY.max(self.rttvar.saturating_mul(K))
+            }
             (Some(srtt), RtoRule::Linux) => srtt + self.min_rto.max(self.rttvar.saturating_mul(K)),
         };
         raw.max(self.min_rto).min(self.max_rto)
@@ -224,7 +229,11 @@ mod tests {
 
     #[test]
     fn granularity_bounds_the_variance_term_from_below() {
-        let cfg = TcpConfig { min_rto: SimDuration::ZERO, rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() };
+        let cfg = TcpConfig {
+            min_rto: SimDuration::ZERO,
+            rto_rule: RtoRule::Rfc6298,
+            ..TcpConfig::default()
+        };
         let mut e = RttEstimator::new(&cfg);
         for _ in 0..80 {
             e.on_sample(ms(10));

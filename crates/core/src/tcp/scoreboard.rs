@@ -212,7 +212,10 @@ impl Scoreboard {
     /// Lost segment `seq` was sent again.
     pub fn on_retransmitted(&mut self, seq: u64, now: SimTime) {
         let s = self.seg_mut(seq);
-        debug_assert!(s.flags & (LOST | RETRANS | SACKED) == LOST, "retransmitting segment {seq} not pending");
+        debug_assert!(
+            s.flags & (LOST | RETRANS | SACKED) == LOST,
+            "retransmitting segment {seq} not pending"
+        );
         s.flags |= RETRANS | EVER_RETRANS;
         s.sent_at = now;
         let order = self.tx_count;
@@ -238,7 +241,15 @@ impl Scoreboard {
                 let ever = s.flags & EVER_RETRANS != 0;
                 retransmitted |= ever;
                 out.rtt_sent_at = Some(s.sent_at);
-                out.latest = latest(out.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq: self.una, retransmitted: ever });
+                out.latest = latest(
+                    out.latest,
+                    LatestSent {
+                        order: s.order,
+                        sent_at: s.sent_at,
+                        seq: self.una,
+                        retransmitted: ever,
+                    },
+                );
             }
             if s.flags & LOST != 0 {
                 self.lost_out -= 1;
@@ -287,7 +298,15 @@ impl Scoreboard {
                 if flags & EVER_RETRANS == 0 {
                     acc.rtt_sent_at = Some(acc.rtt_sent_at.map_or(s.sent_at, |t| t.max(s.sent_at)));
                 }
-                acc.latest = latest(acc.latest, LatestSent { order: s.order, sent_at: s.sent_at, seq, retransmitted: flags & EVER_RETRANS != 0 });
+                acc.latest = latest(
+                    acc.latest,
+                    LatestSent {
+                        order: s.order,
+                        sent_at: s.sent_at,
+                        seq,
+                        retransmitted: flags & EVER_RETRANS != 0,
+                    },
+                );
                 if seq >= self.mark_next {
                     self.sacked_from_mark += 1;
                 }
@@ -410,7 +429,11 @@ impl Scoreboard {
             }
             self.retx_hint += 1;
         }
-        debug_assert!(false, "lost_out {} > retrans_out {} but nothing to retransmit", self.lost_out, self.retrans_out);
+        debug_assert!(
+            false,
+            "lost_out {} > retrans_out {} but nothing to retransmit",
+            self.lost_out, self.retrans_out
+        );
         None
     }
 }

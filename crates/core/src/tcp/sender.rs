@@ -23,20 +23,20 @@ use super::ecn::EcnState;
 use super::handshake::Handshake;
 use super::prr::Prr;
 use super::rack::Rack;
+use super::rate_sample::RateSampler;
 use super::receiver::ts_clock;
 use super::recovery::{CaState, Phase};
-use super::rate_sample::RateSampler;
-use super::sqm::SqmState;
 use super::rtt::RttEstimator;
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
+use super::sqm::SqmState;
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
-use crate::wire::Header;
 use crate::net::packet::Packet;
-use crate::wire::tcp::TcpAck;
 use crate::time::{Deadline, SimDuration, SimTime};
-use std::sync::Arc;
 use crate::transport::{Addr, Probe, Transport};
+use crate::wire::tcp::TcpAck;
+use crate::wire::Header;
+use std::sync::Arc;
 
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
 #[derive(Clone, Copy, Debug, Default)]
@@ -150,11 +150,18 @@ pub struct TcpSender {
 
 impl TcpSender {
     /// Bytes from the start that an ACK reads (the hot part, see the layout test).
-    pub(crate) const HOT_BYTES: usize = std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
+    pub(crate) const HOT_BYTES: usize =
+        std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
 }
 
 impl TcpSender {
-    pub fn new(addr: Addr, cfg: impl Into<Arc<TcpConfig>>, cc: AnyCc, app: AppSource, start: SimTime) -> Self {
+    pub fn new(
+        addr: Addr,
+        cfg: impl Into<Arc<TcpConfig>>,
+        cc: AnyCc,
+        app: AppSource,
+        start: SimTime,
+    ) -> Self {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(&cfg);
@@ -344,8 +351,16 @@ impl TcpSender {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
         }
-        if let Some(last) = self.last_data_sent.filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0) {
-            super::idle::restart_after_idle(&mut self.st, now - last, self.rtt.rto(), self.cfg.initial_cwnd);
+        if let Some(last) = self
+            .last_data_sent
+            .filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0)
+        {
+            super::idle::restart_after_idle(
+                &mut self.st,
+                now - last,
+                self.rtt.rto(),
+                self.cfg.initial_cwnd,
+            );
         }
         self.last_data_sent = Some(now);
         if let Some(rate) = &mut self.rate {
@@ -402,7 +417,9 @@ impl TcpSender {
                 ect: self.cfg.ecn && !retransmit,
                 // The shared configuration first: without ECN the flag is never set
                 // (`note_window_reduction`), and its cold line stays untouched.
-                cwr: (!retransmit || self.cfg.cwr_on_retransmit) && self.cfg.ecn && self.ecn.take_cwr(),
+                cwr: (!retransmit || self.cfg.cwr_on_retransmit)
+                    && self.cfg.ecn
+                    && self.ecn.take_cwr(),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
@@ -464,7 +481,8 @@ impl TcpSender {
     /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
     /// slow start, cwnd is less than twice the most segments recently outstanding.
     fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+        self.usage.limited
+            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
     }
 
     fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
@@ -488,7 +506,11 @@ impl TcpSender {
         self.st.delivered += acked;
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
-        let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1))));
+        let echo_rtt = || {
+            a.tsecr.filter(|_| ack > prev_una).map(|ts| {
+                SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))
+            })
+        };
         let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent).or_else(echo_rtt);
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
@@ -500,7 +522,13 @@ impl TcpSender {
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
         if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            if let Some(cwnd) = prr.cwnd_after_ack(acked, self.sb.pipe(), self.st.ssthresh, ack > prev_una, newly_lost > 0) {
+            if let Some(cwnd) = prr.cwnd_after_ack(
+                acked,
+                self.sb.pipe(),
+                self.st.ssthresh,
+                ack > prev_una,
+                newly_lost > 0,
+            ) {
                 self.st.cwnd = cwnd;
             }
         }
@@ -524,13 +552,22 @@ impl TcpSender {
                 EchoGrowth::BelowSsthresh => !self.st.in_slow_start(),
                 EchoGrowth::Held => true,
             };
-        if ack > prev_una && could_grow && self.state.allows_growth() && !echo && self.is_cwnd_limited() {
+        if ack > prev_una
+            && could_grow
+            && self.state.allows_growth()
+            && !echo
+            && self.is_cwnd_limited()
+        {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
         if let Some(rate) = &mut self.rate {
             let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
-            let rs = RateSample { prior_in_flight, rtt, ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) };
+            let rs = RateSample {
+                prior_in_flight,
+                rtt,
+                ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt)
+            };
             self.cc.on_rate_sample(&mut self.st, &rs);
         }
         if self.sb.una() > prev_una {
@@ -637,11 +674,11 @@ impl Transport for TcpSender {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
     use crate::time::Rate;
+    use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
 
     fn addr() -> Addr {
         Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
@@ -650,10 +687,18 @@ mod tests {
     #[test]
     fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
         use std::mem::{offset_of, size_of};
-        let cold = [offset_of!(TcpSender, prr), offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm), offset_of!(TcpSender, timeouts)];
+        let cold = [
+            offset_of!(TcpSender, prr),
+            offset_of!(TcpSender, ecn),
+            offset_of!(TcpSender, sqm),
+            offset_of!(TcpSender, timeouts),
+        ];
         let hot_end = TcpSender::HOT_BYTES;
         assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
-        assert!(cold.iter().all(|&c| c >= hot_end), "a cold field {cold:?} before the hot part's end {hot_end}");
+        assert!(
+            cold.iter().all(|&c| c >= hot_end),
+            "a cold field {cold:?} before the hot part's end {hot_end}"
+        );
         assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
     }
 
@@ -682,7 +727,14 @@ mod tests {
             size: TCP_IP_HEADER,
             sent_at: SimTime::ZERO,
             ce: false,
-            header: Header::TcpAck(TcpAck { ack: n, sack: SackBlocks::default(), ece: false, tsecr: None, dsack: false, wnd: u32::MAX }),
+            header: Header::TcpAck(TcpAck {
+                ack: n,
+                sack: SackBlocks::default(),
+                ece: false,
+                tsecr: None,
+                dsack: false,
+                wnd: u32::MAX,
+            }),
         }
     }
 
@@ -690,8 +742,13 @@ mod tests {
     fn drain(s: &mut TcpSender, now: SimTime) -> Vec<(u64, bool)> {
         let mut out = Vec::new();
         while let Some(p) = s.poll_transmit(now) {
-            let Header::TcpData { seq, len, retransmit, ect, .. } = p.header else { panic!("{p:?}") };
-            assert_eq!((p.size, p.sent_at, p.src, p.dst, ect), (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false));
+            let Header::TcpData { seq, len, retransmit, ect, .. } = p.header else {
+                panic!("{p:?}")
+            };
+            assert_eq!(
+                (p.size, p.sent_at, p.src, p.dst, ect),
+                (len + TCP_IP_HEADER, now, NodeId(0), NodeId(1), false)
+            );
             out.push((seq, retransmit));
         }
         out
@@ -735,7 +792,13 @@ mod tests {
 
     #[test]
     fn a_pacing_algorithm_spaces_segments_by_its_rate() {
-        let mut s = TcpSender::new(addr(), TcpConfig::default(), AnyCc::Custom(Box::new(PacedFixed)), file(100), SimTime::ZERO);
+        let mut s = TcpSender::new(
+            addr(),
+            TcpConfig::default(),
+            AnyCc::Custom(Box::new(PacedFixed)),
+            file(100),
+            SimTime::ZERO,
+        );
         s.handle_timeout(SimTime::ZERO);
         // The window (10) would allow a burst of 10; pacing lets one out per 1500 B at 12 Mbit/s.
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..1));
@@ -770,7 +833,11 @@ mod tests {
 
     #[test]
     fn slow_start_doubles_cwnd_every_round_trip_from_ten() {
-        let mut p = Pair::new(TcpConfig::default(), AppSource::Bulk { mss: 1460 }, SimDuration::from_millis(50));
+        let mut p = Pair::new(
+            TcpConfig::default(),
+            AppSource::Bulk { mss: 1460 },
+            SimDuration::from_millis(50),
+        );
         p.run_until(SimTime::ZERO);
         assert_eq!(p.sent.len(), 10);
         for (round, want) in [(1, 20.0), (2, 40.0), (3, 80.0), (4, 160.0)] {
@@ -799,8 +866,8 @@ mod tests {
     fn a_bottleneck_spreads_the_window_but_completion_matches_the_pipe_model() {
         // 12 Mbit/s: 1500 B take 1 ms. 10 segments, RTT 20 ms + serialisation: the last one is
         // acked at 10 ms (queue) + 20 ms = 30 ms.
-        let mut p =
-            Pair::new(TcpConfig::default(), file(10), SimDuration::from_millis(10)).with_bottleneck(Rate::mbps(12));
+        let mut p = Pair::new(TcpConfig::default(), file(10), SimDuration::from_millis(10))
+            .with_bottleneck(Rate::mbps(12));
         assert_eq!(p.run_to_completion(ms(1_000)), ms(30));
         assert_eq!(p.sender.probe().srtt.map(|d| d >= SimDuration::from_millis(21)), Some(true));
     }
@@ -823,7 +890,11 @@ mod tests {
         // A 3000-segment file grows the window to hundreds of segments; once everything is
         // acknowledged the per-segment queues (scoreboard, rate samples, RACK) shrink back.
         let cfg = crate::tcp::Stack::Linux.config();
-        let mut p = Pair::new(cfg, AppSource::File { bytes: 3000 * 1448, mss: 1448 }, SimDuration::from_millis(20));
+        let mut p = Pair::new(
+            cfg,
+            AppSource::File { bytes: 3000 * 1448, mss: 1448 },
+            SimDuration::from_millis(20),
+        );
         let mut largest = 0;
         for t in (5..20_000).step_by(5) {
             p.run_until(ms(t));
@@ -842,7 +913,8 @@ mod tests {
         let app = || AppSource::File { bytes: 100 * 1448, mss: 1448 };
         let reno = TcpSender::new(addr(), cfg.clone(), reno_cc(), app(), SimTime::ZERO);
         assert!(reno.rate.is_none());
-        let bbr = crate::cc::CcConfig::from_name("bbr", None).and_then(|c| c.build(0)).expect("bbr");
+        let bbr =
+            crate::cc::CcConfig::from_name("bbr", None).and_then(|c| c.build(0)).expect("bbr");
         let bbr = TcpSender::new(addr(), cfg, bbr, app(), SimTime::ZERO);
         assert!(bbr.rate.is_some());
     }
@@ -872,7 +944,12 @@ mod tests {
         // the retransmission's TSval (it sits at the receiver's left edge), so it measures the
         // 40 ms RTT and collapses the backed-off RTO (Linux tcp_ack_update_rtt).
         let cfg = TcpConfig { timestamps: true, ..TcpConfig::default() };
-        let mut p = Pair::new(cfg, AppSource::File { bytes: 20 * 1448, mss: 1448 }, SimDuration::from_millis(20)).dropping_first_transmission_of(&[19]);
+        let mut p = Pair::new(
+            cfg,
+            AppSource::File { bytes: 20 * 1448, mss: 1448 },
+            SimDuration::from_millis(20),
+        )
+        .dropping_first_transmission_of(&[19]);
         assert_eq!(p.run_to_completion(ms(5_000)), ms(360));
         assert_eq!(p.sender.probe().timeouts, 1);
         assert_eq!(p.sender.rtt.backoff(), 0);
@@ -881,8 +958,13 @@ mod tests {
 
     #[test]
     fn repeated_timeouts_back_off_and_keep_ssthresh() {
-        let mut s =
-            TcpSender::new(addr(), TcpConfig::default(), reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s = TcpSender::new(
+            addr(),
+            TcpConfig::default(),
+            reno_cc(),
+            AppSource::Bulk { mss: 1460 },
+            SimTime::ZERO,
+        );
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         // No sample yet: RTO = 1 s, then 2, 4, 8 s (RFC 6298 §5.5).
         let mut deadline = SimTime::ZERO;
@@ -907,7 +989,8 @@ mod tests {
     fn loss_state_transmissions(window_from_una: bool) -> Vec<(u64, bool, u64, u64)> {
         use crate::tcp::testutil::ack_packet;
         let cfg = TcpConfig { window_from_una, ..TcpConfig::default() };
-        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s =
+            TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         let mut out = Vec::new();
         let mut record = |s: &mut TcpSender, now: SimTime| {
@@ -940,12 +1023,19 @@ mod tests {
         // SND.UNA + cwnd; the same holes are resent, and new data waits for SND.UNA.
         let ns2 = loss_state_transmissions(true);
         for &(seq, retransmit, una, cwnd) in ns2.iter().filter(|t| !t.1) {
-            assert!(seq < una + cwnd, "segment {seq} (retransmit {retransmit}) above {una} + {cwnd}: {ns2:?}");
+            assert!(
+                seq < una + cwnd,
+                "segment {seq} (retransmit {retransmit}) above {una} + {cwnd}: {ns2:?}"
+            );
         }
-        let resent = |v: &[(u64, bool, u64, u64)]| v.iter().filter(|t| t.1).map(|t| t.0).collect::<Vec<_>>();
+        let resent =
+            |v: &[(u64, bool, u64, u64)]| v.iter().filter(|t| t.1).map(|t| t.0).collect::<Vec<_>>();
         assert_eq!(resent(&ns2), vec![0, 1, 2, 3, 4]);
         assert_eq!(resent(&pipe), resent(&ns2));
-        assert!(ns2.iter().any(|t| !t.1), "the window reopened once SND.UNA passed the holes: {ns2:?}");
+        assert!(
+            ns2.iter().any(|t| !t.1),
+            "the window reopened once SND.UNA passed the holes: {ns2:?}"
+        );
     }
 
     #[test]
@@ -955,7 +1045,8 @@ mod tests {
         // retransmit, and in fast recovery the pipe counts again.
         use crate::tcp::testutil::ack_packet;
         let cfg = TcpConfig { window_from_una: true, ..TcpConfig::default() };
-        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s =
+            TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..10));
         s.handle_packet(ms(100), &ack_packet(0, &[(1, 2)], false));
         assert_eq!(drain(&mut s, ms(100)), new_segments(10..11));
@@ -986,7 +1077,8 @@ mod tests {
     #[test]
     fn receiver_window_caps_the_flight() {
         let cfg = TcpConfig { rwnd: 4, ..TcpConfig::default() };
-        let mut s = TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut s =
+            TcpSender::new(addr(), cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         assert_eq!(drain(&mut s, SimTime::ZERO), new_segments(0..4));
         s.handle_packet(ms(10), &ack(2));
         assert_eq!(drain(&mut s, ms(10)), new_segments(4..6));

@@ -39,8 +39,8 @@
 use super::recovery::CaState;
 use super::sender::TcpSender;
 use crate::cc::{CongestionEvent, CongestionKind};
-use crate::wire::QuenchCode;
 use crate::time::SimTime;
+use crate::wire::QuenchCode;
 
 /// The sender's Source Quench bookkeeping.
 #[derive(Clone, Copy, Debug, Default)]
@@ -53,13 +53,23 @@ pub(super) struct SqmState {
 
 impl TcpSender {
     /// An ICMP Source Quench about data segment `seq` (the copy sent at `copy_sent_at`) arrived.
-    pub(super) fn on_source_quench(&mut self, now: SimTime, code: QuenchCode, seq: u64, copy_sent_at: SimTime) {
+    pub(super) fn on_source_quench(
+        &mut self,
+        now: SimTime,
+        code: QuenchCode,
+        seq: u64,
+        copy_sent_at: SimTime,
+    ) {
         if !self.cfg.source_quench {
             return;
         }
         let cut = matches!(self.state, CaState::Open) && self.sqm_may_reduce(now);
         if cut {
-            let ev = CongestionEvent { now, kind: CongestionKind::SourceQuench, flight_size: self.sb.packets_out() };
+            let ev = CongestionEvent {
+                now,
+                kind: CongestionKind::SourceQuench,
+                flight_size: self.sb.packets_out(),
+            };
             self.cc.inner_mut().on_congestion(&mut self.st, &ev);
             self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
             self.sqm.last_reduction = Some(now);
@@ -71,8 +81,12 @@ impl TcpSender {
             self.force_retransmit = true;
         }
         self.state = match self.state {
-            CaState::Open | CaState::Cwr { .. } if cut || resent => CaState::SourceQuench { icmp_recover: seq },
-            CaState::SourceQuench { icmp_recover } if resent => CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) },
+            CaState::Open | CaState::Cwr { .. } if cut || resent => {
+                CaState::SourceQuench { icmp_recover: seq }
+            }
+            CaState::SourceQuench { icmp_recover } if resent => {
+                CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) }
+            }
             other => other,
         };
         self.st.in_flight = self.sb.pipe();
@@ -80,7 +94,9 @@ impl TcpSender {
 
     /// At most one SQM reduction per round trip.
     fn sqm_may_reduce(&self, now: SimTime) -> bool {
-        self.sqm.last_reduction.is_none_or(|t| self.rtt.srtt().is_none_or(|srtt| now.saturating_since(t) >= srtt))
+        self.sqm
+            .last_reduction
+            .is_none_or(|t| self.rtt.srtt().is_none_or(|srtt| now.saturating_since(t) >= srtt))
     }
 
     /// An ACK advanced SND.UNA during SQM-Response.
@@ -102,15 +118,15 @@ impl TcpSender {
 mod tests {
     use crate::app::AppSource;
     use crate::net::icmp;
-    use crate::wire::QuenchCode;
     use crate::net::packet::{FlowId, NodeId, Packet};
-    use crate::wire::Header;
     use crate::tcp::config::{Recovery, TcpConfig};
     use crate::tcp::sender::TcpSender;
     use crate::tcp::testutil::{ack_packet, drain, ms, reno_cc};
     use crate::tcp::Phase;
     use crate::time::SimTime;
     use crate::transport::{Addr, Transport};
+    use crate::wire::Header;
+    use crate::wire::QuenchCode;
 
     fn sqm_sender(recovery: Recovery) -> TcpSender {
         let cfg = TcpConfig { source_quench: true, recovery, ..TcpConfig::default() };
@@ -127,7 +143,14 @@ mod tests {
             size: 1500,
             sent_at,
             ce: false,
-            header: Header::TcpData { seq, len: 1460, retransmit: false, ect: false, cwr: false, ts: None },
+            header: Header::TcpData {
+                seq,
+                len: 1460,
+                retransmit: false,
+                ect: false,
+                cwr: false,
+                ts: None,
+            },
         };
         icmp::source_quench(now, NodeId(7), &orig, code).unwrap()
     }
@@ -135,8 +158,6 @@ mod tests {
     fn ack(n: u64, blocks: &[(u64, u64)]) -> Packet {
         ack_packet(n, blocks, false)
     }
-
-
 
     #[test]
     fn a_code_zero_quench_halves_the_window_and_resends_the_segment_before_any_duplicate_ack() {
@@ -148,7 +169,11 @@ mod tests {
             assert_eq!(s.phase(), Phase::SourceQuench, "{recovery:?}");
             // ssthresh = max(FlightSize / 2, 2) = 5 and cwnd = ssthresh.
             assert_eq!((s.cc_state().ssthresh, s.cc_state().cwnd), (5.0, 5.0), "{recovery:?}");
-            assert_eq!(drain(&mut s, ms(5)), vec![(4, true)], "{recovery:?}: resent at once, window full or not");
+            assert_eq!(
+                drain(&mut s, ms(5)),
+                vec![(4, true)],
+                "{recovery:?}: resent at once, window full or not"
+            );
             assert_eq!((s.probe().sq_reductions, s.probe().fast_recoveries), (1, 0));
         }
     }
@@ -164,7 +189,11 @@ mod tests {
         for k in 1..=4 {
             s.handle_packet(ms(100 + k), &ack(k, &[]));
             want += 1.0 / want;
-            assert!((s.cc_state().cwnd - want).abs() < 1e-12, "ACK {k}: {} vs {want}", s.cc_state().cwnd);
+            assert!(
+                (s.cc_state().cwnd - want).abs() < 1e-12,
+                "ACK {k}: {} vs {want}",
+                s.cc_state().cwnd
+            );
             assert_eq!(s.phase(), Phase::SourceQuench);
         }
         // 5..9 arrive: duplicate ACKs for the hole at 4, which is being resent: no fast retransmit.
@@ -180,7 +209,8 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_acks_for_an_unreported_hole_end_the_episode_in_fast_recovery_without_a_second_cut() {
+    fn duplicate_acks_for_an_unreported_hole_end_the_episode_in_fast_recovery_without_a_second_cut()
+    {
         for recovery in [Recovery::Reno, Recovery::NewReno, Recovery::Sack] {
             let mut s = sqm_sender(recovery);
             drain(&mut s, SimTime::ZERO);
@@ -231,7 +261,10 @@ mod tests {
         let first_cut = s.cc_state().ssthresh;
         s.handle_packet(ms(102), &quench(5, SimTime::ZERO, QuenchCode::Dropped, ms(101)));
         sent.extend(drain(&mut s, ms(102)));
-        s.handle_packet(ms(103), &quench(7, SimTime::ZERO, QuenchCode::CongestionExperienced, ms(102)));
+        s.handle_packet(
+            ms(103),
+            &quench(7, SimTime::ZERO, QuenchCode::CongestionExperienced, ms(102)),
+        );
         sent.extend(drain(&mut s, ms(103)));
         assert_eq!((s.cc_state().ssthresh, s.probe().sq_reductions), (first_cut, 1));
         assert_eq!(sent, vec![(3, true), (5, true)]);
@@ -242,7 +275,10 @@ mod tests {
         s.handle_packet(ms(201), &ack(6, &[]));
         assert_eq!(s.phase(), Phase::Open);
         // More than an SRTT after the first cut, a quench cuts again.
-        s.handle_packet(ms(260), &quench(9, SimTime::ZERO, QuenchCode::CongestionExperienced, ms(259)));
+        s.handle_packet(
+            ms(260),
+            &quench(9, SimTime::ZERO, QuenchCode::CongestionExperienced, ms(259)),
+        );
         assert_eq!((s.probe().sq_reductions, s.phase()), (2, Phase::SourceQuench));
         assert!(drain(&mut s, ms(260)).iter().all(|t| !t.1), "code 1: nothing was dropped");
     }
@@ -263,7 +299,8 @@ mod tests {
     fn quenches_are_ignored_without_the_option_and_about_copies_already_resent() {
         let cfg = TcpConfig::default();
         let addr = Addr { flow: FlowId(0), local: NodeId(0), remote: NodeId(1) };
-        let mut plain = TcpSender::new(addr, cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
+        let mut plain =
+            TcpSender::new(addr, cfg, reno_cc(), AppSource::Bulk { mss: 1460 }, SimTime::ZERO);
         drain(&mut plain, SimTime::ZERO);
         plain.handle_packet(ms(5), &quench(4, SimTime::ZERO, QuenchCode::Dropped, ms(4)));
         assert_eq!((plain.phase(), drain(&mut plain, ms(5))), (Phase::Open, vec![]));

@@ -12,10 +12,10 @@ use crate::app::AppSource;
 use crate::cc::reno::{Reno, RenoConfig};
 use crate::cc::AnyCc;
 use crate::net::packet::{FlowId, NodeId, Packet};
-use crate::wire::Header;
-use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, TCP_IP_HEADER};
 use crate::time::{Rate, SimDuration, SimTime};
 use crate::transport::{Addr, Transport};
+use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, TCP_IP_HEADER};
+use crate::wire::Header;
 use std::collections::{BTreeSet, VecDeque};
 
 /// One data transmission by the sender.
@@ -168,7 +168,9 @@ impl Pair {
                 }
                 continue;
             }
-            let Header::TcpData { seq, retransmit, .. } = p.header else { panic!("sender sent {p:?}") };
+            let Header::TcpData { seq, retransmit, .. } = p.header else {
+                panic!("sender sent {p:?}")
+            };
             while self.departures.front().is_some_and(|&t| t <= self.now) {
                 self.departures.pop_front();
             }
@@ -217,8 +219,11 @@ impl Pair {
             self.receiver.poll_timeout(),
             self.sender.poll_timeout(),
         ];
-        let Some((which, t)) =
-            due.iter().enumerate().filter_map(|(i, t)| t.map(|t| (i, t))).min_by_key(|&(i, t)| (t, i))
+        let Some((which, t)) = due
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| t.map(|t| (i, t)))
+            .min_by_key(|&(i, t)| (t, i))
         else {
             return false;
         };

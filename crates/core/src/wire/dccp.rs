@@ -178,7 +178,17 @@ pub struct DccpHeader {
 impl DccpHeader {
     /// A header with no options, acknowledgement number 0 and Ack Ratio 2.
     pub fn new(kind: DccpType, from_client: bool, seq: u64) -> Self {
-        DccpHeader { kind, from_client, seq, ack: 0, len: 0, ccval: 0, ack_ratio: 2, ack_ratio_changed: false, options: DccpOptions::None }
+        DccpHeader {
+            kind,
+            from_client,
+            seq,
+            ack: 0,
+            len: 0,
+            ccval: 0,
+            ack_ratio: 2,
+            ack_ratio_changed: false,
+            options: DccpOptions::None,
+        }
     }
 
     /// Bytes on the wire, headers, options and payload included.
@@ -222,14 +232,21 @@ mod tests {
     #[test]
     fn options_are_padded_to_whole_words() {
         let fb = TfrcFeedback { elapsed: SimDuration::ZERO, x_recv: 1e5, p: 0.01 };
-        let ack = DccpHeader { options: DccpOptions::Tfrc(fb), ..DccpHeader::new(DccpType::Ack, false, 3) };
+        let ack = DccpHeader {
+            options: DccpOptions::Tfrc(fb),
+            ..DccpHeader::new(DccpType::Ack, false, 3)
+        };
         // 4 + 6 + 6 = 16 option bytes, already a multiple of 4.
         assert_eq!(ack.wire_size(), 20 + 24 + 16);
         let late = TfrcFeedback { elapsed: SimDuration::from_secs(1), ..fb };
         let ack = DccpHeader { options: DccpOptions::Tfrc(late), ..ack };
         // 6 + 6 + 6 = 18, padded to 20.
         assert_eq!(ack.wire_size(), 20 + 24 + 20);
-        let change = DccpHeader { ack_ratio_changed: true, len: 100, ..DccpHeader::new(DccpType::DataAck, true, 4) };
+        let change = DccpHeader {
+            ack_ratio_changed: true,
+            len: 100,
+            ..DccpHeader::new(DccpType::DataAck, true, 4)
+        };
         assert_eq!(change.wire_size(), 20 + 24 + 8 + 100);
     }
 }

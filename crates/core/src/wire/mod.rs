@@ -112,7 +112,6 @@ impl Header {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,9 +119,28 @@ mod tests {
 
     #[test]
     fn packets_go_to_the_endpoint_that_handles_them() {
-        let data = Header::TcpData { seq: 1, len: 1460, retransmit: false, ect: false, cwr: false, ts: None };
-        let ack = Header::TcpAck(TcpAck { ack: 1, tsecr: None, wnd: 10, ece: false, dsack: false, sack: SackBlocks::default() });
-        let quench = |of_data| Header::IcmpSourceQuench { code: QuenchCode::Dropped, seq: 1, of_data, quoted_sent_at: SimTime::ZERO };
+        let data = Header::TcpData {
+            seq: 1,
+            len: 1460,
+            retransmit: false,
+            ect: false,
+            cwr: false,
+            ts: None,
+        };
+        let ack = Header::TcpAck(TcpAck {
+            ack: 1,
+            tsecr: None,
+            wnd: 10,
+            ece: false,
+            dsack: false,
+            sack: SackBlocks::default(),
+        });
+        let quench = |of_data| Header::IcmpSourceQuench {
+            code: QuenchCode::Dropped,
+            seq: 1,
+            of_data,
+            quoted_sent_at: SimTime::ZERO,
+        };
         let to_receiver = [
             ("data", data, true),
             ("UDP", Header::Udp { seq: 0, len: 1000 }, true),

@@ -20,12 +20,22 @@ pub fn flow_series(r: &RunResult, flow: u64, column: &str) -> Vec<(f64, f64)> {
         Some(ccarena_core::record::result::Column::U64(v)) => v.iter().map(|&x| x as f64).collect(),
         _ => panic!("no numeric flow_series column {column}"),
     };
-    flows.iter().zip(t).zip(values).filter(|((f, _), _)| **f == flow).map(|((_, t), v)| (*t, v)).collect()
+    flows
+        .iter()
+        .zip(t)
+        .zip(values)
+        .filter(|((f, _), _)| **f == flow)
+        .map(|((_, t), v)| (*t, v))
+        .collect()
 }
 
 /// Mean of a flow-series column over samples with `t_s > after_s` (NaNs skipped).
 pub fn mean_after(r: &RunResult, flow: u64, column: &str, after_s: f64) -> f64 {
-    let v: Vec<f64> = flow_series(r, flow, column).into_iter().filter(|(t, v)| *t > after_s && v.is_finite()).map(|(_, v)| v).collect();
+    let v: Vec<f64> = flow_series(r, flow, column)
+        .into_iter()
+        .filter(|(t, v)| *t > after_s && v.is_finite())
+        .map(|(_, v)| v)
+        .collect();
     v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
@@ -50,7 +60,8 @@ pub fn utilisation(r: &RunResult, link: &str) -> f64 {
         _ => unreachable!(),
     };
     let i = names.iter().position(|n| n == link).unwrap_or_else(|| panic!("no link {link}"));
-    r.links.u64s("meas_tx_bytes")[i] as f64 * 8.0 / (r.links.f64s("rate_bps")[i] * r.links.f64s("meas_duration_s")[i])
+    r.links.u64s("meas_tx_bytes")[i] as f64 * 8.0
+        / (r.links.f64s("rate_bps")[i] * r.links.f64s("meas_duration_s")[i])
 }
 
 /// Time-averaged queue of a link (by name) over the measured window, packets.

@@ -23,7 +23,8 @@ pub const T_RTO_FACTOR: f64 = 4.0;
 pub fn tcp_throughput(s: f64, r: f64, p: f64) -> f64 {
     debug_assert!(p > 0.0 && r > 0.0, "the equation needs p > 0 and R > 0 (p = {p}, R = {r})");
     let t_rto = T_RTO_FACTOR * r;
-    let denom = r * (2.0 * B * p / 3.0).sqrt() + t_rto * (3.0 * (3.0 * B * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p));
+    let denom = r * (2.0 * B * p / 3.0).sqrt()
+        + t_rto * (3.0 * (3.0 * B * p / 8.0).sqrt() * p * (1.0 + 32.0 * p * p));
     s / denom
 }
 

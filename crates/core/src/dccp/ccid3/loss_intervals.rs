@@ -33,7 +33,17 @@ pub const QUARTERS_PER_RTT: i64 = 4;
 /// The RFC 5348 §5.4 weights for a history of `n` intervals.
 pub fn weights(n: usize) -> Vec<f64> {
     let half = n as f64 / 2.0;
-    (0..n).map(|i| if (i as f64) < half { 1.0 } else { 1.0 - (i as f64 - (half - 1.0)) / (half + 1.0) }).collect()
+    (0..n)
+        .map(
+            |i| {
+                if (i as f64) < half {
+                    1.0
+                } else {
+                    1.0 - (i as f64 - (half - 1.0)) / (half + 1.0)
+                }
+            },
+        )
+        .collect()
 }
 
 /// The current loss event: where it started and the CCVal of the packet before its first loss.
@@ -58,13 +68,23 @@ pub struct LossIntervals {
 
 impl LossIntervals {
     pub fn new(n: usize) -> Self {
-        LossIntervals { weights: weights(n.max(1)), closed: VecDeque::with_capacity(n + 1), current: None, events: 0 }
+        LossIntervals {
+            weights: weights(n.max(1)),
+            closed: VecDeque::with_capacity(n + 1),
+            current: None,
+            events: 0,
+        }
     }
 
     /// Packet `seq` was lost; `ccval_before` is the unwrapped CCVal of the packet received just
     /// before it. `first_interval` gives the synthetic interval before the first loss event
     /// (RFC 5348 §6.3.1). Returns true if this loss starts a new loss event.
-    pub fn on_loss(&mut self, seq: u64, ccval_before: i64, first_interval: impl FnOnce() -> f64) -> bool {
+    pub fn on_loss(
+        &mut self,
+        seq: u64,
+        ccval_before: i64,
+        first_interval: impl FnOnce() -> f64,
+    ) -> bool {
         match self.current {
             None => {
                 self.closed.push_front(first_interval().max(1.0));

@@ -53,7 +53,15 @@ pub struct Ccid3Config {
 
 impl Default for Ccid3Config {
     fn default() -> Self {
-        Ccid3Config { loss_history: 8, ndupack: 3, t_mbi_s: 64.0, rtt_filter_q: 0.9, initial_nofeedback_s: 2.0, profile: TfrcProfile::Rfc5348, equation_size: None }
+        Ccid3Config {
+            loss_history: 8,
+            ndupack: 3,
+            t_mbi_s: 64.0,
+            rtt_filter_q: 0.9,
+            initial_nofeedback_s: 2.0,
+            profile: TfrcProfile::Rfc5348,
+            equation_size: None,
+        }
     }
 }
 
@@ -78,25 +86,40 @@ impl CcParams for Ccid3Config {
 impl Ccid3Config {
     pub fn validate(&self) -> Result<(), String> {
         if !(1..=64).contains(&self.loss_history) {
-            return Err(format!("loss_history: {} is out of range: expected 1..64 intervals", self.loss_history));
+            return Err(format!(
+                "loss_history: {} is out of range: expected 1..64 intervals",
+                self.loss_history
+            ));
         }
         if !(1..=1000).contains(&self.ndupack) {
-            return Err(format!("ndupack: {} is out of range: expected 1..1000 packets", self.ndupack));
+            return Err(format!(
+                "ndupack: {} is out of range: expected 1..1000 packets",
+                self.ndupack
+            ));
         }
         // RFC 5348 §4.3: t_mbi = 64 s. The rate never drops below s/t_mbi, so a t_mbi under a
         // second makes that floor a real sending rate (1e-8 s: a terabit per second) and the
         // "back-off" meaningless.
         if !(1.0..=3600.0).contains(&self.t_mbi_s) {
-            return Err(format!("t_mbi_s: {} is out of range: expected 1 <= t_mbi_s <= 3600 seconds", self.t_mbi_s));
+            return Err(format!(
+                "t_mbi_s: {} is out of range: expected 1 <= t_mbi_s <= 3600 seconds",
+                self.t_mbi_s
+            ));
         }
         if !(0.0..1.0).contains(&self.rtt_filter_q) {
-            return Err(format!("rtt_filter_q: {} is out of range: expected 0 <= q < 1", self.rtt_filter_q));
+            return Err(format!(
+                "rtt_filter_q: {} is out of range: expected 0 <= q < 1",
+                self.rtt_filter_q
+            ));
         }
         if self.equation_size.is_some_and(|s| !(1..=65_535).contains(&s)) {
             return Err(format!("equation_size: {} is out of range: expected 1..65535 bytes (or null: the packet size)", self.equation_size.unwrap_or(0)));
         }
         if !(self.initial_nofeedback_s > 0.0 && self.initial_nofeedback_s <= 60.0) {
-            return Err(format!("initial_nofeedback_s: {} is out of range: expected 0 < t <= 60 seconds", self.initial_nofeedback_s));
+            return Err(format!(
+                "initial_nofeedback_s: {} is out of range: expected 0 < t <= 60 seconds",
+                self.initial_nofeedback_s
+            ));
         }
         Ok(())
     }

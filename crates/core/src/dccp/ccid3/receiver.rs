@@ -26,9 +26,9 @@
 use super::equation::loss_rate_for;
 use super::loss_intervals::{LossIntervals, QUARTERS_PER_RTT};
 use super::Ccid3Config;
-use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidRx, DccpOptions, RxPacket};
 use crate::time::{SimDuration, SimTime};
+use crate::wire::dccp::TfrcFeedback;
 use std::collections::VecDeque;
 
 /// RTT assumed before the receiver has an estimate: 0.2 s (RFC 4340 §3.4; Linux
@@ -142,7 +142,8 @@ impl TfrcRx {
         if back.0 == c - QUARTERS_PER_RTT {
             let sample = now.saturating_since(back.1).as_secs_f64();
             if sample > 0.0 {
-                self.r_est = Some(self.r_est.map_or(sample, |r| EWMA_OLD * r + (1.0 - EWMA_OLD) * sample));
+                self.r_est =
+                    Some(self.r_est.map_or(sample, |r| EWMA_OLD * r + (1.0 - EWMA_OLD) * sample));
             }
         }
     }
@@ -151,7 +152,11 @@ impl TfrcRx {
     fn first_interval(&self, now: SimTime) -> f64 {
         let r = self.r_est.unwrap_or(FALLBACK_RTT_S);
         let since = self.last_fb_at.map(|t| now.saturating_since(t).as_secs_f64()).unwrap_or(0.0);
-        let mut x = if since > 0.0 && self.bytes_since_fb > 0 { self.bytes_since_fb as f64 / since } else { self.x_recv };
+        let mut x = if since > 0.0 && self.bytes_since_fb > 0 {
+            self.bytes_since_fb as f64 / since
+        } else {
+            self.x_recv
+        };
         if x <= 0.0 {
             x = self.s.max(1.0) / r; // one packet per RTT
         }
@@ -166,7 +171,11 @@ impl CcidRx for TfrcRx {
             self.data_received += 1;
             self.bytes_since_fb += pkt.len as u64;
             if !self.fixed_s {
-                self.s = if self.s == 0.0 { pkt.len as f64 } else { EWMA_OLD * self.s + (1.0 - EWMA_OLD) * pkt.len as f64 };
+                self.s = if self.s == 0.0 {
+                    pkt.len as f64
+                } else {
+                    EWMA_OLD * self.s + (1.0 - EWMA_OLD) * pkt.len as f64
+                };
             }
         }
         if self.high.is_some_and(|h| pkt.seq <= h) {
@@ -230,7 +239,11 @@ impl CcidRx for TfrcRx {
         self.p_reported = p;
         self.expedited = false;
         self.fb_timer = None;
-        DccpOptions::Tfrc(TfrcFeedback { elapsed: now.saturating_since(self.high_at), x_recv: self.x_recv, p })
+        DccpOptions::Tfrc(TfrcFeedback {
+            elapsed: now.saturating_since(self.high_at),
+            x_recv: self.x_recv,
+            p,
+        })
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {

@@ -34,10 +34,10 @@
 use super::equation::tcp_throughput;
 use super::{Ccid3Config, TfrcProfile};
 use crate::dccp::fast_tfrc::{rate_after_loss, rate_without_loss, FastRules, LossBranch};
-use crate::wire::dccp::TfrcFeedback;
 use crate::dccp::{CcidTx, DccpOptions, Feedback, SendDecision, SentPacket};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Probe;
+use crate::wire::dccp::TfrcFeedback;
 use std::collections::VecDeque;
 
 /// Which rate-update rules apply.
@@ -163,7 +163,13 @@ impl TfrcTx {
 
     /// "Maximize X_recv_set": keep one item, the largest of the set and `x_recv`.
     fn maximize_set(&mut self, now: SimTime, x_recv: f64) {
-        let m = self.x_recv_set.iter().flatten().map(|(x, _)| *x).filter(|x| x.is_finite()).fold(x_recv, f64::max);
+        let m = self
+            .x_recv_set
+            .iter()
+            .flatten()
+            .map(|(x, _)| *x)
+            .filter(|x| x.is_finite())
+            .fold(x_recv, f64::max);
         self.x_recv_set = [None; X_RECV_SET_LEN];
         self.x_recv_set[0] = Some((m, now));
     }
@@ -178,7 +184,9 @@ impl TfrcTx {
         }
         let i = match self.x_recv_set.iter().position(Option::is_none) {
             Some(i) => i,
-            None => (0..X_RECV_SET_LEN).min_by_key(|&i| self.x_recv_set[i].map(|(_, t)| t)).expect("non-empty"),
+            None => (0..X_RECV_SET_LEN)
+                .min_by_key(|&i| self.x_recv_set[i].map(|(_, t)| t))
+                .expect("non-empty"),
         };
         self.x_recv_set[i] = Some((x_recv, now));
     }
@@ -226,7 +234,8 @@ impl TfrcTx {
         self.p = fb.p;
         self.x_recv = fb.x_recv;
         self.x_calc = if self.p > 0.0 { tcp_throughput(self.s, self.r, self.p) } else { 0.0 };
-        let data_limited = self.last_blocked.is_none_or(|b| self.prev_covered.is_some_and(|c| b < c));
+        let data_limited =
+            self.last_blocked.is_none_or(|b| self.prev_covered.is_some_and(|c| b < c));
         let recv_limit = if self.cfg.profile == TfrcProfile::Rfc3448 {
             2.0 * fb.x_recv
         } else if data_limited {
@@ -253,10 +262,25 @@ impl TfrcTx {
                     LossBranch::NewLossEvent => new_loss,
                 };
                 if after_loss {
-                    self.x = rate_after_loss(self.x_calc, fb.x_recv, rules.recv_multiplier, self.s, self.cfg.t_mbi_s);
-                } else if !rules.increase_once_per_rtt || now.saturating_since(self.tld).as_secs_f64() >= self.r {
+                    self.x = rate_after_loss(
+                        self.x_calc,
+                        fb.x_recv,
+                        rules.recv_multiplier,
+                        self.s,
+                        self.cfg.t_mbi_s,
+                    );
+                } else if !rules.increase_once_per_rtt
+                    || now.saturating_since(self.tld).as_secs_f64() >= self.r
+                {
                     let alpha = if r_before > 0.0 { r_before / r_sample } else { 1.0 };
-                    self.x = rate_without_loss(self.x, alpha, fb.x_recv, rules.recv_multiplier, self.s, self.r);
+                    self.x = rate_without_loss(
+                        self.x,
+                        alpha,
+                        fb.x_recv,
+                        rules.recv_multiplier,
+                        self.s,
+                        self.r,
+                    );
                     self.tld = now;
                 }
             }
@@ -291,7 +315,8 @@ impl TfrcTx {
         }
         let x_recv = self.x_recv_max();
         let recover_rate = self.initial_rate();
-        let low = (self.p > 0.0 && x_recv < recover_rate) || (self.p == 0.0 && self.x < 2.0 * recover_rate);
+        let low = (self.p > 0.0 && x_recv < recover_rate)
+            || (self.p == 0.0 && self.x < 2.0 * recover_rate);
         if low && self.idle_since_nofeedback {
             // An idle sender keeps a rate that is already at most about the initial rate.
         } else if self.p == 0.0 {
@@ -339,7 +364,8 @@ impl CcidTx for TfrcTx {
             Some(last) => {
                 // At least 1 ns apart: however high X climbs, sending advances simulated time,
                 // so no handler can emit packets without end at one instant.
-                let next = last + SimDuration::from_secs_f64(self.s / self.x).max(SimDuration::from_nanos(1));
+                let next = last
+                    + SimDuration::from_secs_f64(self.s / self.x).max(SimDuration::from_nanos(1));
                 if now >= next {
                     SendDecision::Now
                 } else {
@@ -357,7 +383,8 @@ impl CcidTx for TfrcTx {
     fn on_sent(&mut self, now: SimTime, pkt: &SentPacket) -> u8 {
         if self.r > 0.0 {
             let quarter = self.r / 4.0;
-            let quarters = (now.saturating_since(self.t_last_wc).as_secs_f64() / quarter).floor() as u64;
+            let quarters =
+                (now.saturating_since(self.t_last_wc).as_secs_f64() / quarter).floor() as u64;
             if quarters > 0 {
                 self.wc = ((self.wc as u64 + quarters.min(MAX_CCVAL_STEP)) % 16) as u8;
                 self.t_last_wc = now;
@@ -396,7 +423,8 @@ impl CcidTx for TfrcTx {
     }
 
     fn settled(&self) -> bool {
-        self.nofeedback_since_send || self.last_data_seq.is_none_or(|s| self.highest_acked.is_some_and(|a| a >= s))
+        self.nofeedback_since_send
+            || self.last_data_seq.is_none_or(|s| self.highest_acked.is_some_and(|a| a >= s))
     }
 
     fn probe(&self) -> Probe {

@@ -31,7 +31,13 @@ mod tests {
     use crate::time::SimTime;
 
     fn arriving(packets: u64, bytes: u64, size: u32) -> Arriving {
-        Arriving { now: SimTime::ZERO, occ: Occupancy { packets, bytes }, size, ect: false, link_idle: false }
+        Arriving {
+            now: SimTime::ZERO,
+            occ: Occupancy { packets, bytes },
+            size,
+            ect: false,
+            link_idle: false,
+        }
     }
 
     #[test]

@@ -118,7 +118,9 @@ impl QueueDisc {
 
     pub fn describe(&self) -> String {
         match self {
-            QueueDisc::DropTail(d) => format!("droptail {}{}", d.limit, if d.source_quench { " sq" } else { "" }),
+            QueueDisc::DropTail(d) => {
+                format!("droptail {}{}", d.limit, if d.source_quench { " sq" } else { "" })
+            }
             QueueDisc::Red(r) => r.describe(),
         }
     }

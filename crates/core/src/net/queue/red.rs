@@ -140,9 +140,20 @@ pub struct Red {
 impl Red {
     /// RED on a link of `rate`, drawing from `rng` (the queue's own stream).
     pub fn new(cfg: RedConfig, limit: QueueLimit, rate: Rate, rng: Rng) -> Self {
-        debug_assert!(cfg.min_th < cfg.max_th && cfg.max_p > 0.0 && cfg.wq > 0.0 && cfg.mean_pktsize > 0);
+        debug_assert!(
+            cfg.min_th < cfg.max_th && cfg.max_p > 0.0 && cfg.wq > 0.0 && cfg.mean_pktsize > 0
+        );
         let slot = SimDuration::from_nanos(rate.tx_time(cfg.mean_pktsize).as_nanos().max(1));
-        Red { cfg, limit, slot, avg: 0.0, count: -1.0, idle_since: Some(SimTime::ZERO), in_region: false, rng }
+        Red {
+            cfg,
+            limit,
+            slot,
+            avg: 0.0,
+            count: -1.0,
+            idle_since: Some(SimTime::ZERO),
+            in_region: false,
+            rng,
+        }
     }
 
     pub fn config(&self) -> &RedConfig {
@@ -156,12 +167,21 @@ impl Red {
 
     pub fn describe(&self) -> String {
         let c = &self.cfg;
-        let mut s = format!("red {} th {}..{} max_p {} wq {}", self.limit, c.min_th, c.max_th, c.max_p, c.wq);
+        let mut s = format!(
+            "red {} th {}..{} max_p {} wq {}",
+            self.limit, c.min_th, c.max_th, c.max_p, c.wq
+        );
         if c.mean_pktsize != RedConfig::default().mean_pktsize {
             s.push_str(&format!(" avpkt {}", c.mean_pktsize));
         }
         let ns2 = c.variant == RedVariant::Ns2;
-        for (on, tag) in [(c.gentle, " gentle"), (c.mode == RedMode::Bytes, " bytes"), (c.ecn, " ecn"), (c.source_quench, " sq"), (ns2, " ns2")] {
+        for (on, tag) in [
+            (c.gentle, " gentle"),
+            (c.mode == RedMode::Bytes, " bytes"),
+            (c.ecn, " ecn"),
+            (c.source_quench, " sq"),
+            (ns2, " ns2"),
+        ] {
             if on {
                 s.push_str(tag);
             }
@@ -336,11 +356,22 @@ mod tests {
     use crate::rng::StreamKind;
 
     fn red(cfg: RedConfig) -> Red {
-        Red::new(cfg, QueueLimit::Packets(1000), Rate::mbps(8), Rng::stream(1, StreamKind::Queue, 0))
+        Red::new(
+            cfg,
+            QueueLimit::Packets(1000),
+            Rate::mbps(8),
+            Rng::stream(1, StreamKind::Queue, 0),
+        )
     }
 
     fn arrival(now: SimTime, packets: u64, size: u32, ect: bool) -> Arriving {
-        Arriving { now, occ: Occupancy { packets, bytes: packets * size as u64 }, size, ect, link_idle: false }
+        Arriving {
+            now,
+            occ: Occupancy { packets, bytes: packets * size as u64 },
+            size,
+            ect,
+            link_idle: false,
+        }
     }
 
     fn ns2(cfg: RedConfig) -> Red {
@@ -364,12 +395,16 @@ mod tests {
         // Average 10 (p_b 0.05): with one packet waiting nothing is ever chosen (ns-2 `qlen > 1`).
         let mut r = ns2(RedConfig::default());
         settle(&mut r, 10);
-        let drops = (0..5000).filter(|_| r.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue).count();
+        let drops = (0..5000)
+            .filter(|_| r.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue)
+            .count();
         assert_eq!(drops, 0);
         // The paper's RED chooses arrivals whatever the instantaneous queue.
         let mut f = red(RedConfig::default());
         settle(&mut f, 10);
-        assert!((0..5000).any(|_| f.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue));
+        assert!(
+            (0..5000).any(|_| f.admit(&arrival(SimTime::ZERO, 1, 1000, false)) != Admit::Enqueue)
+        );
     }
 
     #[test]
@@ -389,7 +424,11 @@ mod tests {
                 }
             }
             let gaps = &gaps[1..];
-            assert!(gaps.iter().all(|g| (lo..=hi).contains(g)), "{variant:?}: {:?}", (gaps.iter().min(), gaps.iter().max()));
+            assert!(
+                gaps.iter().all(|g| (lo..=hi).contains(g)),
+                "{variant:?}: {:?}",
+                (gaps.iter().min(), gaps.iter().max())
+            );
             let mean = gaps.iter().sum::<usize>() as f64 / gaps.len() as f64;
             assert!((mean - (lo + hi) as f64 / 2.0).abs() < 1.5, "{variant:?} mean gap {mean}");
         }
@@ -518,7 +557,12 @@ mod tests {
     #[test]
     fn ecn_marks_ect_packets_and_drops_the_others_and_a_full_buffer_drops_all() {
         let cfg = RedConfig { wq: 1.0, ecn: true, ..RedConfig::default() };
-        let mut r = Red::new(cfg, QueueLimit::Packets(40), Rate::mbps(8), Rng::stream(1, StreamKind::Queue, 0));
+        let mut r = Red::new(
+            cfg,
+            QueueLimit::Packets(40),
+            Rate::mbps(8),
+            Rng::stream(1, StreamKind::Queue, 0),
+        );
         // avg = 35 ≥ 2·max_th: every arrival is acted on.
         assert_eq!(r.admit(&arrival(SimTime::ZERO, 35, 1000, true)), Admit::EnqueueMarked);
         assert_eq!(r.admit(&arrival(SimTime::ZERO, 35, 1000, false)), Admit::DropEarly);
@@ -542,7 +586,13 @@ mod tests {
         let mut drops = [0u32; 2];
         for i in 0..400_000 {
             let size = if i % 2 == 0 { 1000 } else { 40 };
-            let a = Arriving { now: SimTime::ZERO, occ: Occupancy { packets: 10, bytes: 10_000 }, size, ect: false, link_idle: false };
+            let a = Arriving {
+                now: SimTime::ZERO,
+                occ: Occupancy { packets: 10, bytes: 10_000 },
+                size,
+                ect: false,
+                link_idle: false,
+            };
             if r.admit(&a) == Admit::DropEarly {
                 drops[(i % 2) as usize] += 1;
             }

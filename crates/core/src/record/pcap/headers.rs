@@ -8,11 +8,11 @@
 //! `a.b.c = k + 1`, a flow's sender port is `10000 + flow mod 50000`, its receiver port
 //! `5201` (TCP), `5001` (UDP) or `5004` (DCCP). Payload bytes are zeros.
 
-use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
-use crate::wire::QuenchCode;
 use crate::net::packet::{FlowId, NodeId, Packet};
-use crate::wire::Header;
+use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 use crate::wire::tcp::{SackBlocks, TcpAck};
+use crate::wire::Header;
+use crate::wire::QuenchCode;
 
 const PROTO_ICMP: u8 = 1;
 const PROTO_TCP: u8 = 6;
@@ -67,7 +67,13 @@ fn fold(mut s: u32) -> u16 {
 
 /// The transport checksum over the pseudo-header and `segment`; the zero payload beyond it adds
 /// nothing to the sum but counts in the length.
-fn transport_checksum(src: [u8; 4], dst: [u8; 4], proto: u8, segment: &[u8], total_len: usize) -> u16 {
+fn transport_checksum(
+    src: [u8; 4],
+    dst: [u8; 4],
+    proto: u8,
+    segment: &[u8],
+    total_len: usize,
+) -> u16 {
     let pseudo = sum16(&src) + sum16(&dst) + u32::from(proto) + total_len as u32;
     fold(pseudo + sum16(segment))
 }
@@ -86,10 +92,14 @@ pub fn encode(pkt: &Packet, flow: &FlowWire, ip_id: u16, out: &mut Vec<u8>) -> u
     out.resize(20, 0);
     let (src, dst) = (ipv4_of(pkt.src), ipv4_of(pkt.dst));
     let (proto, payload) = match &pkt.header {
-        Header::TcpData { .. } | Header::TcpAck(_) | Header::TcpSyn { .. } => (PROTO_TCP, tcp(pkt, flow, out)),
+        Header::TcpData { .. } | Header::TcpAck(_) | Header::TcpSyn { .. } => {
+            (PROTO_TCP, tcp(pkt, flow, out))
+        }
         Header::Udp { len, .. } => (PROTO_UDP, udp(pkt, *len, out)),
         Header::Dccp(h) => (PROTO_DCCP, dccp(pkt, h, out)),
-        Header::IcmpSourceQuench { code, seq, of_data, .. } => (PROTO_ICMP, quench(pkt, flow, *code, *seq, *of_data, out)),
+        Header::IcmpSourceQuench { code, seq, of_data, .. } => {
+            (PROTO_ICMP, quench(pkt, flow, *code, *seq, *of_data, out))
+        }
     };
     let total = out.len() + payload as usize;
     let l4_len = total - 20;
@@ -99,14 +109,25 @@ pub fn encode(pkt: &Packet, flow: &FlowWire, ip_id: u16, out: &mut Vec<u8>) -> u
     let (at, c) = match proto {
         PROTO_TCP => (16, transport_checksum(src, dst, proto, &out[20..], l4_len)),
         // RFC 768: a computed zero is sent as all ones (zero means "no checksum").
-        PROTO_UDP => (6, Some(transport_checksum(src, dst, proto, &out[20..], l4_len)).filter(|&c| c != 0).unwrap_or(0xffff)),
+        PROTO_UDP => (
+            6,
+            Some(transport_checksum(src, dst, proto, &out[20..], l4_len))
+                .filter(|&c| c != 0)
+                .unwrap_or(0xffff),
+        ),
         PROTO_DCCP => (6, transport_checksum(src, dst, proto, &out[20..], l4_len)),
         _ => (2, fold(sum16(&out[20..]))),
     };
     out[20 + at..22 + at].copy_from_slice(&c.to_be_bytes());
     // IPv4: version 4, IHL 5; ECN field (RFC 3168 §5): CE 11, ECT(0) 10, else 00.
     let ect = matches!(pkt.header, Header::TcpData { ect: true, .. });
-    let ecn = if pkt.ce { 0b11 } else if ect { 0b10 } else { 0 };
+    let ecn = if pkt.ce {
+        0b11
+    } else if ect {
+        0b10
+    } else {
+        0
+    };
     let ip = &mut out[..20];
     ip[0] = 0x45;
     ip[1] = ecn;
@@ -131,10 +152,26 @@ fn tcp(pkt: &Packet, flow: &FlowWire, out: &mut Vec<u8>) -> u32 {
     let fp = sender_port(pkt.flow);
     let seg = flow.seg;
     let (sport, dport, seq, ack, flags, window, payload) = match pkt.header {
-        Header::TcpData { seq, len, cwr, .. } => (fp, TCP_PORT, bytes_at(seq, seg), 1, ACK | PSH | if cwr { CWR } else { 0 }, 0xffff, len),
+        Header::TcpData { seq, len, cwr, .. } => (
+            fp,
+            TCP_PORT,
+            bytes_at(seq, seg),
+            1,
+            ACK | PSH | if cwr { CWR } else { 0 },
+            0xffff,
+            len,
+        ),
         Header::TcpAck(TcpAck { ack, ece, wnd, .. }) => {
             let bytes = u64::from(wnd).saturating_mul(u64::from(seg.max(1))) >> WINDOW_SCALE;
-            (TCP_PORT, fp, 1, bytes_at(ack, seg), ACK | if ece { ECE } else { 0 }, bytes.min(0xffff) as u16, 0)
+            (
+                TCP_PORT,
+                fp,
+                1,
+                bytes_at(ack, seg),
+                ACK | if ece { ECE } else { 0 },
+                bytes.min(0xffff) as u16,
+                0,
+            )
         }
         Header::TcpSyn { reply: false, .. } => (fp, TCP_PORT, 0, 0, FIN_SYN, 0xffff, 0),
         Header::TcpSyn { reply: true, .. } => (TCP_PORT, fp, 0, 1, FIN_SYN | ACK, 0xffff, 0),
@@ -266,7 +303,14 @@ fn dccp(pkt: &Packet, h: &DccpHeader, out: &mut Vec<u8>) -> u32 {
     h.len * u32::from(h.kind.is_data())
 }
 
-fn quench(pkt: &Packet, flow: &FlowWire, code: QuenchCode, seq: u64, of_data: bool, out: &mut Vec<u8>) -> u32 {
+fn quench(
+    pkt: &Packet,
+    flow: &FlowWire,
+    code: QuenchCode,
+    seq: u64,
+    of_data: bool,
+    out: &mut Vec<u8>,
+) -> u32 {
     out.extend_from_slice(&[4, code as u8, 0, 0, 0, 0, 0, 0]);
     // The quoted datagram: its IPv4 header and first 8 bytes (ports and sequence number).
     let (from, to) = if of_data { flow.ends } else { (flow.ends.1, flow.ends.0) };
@@ -280,7 +324,8 @@ fn quench(pkt: &Packet, flow: &FlowWire, code: QuenchCode, seq: u64, of_data: bo
     ip[10..12].copy_from_slice(&c.to_be_bytes());
     out.extend_from_slice(&ip);
     let fp = sender_port(pkt.flow);
-    let (sport, dport, n) = if of_data { (fp, TCP_PORT, bytes_at(seq, flow.seg)) } else { (TCP_PORT, fp, 1) };
+    let (sport, dport, n) =
+        if of_data { (fp, TCP_PORT, bytes_at(seq, flow.seg)) } else { (TCP_PORT, fp, 1) };
     put16(out, sport);
     put16(out, dport);
     put32(out, n);
@@ -305,7 +350,14 @@ mod tests {
             size: 1500,
             sent_at: SimTime::ZERO,
             ce: true,
-            header: Header::TcpData { seq: 7, len: 1448, retransmit: false, ect: true, cwr: false, ts: Some(123) },
+            header: Header::TcpData {
+                seq: 7,
+                len: 1448,
+                retransmit: false,
+                ect: true,
+                cwr: false,
+                ts: Some(123),
+            },
         };
         let flow = FlowWire { mss: 1448, seg: 1448, ends: (NodeId(0), NodeId(1)) };
         let mut out = Vec::new();
@@ -313,7 +365,13 @@ mod tests {
         assert_eq!((total, out.len()), (1500, 52));
         assert_eq!(fold(sum16(&out[..20])), 0, "IPv4 header checksum");
         assert_eq!(out[1] & 3, 3, "CE in the ECN field");
-        let tcp_ok = transport_checksum(ipv4_of(NodeId(0)), ipv4_of(NodeId(1)), PROTO_TCP, &out[20..], total - 20);
+        let tcp_ok = transport_checksum(
+            ipv4_of(NodeId(0)),
+            ipv4_of(NodeId(1)),
+            PROTO_TCP,
+            &out[20..],
+            total - 20,
+        );
         assert_eq!(tcp_ok, 0, "TCP checksum verifies");
         assert_eq!(u32::from_be_bytes(out[24..28].try_into().unwrap()), 1 + 7 * 1448);
     }

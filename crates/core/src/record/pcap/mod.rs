@@ -10,9 +10,9 @@
 
 mod headers;
 
-pub use headers::FlowWire;
 use crate::net::packet::{LinkId, Packet};
 use crate::time::SimTime;
+pub use headers::FlowWire;
 use pcap_file::pcap::{PcapHeader, PcapPacket, PcapWriter};
 use pcap_file::{DataLink, Endianness, TsResolution};
 use std::fs::File;
@@ -53,14 +53,21 @@ pub struct PcapTap {
 
 /// A file name for a link name: letters, digits, `-`, `_` and `.` kept, anything else `_`.
 fn file_name(link: &str) -> String {
-    let safe: String = link.chars().map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' }).collect();
+    let safe: String = link
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "-_.".contains(c) { c } else { '_' })
+        .collect();
     format!("{safe}.pcap")
 }
 
 impl PcapTap {
     /// Opens one file per chosen link. `links` are the run's link names by `LinkId`; `flows`
     /// each flow's ends. Errors name the option and the bad value.
-    pub fn open(opts: &PcapOptions, links: &[String], flows: Vec<FlowWire>) -> Result<PcapTap, String> {
+    pub fn open(
+        opts: &PcapOptions,
+        links: &[String],
+        flows: Vec<FlowWire>,
+    ) -> Result<PcapTap, String> {
         let chosen: Vec<usize> = match &opts.links {
             Some(names) => names
                 .iter()
@@ -69,19 +76,28 @@ impl PcapTap {
                         let mut known: Vec<&str> = links.iter().map(String::as_str).collect();
                         known.sort_unstable();
                         known.dedup();
-                        format!("pcap_links: no link named {n:?} in this scenario: expected one of {}", known.join(", "))
+                        format!(
+                            "pcap_links: no link named {n:?} in this scenario: expected one of {}",
+                            known.join(", ")
+                        )
                     })
                 })
                 .collect::<Result<_, _>>()?,
             None => {
-                let bottlenecks: Vec<usize> = (0..links.len()).filter(|&i| links[i].starts_with("bottleneck")).collect();
-                if bottlenecks.is_empty() { (0..links.len()).collect() } else { bottlenecks }
+                let bottlenecks: Vec<usize> =
+                    (0..links.len()).filter(|&i| links[i].starts_with("bottleneck")).collect();
+                if bottlenecks.is_empty() {
+                    (0..links.len()).collect()
+                } else {
+                    bottlenecks
+                }
             }
         };
         if opts.snaplen == Some(0) {
             return Err("pcap_snaplen: 0 bytes would store nothing: expected at least 1 (or leave it out for headers only)".into());
         }
-        std::fs::create_dir_all(&opts.dir).map_err(|e| format!("pcap: cannot create {}: {e}", opts.dir.display()))?;
+        std::fs::create_dir_all(&opts.dir)
+            .map_err(|e| format!("pcap: cannot create {}: {e}", opts.dir.display()))?;
         let mut captures: Vec<Option<Capture>> = (0..links.len()).map(|_| None).collect();
         for i in chosen {
             if captures[i].is_some() {
@@ -90,11 +106,19 @@ impl PcapTap {
             let path = opts.dir.join(file_name(&links[i]));
             captures[i] = Some(Self::create(&path, opts.snaplen)?);
         }
-        Ok(PcapTap { seen: vec![false; flows.len()], captures, flows, snaplen: opts.snaplen, buf: Vec::with_capacity(128), error: None })
+        Ok(PcapTap {
+            seen: vec![false; flows.len()],
+            captures,
+            flows,
+            snaplen: opts.snaplen,
+            buf: Vec::with_capacity(128),
+            error: None,
+        })
     }
 
     fn create(path: &Path, snaplen: Option<u32>) -> Result<Capture, String> {
-        let file = File::create(path).map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
+        let file = File::create(path)
+            .map_err(|e| format!("pcap: cannot write {}: {e}", path.display()))?;
         let header = PcapHeader {
             datalink: DataLink::IPV4,
             ts_resolution: TsResolution::NanoSecond,
@@ -102,7 +126,8 @@ impl PcapTap {
             snaplen: snaplen.unwrap_or(65_535),
             ..PcapHeader::default()
         };
-        let writer = PcapWriter::with_header(BufWriter::new(file), header).map_err(|e| format!("pcap: {}: {e}", path.display()))?;
+        let writer = PcapWriter::with_header(BufWriter::new(file), header)
+            .map_err(|e| format!("pcap: {}: {e}", path.display()))?;
         Ok(Capture { writer, path: path.to_path_buf(), ip_id: 0 })
     }
 
@@ -141,7 +166,8 @@ impl PcapTap {
         let mut paths = Vec::new();
         for cap in self.captures.into_iter().flatten() {
             let mut w = cap.writer.into_writer();
-            std::io::Write::flush(&mut w).map_err(|e| format!("pcap: writing {}: {e}", cap.path.display()))?;
+            std::io::Write::flush(&mut w)
+                .map_err(|e| format!("pcap: writing {}: {e}", cap.path.display()))?;
             paths.push(cap.path);
         }
         Ok(paths)

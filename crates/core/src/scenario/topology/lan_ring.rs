@@ -28,8 +28,8 @@
 use crate::net::packet::NodeId;
 use crate::net::queue::QueueLimit;
 use crate::scenario::build::Net;
-use crate::scenario::units::{Dur, RateQ};
 use crate::scenario::queue::parse_queue;
+use crate::scenario::units::{Dur, RateQ};
 use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
 use crate::time::{Rate, SimDuration};
 use serde::{Deserialize, Serialize};
@@ -65,8 +65,16 @@ const SEED_QUEUE: u64 = 300;
 impl LanRing {
     pub(crate) fn parse(mut m: Map<String, Value>) -> Result<Topology, ScenarioError> {
         let droptail = |n| QueueSpec::droptail(QueueLimit::Packets(n));
-        let queue = m.remove("queue").map(|q| parse_queue(&q, "topology.queue")).transpose()?.unwrap_or(droptail(SEED_QUEUE));
-        let lan_queue = m.remove("lan_queue").map(|q| parse_queue(&q, "topology.lan_queue")).transpose()?.unwrap_or(droptail(SEED_QUEUE));
+        let queue = m
+            .remove("queue")
+            .map(|q| parse_queue(&q, "topology.queue"))
+            .transpose()?
+            .unwrap_or(droptail(SEED_QUEUE));
+        let lan_queue = m
+            .remove("lan_queue")
+            .map(|q| parse_queue(&q, "topology.lan_queue"))
+            .transpose()?
+            .unwrap_or(droptail(SEED_QUEUE));
         let raw: Raw = parse_at(&Value::Object(m), "topology")?;
         let lans = raw.lans.unwrap_or(4);
         if lans < 4 || !lans.is_multiple_of(2) || lans > 1000 {
@@ -100,8 +108,13 @@ impl LanRing {
 
     /// Adds the routers, ring links (clockwise first, so that ties route clockwise) and each
     /// flow's hosts. `flows[i]` is the sender's LAN (1-based) and the LAN-link delay override.
-    pub(crate) fn build(&self, flows: &[(u32, Option<SimDuration>)], net: &mut Net) -> Vec<(NodeId, NodeId)> {
-        let routers: Vec<NodeId> = (1..=self.lans).map(|l| net.router(LanRing::router(l))).collect();
+    pub(crate) fn build(
+        &self,
+        flows: &[(u32, Option<SimDuration>)],
+        net: &mut Net,
+    ) -> Vec<(NodeId, NodeId)> {
+        let routers: Vec<NodeId> =
+            (1..=self.lans).map(|l| net.router(LanRing::router(l))).collect();
         let n = routers.len();
         let (rate, delay) = (self.ring_rate.0, self.ring_delay.0);
         for i in 0..n {
@@ -118,7 +131,13 @@ impl LanRing {
                 let s = net.host(format!("src{i}"));
                 let r = net.host(format!("dst{i}"));
                 net.duplex(s, routers[lan as usize - 1], self.lan_rate.0, d, &self.lan_queue);
-                net.duplex(r, routers[self.opposite(lan) as usize - 1], self.lan_rate.0, d, &self.lan_queue);
+                net.duplex(
+                    r,
+                    routers[self.opposite(lan) as usize - 1],
+                    self.lan_rate.0,
+                    d,
+                    &self.lan_queue,
+                );
                 (s, r)
             })
             .collect()

@@ -31,7 +31,9 @@ pub struct HopRange {
 impl HopRange {
     /// Parses a `path` value; `hops` is the chain's length.
     pub fn parse(s: &str, hops: u32) -> Result<HopRange, String> {
-        let bad = || format!("{s:?} is not a path: expected \"all\", \"hop:N\" or \"hops:A-B\" with 1 <= A <= B <= {hops}");
+        let bad = || {
+            format!("{s:?} is not a path: expected \"all\", \"hop:N\" or \"hops:A-B\" with 1 <= A <= B <= {hops}")
+        };
         let (first, last) = if s == "all" {
             (1, hops)
         } else if let Some(n) = s.strip_prefix("hop:") {
@@ -52,12 +54,19 @@ impl HopRange {
 
 /// Checks the keys that place a flow group on the topology (`path`, `lan`, `src`/`dst` and
 /// `rtt`), reporting errors at `flows[i]`.
-pub(crate) fn check_placement(t: &Topology, g: &FlowGroup, path: &str) -> Result<(), ScenarioError> {
-    let only = |key: &str, kind: &str| ScenarioError::new(format!("{path}.{key}"), format!("is only for {kind} topologies"));
+pub(crate) fn check_placement(
+    t: &Topology,
+    g: &FlowGroup,
+    path: &str,
+) -> Result<(), ScenarioError> {
+    let only = |key: &str, kind: &str| {
+        ScenarioError::new(format!("{path}.{key}"), format!("is only for {kind} topologies"))
+    };
     match t {
         Topology::ParkingLot(p) => {
             if let Some(s) = &g.path {
-                HopRange::parse(s, p.hops).map_err(|m| ScenarioError::new(format!("{path}.path"), m))?;
+                HopRange::parse(s, p.hops)
+                    .map_err(|m| ScenarioError::new(format!("{path}.path"), m))?;
             }
         }
         _ if g.path.is_some() => return Err(only("path", "parking_lot")),
@@ -67,7 +76,10 @@ pub(crate) fn check_placement(t: &Topology, g: &FlowGroup, path: &str) -> Result
         Topology::LanRing(r) => {
             if let Some(l) = g.lan {
                 if l < 1 || l > r.lans {
-                    return Err(ScenarioError::new(format!("{path}.lan"), format!("LAN {l} does not exist: expected 1..{}", r.lans)));
+                    return Err(ScenarioError::new(
+                        format!("{path}.lan"),
+                        format!("LAN {l} does not exist: expected 1..{}", r.lans),
+                    ));
                 }
             }
         }
@@ -83,7 +95,9 @@ pub(crate) fn core_delay(t: &Topology, g: &FlowGroup) -> Option<SimDuration> {
     match t {
         Topology::Dumbbell(d) => Some(d.bottleneck_delay.0),
         Topology::ParkingLot(p) => {
-            let r = g.path.as_deref().map_or(HopRange { first: 1, last: p.hops }, |s| HopRange::parse(s, p.hops).expect("validated path"));
+            let r = g.path.as_deref().map_or(HopRange { first: 1, last: p.hops }, |s| {
+                HopRange::parse(s, p.hops).expect("validated path")
+            });
             Some(p.delay_of(r))
         }
         Topology::LanRing(r) => Some(r.ring_delay.0.saturating_mul(r.hops_to_opposite() as u64)),
@@ -96,9 +110,17 @@ pub(crate) fn core_delay(t: &Topology, g: &FlowGroup) -> Option<SimDuration> {
 /// direction, in the order the simulator numbers them.
 pub fn describe(s: &Scenario) -> Result<Value, ScenarioError> {
     let b = s.build()?;
-    let kind = serde_json::to_value(&s.topology).ok().and_then(|v| v.get("kind").cloned()).unwrap_or(Value::Null);
+    let kind = serde_json::to_value(&s.topology)
+        .ok()
+        .and_then(|v| v.get("kind").cloned())
+        .unwrap_or(Value::Null);
     let name = |n: u32| b.node_names[n as usize].clone();
-    let nodes: Vec<Value> = b.node_names.iter().zip(&b.node_roles).map(|(n, r)| json!({"name": n, "role": r})).collect();
+    let nodes: Vec<Value> = b
+        .node_names
+        .iter()
+        .zip(&b.node_roles)
+        .map(|(n, r)| json!({"name": n, "role": r}))
+        .collect();
     let links: Vec<Value> = b
         .parts
         .links
@@ -108,8 +130,14 @@ pub fn describe(s: &Scenario) -> Result<Value, ScenarioError> {
                    "delay_s": l.delay.as_secs_f64(), "queue": l.queue_description()})
         })
         .collect();
-    let flows: Vec<Value> =
-        b.flows.iter().enumerate().map(|(i, m)| json!({"id": i, "group": m.group, "role": m.role, "src": m.src, "dst": m.dst})).collect();
+    let flows: Vec<Value> = b
+        .flows
+        .iter()
+        .enumerate()
+        .map(
+            |(i, m)| json!({"id": i, "group": m.group, "role": m.role, "src": m.src, "dst": m.dst}),
+        )
+        .collect();
     Ok(json!({"name": s.name, "kind": kind, "nodes": nodes, "links": links, "flows": flows}))
 }
 

@@ -18,11 +18,11 @@
 //! packets), access queues that BDP but at least 1000 packets (so they never bind).
 
 use super::HopRange;
-use crate::net::queue::QueueLimit;
 use crate::net::packet::NodeId;
+use crate::net::queue::QueueLimit;
 use crate::scenario::build::Net;
-use crate::scenario::units::{Dur, RateQ};
 use crate::scenario::queue::parse_queue;
+use crate::scenario::units::{Dur, RateQ};
 use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
 use crate::time::{Rate, SimDuration};
 use serde::de::DeserializeOwned;
@@ -55,14 +55,21 @@ struct Raw {
 }
 
 /// Reads a per-hop key: one value for every hop, or a list with one value per hop.
-fn per_hop<T: Clone + DeserializeOwned>(v: &Value, hops: u32, key: &str) -> Result<Vec<T>, ScenarioError> {
+fn per_hop<T: Clone + DeserializeOwned>(
+    v: &Value,
+    hops: u32,
+    key: &str,
+) -> Result<Vec<T>, ScenarioError> {
     let path = format!("topology.{key}");
     let xs: Vec<T> = match v {
         Value::Array(_) => parse_at(v, &path)?,
         _ => vec![parse_at(v, &path)?; hops as usize],
     };
     if xs.len() != hops as usize {
-        return Err(ScenarioError::new(path, format!("has {} values for {hops} hops: give one value or one per hop", xs.len())));
+        return Err(ScenarioError::new(
+            path,
+            format!("has {} values for {hops} hops: give one value or one per hop", xs.len()),
+        ));
     }
     Ok(xs)
 }
@@ -74,33 +81,55 @@ impl ParkingLot {
     /// Reads `[topology]` with `kind = "parking_lot"` (without `kind`).
     pub(crate) fn parse(mut m: Map<String, Value>) -> Result<Topology, ScenarioError> {
         let queue = m.remove("queue").map(|q| parse_queue(&q, "topology.queue")).transpose()?;
-        let access_queue = m.remove("access_queue").map(|q| parse_queue(&q, "topology.access_queue")).transpose()?;
+        let access_queue = m
+            .remove("access_queue")
+            .map(|q| parse_queue(&q, "topology.access_queue"))
+            .transpose()?;
         let raw: Raw = parse_at(&Value::Object(m), "topology")?;
         if !(1..=1000).contains(&raw.hops) {
-            return Err(ScenarioError::new("topology.hops", format!("{} is out of range: expected 1..1000", raw.hops)));
+            return Err(ScenarioError::new(
+                "topology.hops",
+                format!("{} is out of range: expected 1..1000", raw.hops),
+            ));
         }
         let hop_rate: Vec<RateQ> = per_hop(&raw.hop_rate, raw.hops, "hop_rate")?;
         let hop_delay: Vec<Dur> = per_hop(&raw.hop_delay, raw.hops, "hop_delay")?;
         let fastest = hop_rate.iter().map(|r| r.0 .0).max().unwrap_or(1);
         let slowest = hop_rate.iter().map(|r| r.0 .0).min().unwrap_or(1);
-        let access_rate = raw.access_rate.unwrap_or(RateQ(Rate(fastest.saturating_mul(10).max(1_000_000_000))));
+        let access_rate =
+            raw.access_rate.unwrap_or(RateQ(Rate(fastest.saturating_mul(10).max(1_000_000_000))));
         let access_delay = raw.access_delay.unwrap_or(Dur(SimDuration::from_millis(1)));
         let chain: SimDuration = hop_delay.iter().fold(SimDuration::ZERO, |a, d| a + d.0);
         let rtt = chain.saturating_mul(2) + access_delay.0.saturating_mul(4);
         let bdp = (Rate(slowest).bytes_in(rtt) / TYPICAL_PACKET).max(10);
         let queue = queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp)));
-        let access_queue = access_queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp.max(1000))));
-        Ok(Topology::ParkingLot(ParkingLot { hops: raw.hops, hop_rate, hop_delay, access_rate, access_delay, queue, access_queue }))
+        let access_queue =
+            access_queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp.max(1000))));
+        Ok(Topology::ParkingLot(ParkingLot {
+            hops: raw.hops,
+            hop_rate,
+            hop_delay,
+            access_rate,
+            access_delay,
+            queue,
+            access_queue,
+        }))
     }
 
     /// One-way propagation delay of the hops in `r`.
     pub fn delay_of(&self, r: HopRange) -> SimDuration {
-        self.hop_delay[r.first as usize - 1..r.last as usize].iter().fold(SimDuration::ZERO, |a, d| a + d.0)
+        self.hop_delay[r.first as usize - 1..r.last as usize]
+            .iter()
+            .fold(SimDuration::ZERO, |a, d| a + d.0)
     }
 
     /// Slowest hop rate in `r`.
     pub fn rate_of(&self, r: HopRange) -> Rate {
-        self.hop_rate[r.first as usize - 1..r.last as usize].iter().map(|x| x.0).min().expect("a range has a hop")
+        self.hop_rate[r.first as usize - 1..r.last as usize]
+            .iter()
+            .map(|x| x.0)
+            .min()
+            .expect("a range has a hop")
     }
 
     /// The name of router `i` (0..=K).
@@ -110,12 +139,31 @@ impl ParkingLot {
 
     /// Adds the routers and hop links, then each flow's hosts; returns each flow's (sender,
     /// receiver). `flows[i]` is the flow's hop range and access delay.
-    pub(crate) fn build(&self, flows: &[(HopRange, Option<SimDuration>)], net: &mut Net) -> Vec<(NodeId, NodeId)> {
-        let routers: Vec<NodeId> = (0..=self.hops).map(|i| net.router(ParkingLot::router(i))).collect();
+    pub(crate) fn build(
+        &self,
+        flows: &[(HopRange, Option<SimDuration>)],
+        net: &mut Net,
+    ) -> Vec<(NodeId, NodeId)> {
+        let routers: Vec<NodeId> =
+            (0..=self.hops).map(|i| net.router(ParkingLot::router(i))).collect();
         for h in 0..self.hops as usize {
             let (rate, delay) = (self.hop_rate[h].0, self.hop_delay[h].0);
-            net.link(Some(format!("hop{}", h + 1)), (routers[h], routers[h + 1]), rate, delay, &self.queue, None);
-            net.link(Some(format!("hop{}_rev", h + 1)), (routers[h + 1], routers[h]), rate, delay, &self.queue, None);
+            net.link(
+                Some(format!("hop{}", h + 1)),
+                (routers[h], routers[h + 1]),
+                rate,
+                delay,
+                &self.queue,
+                None,
+            );
+            net.link(
+                Some(format!("hop{}_rev", h + 1)),
+                (routers[h + 1], routers[h]),
+                rate,
+                delay,
+                &self.queue,
+                None,
+            );
         }
         flows
             .iter()
@@ -124,8 +172,20 @@ impl ParkingLot {
                 let delay = access.unwrap_or(self.access_delay.0);
                 let s = net.host(format!("src{i}"));
                 let d = net.host(format!("dst{i}"));
-                net.duplex(s, routers[r.first as usize - 1], self.access_rate.0, delay, &self.access_queue);
-                net.duplex(d, routers[r.last as usize], self.access_rate.0, delay, &self.access_queue);
+                net.duplex(
+                    s,
+                    routers[r.first as usize - 1],
+                    self.access_rate.0,
+                    delay,
+                    &self.access_queue,
+                );
+                net.duplex(
+                    d,
+                    routers[r.last as usize],
+                    self.access_rate.0,
+                    delay,
+                    &self.access_queue,
+                );
                 (s, d)
             })
             .collect()
