@@ -3,8 +3,8 @@
 # extension is rebuilt only when Rust sources, Cargo files or pyproject.toml change.
 
 PYTHON ?= python3
-# Profile-guided optimisation of the extension (tools/build_ext.sh): 1 or 0.
-PGO ?= 1
+# Profile-guided optimisation of the extension (tools/build_ext.sh): opt-in, PGO=1.
+PGO ?= 0
 VENV   := .venv
 BIN    := $(VENV)/bin
 VENV_ABS := $(abspath $(VENV))
@@ -18,7 +18,7 @@ STAMP_DEV  := $(VENV)/.stamp-dev
 STAMP_PYC  := $(VENV)/.stamp-pyc
 PY_SOURCES := $(shell find python/ccarena -name '*.py' 2>/dev/null)
 
-.PHONY: all demo test test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
+.PHONY: all demo test lint test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
 
 all: demo
 
@@ -30,8 +30,8 @@ $(STAMP_VENV):
 	touch $@
 
 # Build the extension in release mode and install the package (editable: python/ is used in
-# place) with its runtime dependencies; profile-guided when the toolchain allows it
-# (tools/build_ext.sh; `make install PGO=0` builds without).
+# place) with its runtime dependencies; profile-guided with `make install PGO=1`
+# (tools/build_ext.sh).
 $(STAMP_EXT): $(STAMP_VENV) pyproject.toml $(RUST_SOURCES) tools/build_ext.sh tools/pgo_train.py
 	PGO=$(PGO) tools/build_ext.sh $(VENV_ABS)
 	touch $@
@@ -57,8 +57,14 @@ dev: $(STAMP_EXT) $(STAMP_PYC) $(STAMP_DEV)
 demo: $(STAMP_EXT) $(STAMP_PYC)
 	$(BIN)/ccarena demo -o out/demo
 
-## test: Rust unit tests, pytest, the binding's stubs checked against the module, mypy
-test: test-rust test-python stubtest typecheck
+## test: the linters, Rust unit tests, pytest, the binding's stubs checked against the module, mypy
+test: lint test-rust test-python stubtest typecheck
+
+## lint: rustfmt (rustfmt.toml), clippy with warnings as errors, ruff (pyproject.toml's [tool.ruff])
+lint: dev
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	$(BIN)/ruff check python tests tools
 
 test-rust:
 	cargo test --workspace --exclude ccarena-py

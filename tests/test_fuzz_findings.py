@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path

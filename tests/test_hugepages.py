@@ -1,5 +1,5 @@
-"""The command line restarts itself once with glibc's huge-page tunable before a command that
-simulates (`ccarena._hugepages`), and leaves every other case alone."""
+"""Asked with CCARENA_HUGE_PAGES=1, the command line restarts itself once with glibc's huge-page
+tunable before a command that simulates (`ccarena._hugepages`), and leaves every other case alone."""
 
 from __future__ import annotations
 
@@ -16,19 +16,25 @@ from ccarena import _hugepages
 
 
 def test_the_tunable_is_added_beside_others_and_never_twice() -> None:
-    with_other = {"GLIBC_TUNABLES": "glibc.malloc.check=0"}
+    on = {"CCARENA_HUGE_PAGES": "1"}
+    with_other = on | {"GLIBC_TUNABLES": "glibc.malloc.check=0"}
     env = _hugepages.environ_with_huge_pages(with_other)
     if sys.platform.startswith("linux"):
         assert env["GLIBC_TUNABLES"] == "glibc.malloc.check=0:glibc.malloc.hugetlb=1"
-        assert _hugepages.environ_with_huge_pages({})["GLIBC_TUNABLES"] == "glibc.malloc.hugetlb=1"
+        assert _hugepages.environ_with_huge_pages(on)["GLIBC_TUNABLES"] == "glibc.malloc.hugetlb=1"
     assert _hugepages.environ_with_huge_pages(env) == env
-    assert with_other == {"GLIBC_TUNABLES": "glibc.malloc.check=0"}  # the caller's mapping is not changed
+    assert with_other == on | {"GLIBC_TUNABLES": "glibc.malloc.check=0"}  # the caller's mapping is not changed
 
 
 @pytest.mark.parametrize(
     "environ",
-    [{"CCARENA_HUGE_PAGES": "0"}, {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"}, {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}],
-    ids=["turned-off", "user-said-no", "already-on"],
+    [
+        {},
+        {"CCARENA_HUGE_PAGES": "0"},
+        {"CCARENA_HUGE_PAGES": "1", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=0"},
+        {"CCARENA_HUGE_PAGES": "1", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"},
+    ],
+    ids=["not-asked", "turned-off", "user-said-no", "already-on"],
 )
 def test_a_user_choice_is_kept(environ: dict[str, str]) -> None:
     assert not _hugepages.wanted(environ)
@@ -58,23 +64,26 @@ def _restart(monkeypatch: pytest.MonkeyPatch, args: list[str], environ: dict[str
 
 
 def test_commands_that_simulate_restart_with_the_same_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
-    seen = _restart(monkeypatch, ["run", "s.toml", "--json"], {"PATH": "/bin"})
+    on = {"CCARENA_HUGE_PAGES": "1"}
+    seen = _restart(monkeypatch, ["run", "s.toml", "--json"], on | {"PATH": "/bin"})
     assert seen is not None
     assert seen["argv"] == sys.orig_argv and seen["path"] == sys.executable
-    assert seen["env"] == {"PATH": "/bin", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
-    assert _restart(monkeypatch, ["--no-progress", "reproduce", "highspeed-tcp"], {}) is not None
+    assert seen["env"] == on | {"PATH": "/bin", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}
+    assert _restart(monkeypatch, ["--no-progress", "reproduce", "highspeed-tcp"], on) is not None
 
 
 @pytest.mark.parametrize(
     ("args", "environ"),
     [
-        (["validate", "s.toml"], {}),
-        (["--help"], {}),
-        ([], {}),
+        (["validate", "s.toml"], {"CCARENA_HUGE_PAGES": "1"}),
+        (["--help"], {"CCARENA_HUGE_PAGES": "1"}),
+        ([], {"CCARENA_HUGE_PAGES": "1"}),
+        (["run", "s.toml"], {}),
         (["run", "s.toml"], {"CCARENA_HUGE_PAGES": "0"}),
-        (["run", "s.toml"], {"GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}),  # the restarted process
+        # the restarted process
+        (["run", "s.toml"], {"CCARENA_HUGE_PAGES": "1", "GLIBC_TUNABLES": "glibc.malloc.hugetlb=1"}),
     ],
-    ids=["no-simulation", "help", "no-command", "turned-off", "already-restarted"],
+    ids=["no-simulation", "help", "no-command", "not-asked", "turned-off", "already-restarted"],
 )
 def test_nothing_else_restarts(monkeypatch: pytest.MonkeyPatch, args: list[str], environ: dict[str, str]) -> None:
     assert _restart(monkeypatch, args, environ) is None

@@ -39,9 +39,10 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 

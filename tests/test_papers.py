@@ -11,8 +11,7 @@ from pathlib import Path
 import pytest
 
 from ccarena import ExperimentError
-from ccarena.papers import paper, papers
-from ccarena.papers import dccp_voip, e1_testbed, fast_dccp, highspeed_tcp, sqm_response
+from ccarena.papers import dccp_voip, e1_testbed, fast_dccp, highspeed_tcp, paper, papers, sqm_response
 from ccarena.papers.reproduce import dry_run, run_paper
 
 SEEDS = Path(__file__).resolve().parents[2] / "shared" / "seeds"
@@ -141,7 +140,7 @@ def test_every_run_of_every_scale_is_a_valid_scenario(scale: str) -> None:
     import ccarena
 
     for pap in map(paper, papers()):
-        for name, exp in pap.experiments(scale).items():
+        for _name, exp in pap.experiments(scale).items():
             for spec in exp.runs()[:: max(1, len(exp.runs()) // 200)]:
                 ccarena.validate(spec.scenario)
 

@@ -42,7 +42,7 @@ def test_parking_lot_description_lists_routers_hops_and_hosts() -> None:
     roles = {n["name"]: n["role"] for n in desc["nodes"]}
     assert desc["kind"] == "parking_lot"
     assert [n for n, r in roles.items() if r == "router"] == ["R0", "R1", "R2", "R3"]
-    links = {l["name"]: l for l in desc["links"]}
+    links = {lk["name"]: lk for lk in desc["links"]}
     assert (links["hop2"]["src"], links["hop2"]["dst"], links["hop2"]["rate_bps"]) == ("R1", "R2", 5e6)
     assert links["hop2_rev"]["src"] == "R2"
     # The cross flow's hosts hang from R1 and R2; 2 * (2 * access + 10 ms) = 60 ms.
@@ -58,7 +58,7 @@ def test_duplex_links_merge_the_two_directions() -> None:
     desc = api.topology(PARKING)
     merged = topo.duplex_links(desc)
     assert len(merged) * 2 == len(desc["links"])
-    hop2 = next(l for l in merged if set(l["names"]) == {"hop2", "hop2_rev"})
+    hop2 = next(lk for lk in merged if set(lk["names"]) == {"hop2", "hop2_rev"})
     assert (hop2["a"], hop2["b"], hop2["rate_bps"]) == ("R1", "R2", 5e6)
 
 
@@ -101,8 +101,8 @@ def test_cli_lists_the_links_without_png_and_applies_overrides() -> None:
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert lines[0].startswith("seed000-lan-ring (lan_ring): 100 nodes (96 hosts)")
-    ring = [l for l in lines if l.startswith("R")]
-    assert len(ring) == 4 and all("1.00 Mbit/s" in l and "100.0" in l and "300pkt" in l for l in ring)
+    ring = [lk for lk in lines if lk.startswith("R")]
+    assert len(ring) == 4 and all("1.00 Mbit/s" in lk and "100.0" in lk and "300pkt" in lk for lk in ring)
     assert lines[-1] == "+ 96 host links"
 
 

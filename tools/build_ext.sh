@@ -1,8 +1,8 @@
 #!/bin/sh
-# Builds the Python extension (release) into the virtualenv $1, with profile-guided optimisation
-# when this Rust toolchain has llvm-profdata (rustup's llvm-tools component): an instrumented
-# build runs tools/pgo_train.py, and the final build uses the merged profile. PGO=0 builds without
-# it; so does a toolchain without llvm-profdata (one line says so). PGO changes only speed: the
+# Builds the Python extension (release) into the virtualenv $1. With PGO=1, profile-guided: where
+# this Rust toolchain has llvm-profdata (rustup's llvm-tools component, added if missing), an
+# instrumented build runs tools/pgo_train.py and the final build uses the merged profile; a
+# toolchain without llvm-profdata builds without it (one line says so). PGO changes only speed: the
 # results are identical either way (tests/test_golden.py). BENCHMARKS.md has the numbers.
 set -eu
 venv=$1
@@ -14,7 +14,7 @@ profdata_tool() {
 }
 
 profile=""
-if [ "${PGO:-1}" != 0 ]; then
+if [ "${PGO:-0}" = 1 ]; then
     tool=$(profdata_tool)
     if [ -z "$tool" ] && command -v rustup >/dev/null 2>&1; then
         timeout 120 rustup component add llvm-tools >/dev/null 2>&1 || true

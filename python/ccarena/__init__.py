@@ -17,7 +17,17 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from ccarena._core import __version__
-from ccarena.errors import ArgumentError, Error, ExperimentError, OutputError, PeerError, ScenarioError, SimulationError, StoreDamagedWarning, TestbedError
+from ccarena.errors import (
+    ArgumentError,
+    Error,
+    ExperimentError,
+    OutputError,
+    PeerError,
+    ScenarioError,
+    SimulationError,
+    StoreDamagedWarning,
+    TestbedError,
+)
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult, algorithms, run, validate

@@ -5,7 +5,8 @@ happens in Rust with the GIL released, and results come back as plain columns (d
 """
 
 import os
-from typing import Any, Callable, final
+from collections.abc import Callable
+from typing import Any, final
 
 # PyO3 lists everything the module adds in __all__.
 __all__ = ["__version__", "validate", "run", "algorithms", "topology", "duration_s", "CcState"]

@@ -8,12 +8,14 @@ mode, ``madvise``, gives huge pages only to memory a program asks for, and glibc
 only when the process starts with the tunable ``glibc.malloc.hugetlb=1`` in ``GLIBC_TUNABLES``:
 a library cannot turn it on for the process it is loaded into.
 
-So the command line starts itself again, once, with the tunable set, before a command that
-simulates (``run``, ``bench``, ``sweep``, ``reproduce``, ``demo``, ``compare``); processes it
-forks or starts inherit it. The cost is one more interpreter start (about 20 ms). Results do not
-depend on it. ``CCARENA_HUGE_PAGES=0`` turns it off; a ``glibc.malloc.hugetlb`` already in
-``GLIBC_TUNABLES`` is left as it is. Elsewhere than on Linux nothing changes. From Python (``import
-ccarena``), start the interpreter with ``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` for the same gain.
+So, when asked with ``CCARENA_HUGE_PAGES=1``, the command line starts itself again, once, with the
+tunable set, before a command that simulates (``run``, ``bench``, ``sweep``, ``reproduce``,
+``demo``, ``compare``); processes it forks or starts inherit it. It is opt-in because a tool should
+not replace its own process unasked (a debugger or a process supervisor sees a second start). The
+cost is one more interpreter start (about 20 ms). Results do not depend on it. A
+``glibc.malloc.hugetlb`` already in ``GLIBC_TUNABLES`` is left as it is. Elsewhere than on Linux
+nothing changes. From Python (``import ccarena``), start the interpreter with
+``GLIBC_TUNABLES=glibc.malloc.hugetlb=1`` for the same gain.
 """
 
 from __future__ import annotations
@@ -28,11 +30,11 @@ SIMULATING = frozenset({"run", "bench", "sweep", "reproduce", "demo", "compare"}
 
 
 def wanted(environ: Mapping[str, str]) -> bool:
-    """True where huge pages should be asked for and are not yet: on Linux, unless turned off or
-    already set either way."""
+    """True where huge pages were asked for (``CCARENA_HUGE_PAGES=1``) and are not yet set either
+    way, on Linux."""
     return (
         sys.platform.startswith("linux")
-        and environ.get("CCARENA_HUGE_PAGES", "1") != "0"
+        and environ.get("CCARENA_HUGE_PAGES", "0") == "1"
         and TUNABLE not in environ.get("GLIBC_TUNABLES", "")
     )
 

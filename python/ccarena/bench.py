@@ -142,7 +142,7 @@ def run_bench(
         t0 = time.perf_counter()
         proc = subprocess.run(
             [sys.executable, "-c", _CHILD, str(_core.__file__)],
-            # on huge pages, as the command line runs simulations (`ccarena._hugepages`)
+            # as the command line would run it: on huge pages where CCARENA_HUGE_PAGES=1 (`ccarena._hugepages`)
             env=environ_with_huge_pages(os.environ),
             input=scenario_json,
             capture_output=True,

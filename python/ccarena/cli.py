@@ -8,7 +8,6 @@ thing written to stdout.
 from __future__ import annotations
 
 import json
-
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -17,10 +16,18 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from ccarena import _format
-from ccarena._cli_params import OutputPath, out_dir_option, progress_default, progress_option, scenario_argument, seed_option, set_option
 from ccarena import cli_experiment as _experiment_commands
 from ccarena import cli_reproduce as _reproduce_commands
 from ccarena import cli_testbed as _testbed_commands
+from ccarena._cli_params import (
+    OutputPath,
+    out_dir_option,
+    progress_default,
+    progress_option,
+    scenario_argument,
+    seed_option,
+    set_option,
+)
 
 if TYPE_CHECKING:
     from ccarena.api import JainOver as JainOverName

@@ -13,7 +13,15 @@ from pathlib import Path
 import click
 
 from ccarena import _format
-from ccarena._cli_params import Command, OutputPath, executor_options, jobs_option, out_dir_option, progress_default, progress_option
+from ccarena._cli_params import (
+    Command,
+    OutputPath,
+    executor_options,
+    jobs_option,
+    out_dir_option,
+    progress_default,
+    progress_option,
+)
 
 #: Metrics ``sweep`` prints by default, with their formatting.
 SWEEP_COLUMNS = ("goodput_bps", "utilisation", "jain", "dropped_pkts")

@@ -221,7 +221,7 @@ def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = N
     nrows = math.ceil(len(runs) / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(10, 1.9 * nrows + 0.6), sharex=True, sharey=True, squeeze=False)
     for ax, (label, r) in zip(axes.flat, runs):
-        for fid, g in r.flow_series.groupby("flow", sort=True):
+        for _fid, g in r.flow_series.groupby("flow", sort=True):
             cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
             if not np.all(np.isnan(cwnd)):
                 ax.step(g["t_s"], cwnd, where="post", lw=1.0)

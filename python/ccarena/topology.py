@@ -142,7 +142,7 @@ def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
     pos = layout(desc)
     links = duplex_links(desc)
     hosts = [n for n, r in roles.items() if r == "host"]
-    host_links = [l for l in links if "host" in (roles.get(l["a"]), roles.get(l["b"]))]
+    host_links = [lk for lk in links if "host" in (roles.get(lk["a"]), roles.get(lk["b"]))]
     xs = [p[0] for p in pos.values()] or [0.0]
     ys = [p[1] for p in pos.values()] or [0.0]
     width = min(16.0, max(7.0, 1.3 * (max(xs) - min(xs) + 3)))
@@ -177,7 +177,7 @@ def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
         legend.append(Line2D([], [], ls="", marker="o", ms=6, color="#e8833a", label="background host"))
     ax.legend(handles=legend, loc="lower left", fontsize="small", frameon=False)
     if host_links and len(host_links) > MAX_HOST_LABELS:
-        kinds = sorted({(l["rate_bps"], l["delay_s"]) for l in host_links})
+        kinds = sorted({(lk["rate_bps"], lk["delay_s"]) for lk in host_links})
         shown = "; ".join(f"{_format.rate(r)}, {_format.ms(d)} ms" for r, d in kinds[:4]) + ("; ..." if len(kinds) > 4 else "")
         ax.text(0.99, 0.01, f"{len(host_links)} host links: {shown}", transform=ax.transAxes, ha="right", va="bottom", fontsize="small")
     ax.set_aspect("equal", adjustable="datalim")
@@ -195,8 +195,8 @@ def text_summary(desc: dict[str, Any]) -> str:
     _check_desc(desc)
     roles = {str(n["name"]): str(n["role"]) for n in desc["nodes"]}
     links = duplex_links(desc)
-    core = [l for l in links if roles.get(l["a"]) != "host" and roles.get(l["b"]) != "host"]
-    rows = [[f"{l['a']} -- {l['b']}", _format.rate(l["rate_bps"]), _format.ms(l["delay_s"]), l["queue"]] for l in core]
+    core = [lk for lk in links if roles.get(lk["a"]) != "host" and roles.get(lk["b"]) != "host"]
+    rows = [[f"{lk['a']} -- {lk['b']}", _format.rate(lk["rate_bps"]), _format.ms(lk["delay_s"]), lk["queue"]] for lk in core]
     n_hosts = sum(1 for r in roles.values() if r == "host")
     head = f"{desc.get('name', '')} ({desc.get('kind', '')}): {len(roles)} nodes ({n_hosts} hosts), {len(links)} links"
     table = _format.text_table(["link", "rate", "delay ms", "queue"], rows, [False, True, True, False])

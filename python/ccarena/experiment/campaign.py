@@ -140,7 +140,14 @@ def progress_bars(show: bool, bars: Sequence[tuple[str, int, int, int]]) -> Iter
         yield lambda index, failed_run: None
         return
     from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     columns = (
         TextColumn("[bold]{task.description}"),

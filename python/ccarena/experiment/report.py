@@ -61,7 +61,7 @@ def write_report(res: ExperimentResult, out_dir: Path) -> Path:
     shown = ["goodput_bps", "utilisation", "jain", "dropped_pkts", "mean_queue_pkts", "convergence_s"]
     table = html_table(*grid_table(res, shown)) if len(res.metrics) else "<p>No finished runs yet.</p>"
     failed = failures_text(res)
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>

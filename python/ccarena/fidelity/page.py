@@ -212,4 +212,4 @@ def page_html(results: Sequence[RowResult], meta: dict[str, Any]) -> str:
 
 
 def generated_now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")

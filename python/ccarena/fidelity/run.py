@@ -11,7 +11,8 @@ import numpy as np
 
 from ccarena import backends as _backends
 from ccarena.errors import PeerError, TestbedError
-from ccarena.fidelity.suite import COUNT_SLACK, TOLERANCES, Row, rows as suite_rows
+from ccarena.fidelity.suite import COUNT_SLACK, TOLERANCES, Row
+from ccarena.fidelity.suite import rows as suite_rows
 
 #: Backends the suite runs by default: the simulator and the peer simulators.
 DEFAULT_BACKENDS = ("sim", "ns2", "ns3")

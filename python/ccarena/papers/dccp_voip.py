@@ -8,7 +8,18 @@ from pathlib import Path
 from typing import Any
 
 from ccarena.experiment import Experiment
-from ccarena.papers.model import Claim, Estimate, Paper, PaperTable, Results, Scale, Verdict, duration_ms, fmt, group_estimates
+from ccarena.papers.model import (
+    Claim,
+    Estimate,
+    Paper,
+    PaperTable,
+    Results,
+    Scale,
+    Verdict,
+    duration_ms,
+    fmt,
+    group_estimates,
+)
 
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 RING = "topology.ring_delay"

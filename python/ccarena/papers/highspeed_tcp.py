@@ -391,7 +391,7 @@ def _libra_rtt_fairest(results: Results) -> Verdict:
     est = ours(results, TABLE_4_2)
     parts, ok = [], True
     for load in sorted({k[1] for k in est}):
-        jains = {p: v["jain"].mean for (p, l), v in est.items() if l == load}
+        jains = {p: v["jain"].mean for (p, lo), v in est.items() if lo == load}
         best = max(jains, key=lambda p: jains[p])
         ok &= best == "LIBRA"
         parts.append(f"{load}: fairest {best} ({fmt(jains[best], 3)}), LIBRA {fmt(jains['LIBRA'], 3)}")

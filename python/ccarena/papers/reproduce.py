@@ -176,7 +176,7 @@ def write_page(paper: Paper, scale: Scale, results: Results, out_dir: Path) -> P
         f"<li>{'<b>' if s == scale else ''}<code>{s}</code>: {html.escape(t)}{'</b> (this page)' if s == scale else ''}</li>"
         for s, t in paper.scales.items()
     )
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>

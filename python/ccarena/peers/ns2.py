@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ccarena.errors import PeerError
-from ccarena.peers import ns2_tcl, plan as peer_plan, results
+from ccarena.peers import ns2_tcl, results
+from ccarena.peers import plan as peer_plan
 
 NAME = "ns2"
 #: The ns-2 release the mapping was written against (Debian 12's `ns2` package).

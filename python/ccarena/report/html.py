@@ -150,7 +150,7 @@ def write_report(runs: Sequence[DemoRun], out_dir: Path, *, title: str = "ccaren
     if runs:
         first = next(iter(runs[0].results.values()))
         version = str(first.meta.get("version", ""))
-    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    stamp = _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en">
 <head>

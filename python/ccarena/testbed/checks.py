@@ -51,7 +51,7 @@ def available_algorithms() -> list[str]:
 
 def qdisc_available(kind: str) -> bool:
     """Whether this kernel can attach qdisc ``kind`` (a trial in a scratch namespace)."""
-    from ccarena.testbed.netns import run_prefix, remove, sh
+    from ccarena.testbed.netns import remove, run_prefix, sh
 
     scratch = run_prefix() + "probe"
     try:

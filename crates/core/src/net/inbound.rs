@@ -216,7 +216,7 @@ mod tests {
         let mut popped = 0;
         for step in 0..100_000u32 {
             let r = rng.next_u64();
-            if r % 3 != 0 {
+            if !r.is_multiple_of(3) {
                 let f = (r >> 8) as usize % feeders;
                 // A feeder's packets arrive in order; different feeders' often at the same instant.
                 let at = last_at[f].max(now) + (r >> 20) % 4 * 1_000;
