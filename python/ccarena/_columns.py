@@ -1,5 +1,5 @@
 """A run's result columns without pandas: the derived per-flow and per-link metrics and the
-JSON summary (SCENARIO.md's output contract), computed from the plain columns the core returns.
+JSON summary (docs/results.md), computed from the plain columns the core returns.
 
 `ccarena run --json` goes through here alone, so the command never imports pandas (it would
 double the process's start-up time and triple its memory, BENCHMARKS.md "B3");
@@ -18,7 +18,7 @@ from ccarena import metrics
 
 Columns = dict[str, Any]
 
-#: Keys of each flow in the JSON summary (SCENARIO.md, "Output contract"), in order.
+#: Keys of each flow in the JSON summary (docs/results.md, "The JSON summary"), in order.
 FLOW_SUMMARY_KEYS = (
     "id",
     "group",
@@ -153,7 +153,7 @@ def background_rows(flows: Columns, meta: Mapping[str, Any]) -> list[dict[str, A
 
 
 def summary(flows: Columns, links: Columns, meta: Mapping[str, Any], engine: Mapping[str, Any], jain_over: str = "flow") -> dict[str, Any]:
-    """The JSON contract of SCENARIO.md ("Output contract"): name, seed, duration_s, flows,
+    """The JSON summary (docs/results.md): name, seed, duration_s, flows,
     links, jain, engine (and background). NaN values are ``None``."""
     out: dict[str, Any] = {
         "name": jsonable(meta.get("name")),

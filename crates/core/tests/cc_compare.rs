@@ -1,4 +1,4 @@
-//! Properties that compare algorithms with each other (issue 3): high-speed scalability and
+//! Properties that compare algorithms with each other: high-speed scalability and
 //! RTT fairness.
 
 mod support;

@@ -1,4 +1,4 @@
-//! Structure-aware fuzzing of scenario parsing, validation and a bounded run (issue 12).
+//! Structure-aware fuzzing of scenario parsing, validation and a bounded run.
 //!
 //! Starts from the example scenarios shipped with the package, applies random mutations of the
 //! classes a careless or adversarial user produces (wrong types, zero, negative, huge and tiny

@@ -1,4 +1,4 @@
-//! Invariants over a few hundred random valid scenarios (issue 12): every algorithm, bottlenecks
+//! Invariants over a few hundred random valid scenarios: every algorithm, bottlenecks
 //! from 1 Mbit/s to 10 Gbit/s, RTTs from 1 ms to 1 s, queues of 1 to 10 000 packets, with and
 //! without warm-up, with and without jitter. Whatever the combination, the counters must obey the laws of the network:
 //!

@@ -1,5 +1,5 @@
 //! The Linux stack profile (`stack = "linux"`, the default) on the three experiments where the
-//! simulated TCP used to part from this machine's kernel (issue 13's measurements): start-up on
+//! simulated TCP used to part from a Linux 6 kernel measured on the testbed: start-up on
 //! an E1 line, two flows through a 2-packet buffer, and the recovery after a UDP flood.
 
 mod support;
@@ -69,7 +69,7 @@ const KERNEL_TWO_PACKET_GOODPUT_MBPS: f64 = 8.87;
 
 #[test]
 fn two_cubic_flows_through_a_two_packet_buffer_get_the_kernel_s_aggregate_goodput() {
-    // Within 3 % (issue 13). At windows of 2-4 segments Linux's CUBIC arithmetic is what sets
+    // Within 3 % of the kernel's measurement. At windows of 2-4 segments Linux's CUBIC arithmetic is what sets
     // the pace: whole segments, W_max regained on the first ACK after a loss and then held
     // until HZ/32 has passed (cubic_linux.rs). RFC 9438's real-valued curve kept the link 3 %
     // busier than the kernel (9.17 Mbit/s).

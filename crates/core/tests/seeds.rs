@@ -1,4 +1,4 @@
-//! Seeds that matter (issue 12): without randomness in the scenario, every seed of reno-rtt
+//! Seeds that matter: without randomness in the scenario, every seed of reno-rtt
 //! gives the same run, so replications measure nothing; with `jitter = true` each seed is a
 //! different, equally valid sample of the drop-tail phase, and ten of them summarise the
 //! RTT-unfairness ratio with a confidence interval. The same seed stays bit-identical.

@@ -344,7 +344,7 @@ macro_rules! algorithms {
             // The calls made on every ACK or segment: each arm calls its own type's method, so
             // the small ones (and the trait's empty defaults) are inlined, where `inner_mut`'s
             // vtable made each a call per packet (a profile-guided build promotes the hottest
-            // of those itself: BENCHMARKS.md, session 45).
+            // of those itself, measured side by side).
 
             #[inline]
             pub fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
