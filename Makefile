@@ -18,7 +18,7 @@ STAMP_DEV  := $(VENV)/.stamp-dev
 STAMP_PYC  := $(VENV)/.stamp-pyc
 PY_SOURCES := $(shell find python/ccarena -name '*.py' 2>/dev/null)
 
-.PHONY: all demo test lint test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
+.PHONY: all demo test lint wheel test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
 
 all: demo
 
@@ -69,7 +69,7 @@ lint: dev
 test-rust:
 	cargo test --workspace --exclude ccarena-py
 
-test-python: dev testbed tools peers-best-effort
+test-python: dev testbed tools peers-best-effort wheel
 	$(BIN)/python -m pytest
 
 ## tools: Debian packages some tests use: tshark for the packet-capture tests (docs/pcap.md),
@@ -114,6 +114,15 @@ $(DELAYLINE): $(RUST_SOURCES)
 ## bench: time the reference benchmark scenario (see BENCHMARKS.md)
 bench: $(STAMP_EXT) $(STAMP_PYC)
 	$(BIN)/ccarena bench
+
+## wheel: the installable package, dist/ccarena-VERSION-cp311-abi3-PLATFORM.whl (one wheel for
+## every CPython >= 3.11 on this platform; docs/install.md says how to publish it)
+STAMP_WHEEL := dist/.stamp-wheel
+wheel: $(STAMP_WHEEL)
+$(STAMP_WHEEL): $(STAMP_VENV) pyproject.toml $(RUST_SOURCES) $(PY_SOURCES) $(shell find python/ccarena -name '*.toml' 2>/dev/null)
+	rm -f dist/ccarena-*.whl
+	$(BIN)/maturin build --release --quiet --out dist
+	touch $@
 
 ## golden: rewrite tests/golden/ from the current engine (review the diff: see tests/test_golden.py)
 golden: dev

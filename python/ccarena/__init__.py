@@ -80,4 +80,5 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    """The public API only (``dir(ccarena)``, tab completion): not the helpers this module imports."""
+    return sorted(__all__)

@@ -28,14 +28,27 @@ class OutputPath(click.Path):
         return super().convert(value, param, ctx)
 
 
-def scenario_argument() -> Callable[[Command], Command]:
-    """The ``FILE`` argument of the commands that read a scenario (passes a :class:`Path`)."""
-    return click.argument(
-        "file",
-        type=click.Path(exists=True, file_okay=True, dir_okay=False, readable=True, path_type=Path),
-        metavar="FILE",
-        help="Scenario file (TOML).",
-    )
+class ScenarioPath(click.ParamType):
+    """A scenario file, or the name of a bundled example (``reno-pair``, ``bench/b1``:
+    ``ccarena examples``) where no file of that name exists. Passes a :class:`Path`."""
+
+    name = "file"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Path:
+        from ccarena import examples
+        from ccarena.errors import ArgumentError
+
+        if isinstance(value, Path):
+            return value
+        try:
+            return examples.resolve(str(value))
+        except ArgumentError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+def scenario_argument(metavar: str = "FILE", what: str = "Scenario file (TOML)") -> Callable[[Command], Command]:
+    """The ``FILE`` argument of the commands that read a scenario or an experiment."""
+    return click.argument("file", type=ScenarioPath(), metavar=metavar, help=f"{what}, or a bundled example's name (`ccarena examples`).")
 
 
 def set_option() -> Callable[[Command], Command]:

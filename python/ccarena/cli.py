@@ -148,6 +148,7 @@ app = _Group(
     # click stops at 80 columns; a wider terminal shows the commands' summaries whole.
     context_settings={"max_content_width": 120},
 )
+app = click.version_option(package_name="ccarena", prog_name="ccarena", message="%(prog)s %(version)s")(app)
 
 
 @app.command()
@@ -276,6 +277,27 @@ def topology(file: Path, png: Path | None, set_: tuple[str, ...]) -> None:
         return
     topo.draw(desc, png)
     click.echo(f"wrote {png}")
+
+
+@app.command()
+@click.option("--copy", "copy_name", metavar="NAME", help="Write the example NAME into the current directory (or --out DIR) to edit.")
+@click.option("--out", "-o", "out", type=OutputPath(file_okay=False, path_type=Path), default=Path("."), help="Directory for --copy (default: here).")
+def examples(copy_name: str | None, out: Path) -> None:
+    """List the example scenarios that ship with ccarena; every command that reads a scenario
+    takes one by name.
+
+    \b
+    Example:
+      ccarena run reno-pair
+      ccarena examples --copy reno-pair && ccarena run reno-pair.toml --set duration=20s
+    """
+    from ccarena import examples as bundled
+
+    if copy_name is not None:
+        click.echo(f"wrote {bundled.copy(copy_name, out)}")
+        return
+    rows = [[e.name, e.summary] for e in bundled.all_examples()]
+    click.echo(_format.text_table(["name", "what it shows"], rows))
 
 
 @app.command()

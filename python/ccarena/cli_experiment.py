@@ -21,6 +21,7 @@ from ccarena._cli_params import (
     out_dir_option,
     progress_default,
     progress_option,
+    scenario_argument,
 )
 
 #: Metrics ``sweep`` prints by default, with their formatting.
@@ -46,12 +47,7 @@ def register(app: click.Group) -> None:
     """Add the campaign commands to the ``ccarena`` app."""
 
     @app.command()
-    @click.argument(
-        "file",
-        type=click.Path(exists=True, dir_okay=False, path_type=Path),
-        metavar="EXPERIMENT",
-        help="Experiment file (TOML with an [experiment] table).",
-    )
+    @scenario_argument("EXPERIMENT", "Experiment file (TOML with an [experiment] table)")
     @out_dir_option("Result store directory (default: out/NAME).")
     @jobs_option()
     @executor_options()

@@ -218,7 +218,7 @@ class DaskExecutor(Executor):
         try:
             from dask.distributed import Client, LocalCluster
         except ImportError:
-            raise ExperimentError("executor dask: install dask.distributed (pip install 'dask[distributed]')") from None
+            raise ExperimentError("executor dask needs the dask extra: pip install 'ccarena[dask]'") from None
         self.cluster: Any = None
         self.client: Any = None
         self._config: Any = None

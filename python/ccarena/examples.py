@@ -1,0 +1,77 @@
+"""The example scenarios that ship inside the package (``ccarena/scenarios/``), found by name.
+
+A command that reads a scenario takes a path, or, where no such file exists, the name of a
+bundled example: ``reno-pair``, ``bench/b1``, ``experiments/reno-vs-cubic`` (with or without
+``.toml``). So ``ccarena run reno-pair`` works from any directory after ``pip install``, and
+``ccarena examples`` lists them (``--copy NAME`` writes one out to edit). The papers' own
+scenarios (``papers/``) are listed by ``ccarena reproduce --list`` instead.
+"""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from ccarena.errors import ArgumentError
+
+ROOT = Path(__file__).resolve().parent / "scenarios"
+
+#: Folders of ROOT listed as examples, besides its top level; ``papers/`` belongs to `reproduce`.
+FOLDERS = ("bench", "experiments")
+
+
+@dataclass(frozen=True)
+class Example:
+    name: str  # e.g. "reno-pair", "bench/b1"
+    path: Path
+    summary: str  # the file's first comment line
+
+
+def _summary(path: Path) -> str:
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip()
+        if line.strip():
+            break
+    return ""
+
+
+def all_examples() -> list[Example]:
+    """Every bundled example, the top level first, then each folder, sorted by name."""
+    paths = sorted(ROOT.glob("*.toml")) + [p for folder in FOLDERS for p in sorted((ROOT / folder).glob("*.toml"))]
+    return [Example(p.relative_to(ROOT).with_suffix("").as_posix(), p, _summary(p)) for p in paths]
+
+
+def find(name: str) -> Path | None:
+    """The bundled example called ``name`` (``.toml`` optional), or None."""
+    stem = name.removesuffix(".toml")
+    return next((e.path for e in all_examples() if e.name == stem), None)
+
+
+def resolve(text: str) -> Path:
+    """A scenario argument: the file ``text`` if it exists, else the bundled example of that
+    name; anything else is one line naming what was tried."""
+    path = Path(text)
+    if path.is_file():
+        return path
+    if path.exists():
+        raise ArgumentError(f"{text}: is a directory, not a scenario file")
+    found = find(text)
+    if found is None:
+        raise ArgumentError(f"{text}: no such file, and no bundled example of that name (`ccarena examples` lists them)")
+    return found
+
+
+def copy(name: str, directory: Path) -> Path:
+    """Writes the bundled example ``name`` into ``directory`` (created if needed) and returns the
+    new file; an existing file is not overwritten."""
+    source = find(name)
+    if source is None:
+        raise ArgumentError(f"{name}: no bundled example of that name (`ccarena examples` lists them)")
+    target = directory / source.name
+    if target.exists():
+        raise ArgumentError(f"{target}: already exists; not overwritten")
+    directory.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
