@@ -1,8 +1,9 @@
 //! ccarena-core: a deterministic, packet-level network simulator for congestion control.
 //!
 //! Data flows one way: a [`scenario::Scenario`] is parsed and validated, built into an
-//! [`engine::World`], run on one thread, and collected into a [`record::result::RunResult`]
-//! ([`sim::run`] does all three).
+//! [`engine::World`], run on one thread (its event loop in `engine`, the packets' hops in
+//! `net::forward`, what they measure kept by a [`record::recorder::Recorder`]), and the
+//! recorder assembles a [`record::result::RunResult`] ([`sim::run`] does all three).
 //!
 //! `unsafe` is kept to the per-packet path, in two kinds: the prefetch hint (`net::prefetch`),
 //! which never faults, and indexing without a bounds check where the structure's own

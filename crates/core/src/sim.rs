@@ -1,11 +1,9 @@
-//! Running a scenario end to end: build, run, collect the result tables.
+//! Running a scenario end to end: build, run, and have the recorder assemble the result tables.
 
 use crate::engine::{RunOutcome, World};
-use crate::net::packet::FlowId;
 use crate::record::pcap::{FlowWire, PcapOptions, PcapTap};
-use crate::record::result::{Column, EngineStats, RunResult, Table};
-use crate::record::secs;
-use crate::scenario::build::{Built, FlowMeta};
+use crate::record::result::RunResult;
+use crate::scenario::build::Built;
 use crate::scenario::{Scenario, ScenarioError};
 use crate::time::SimDuration;
 use std::time::Instant;
@@ -80,10 +78,10 @@ fn run_built(
                 RunError::Option(e)
             }
         })?;
-        world.attach_pcap(tap);
+        world.recorder.attach_pcap(tap);
     }
     let outcome = world.run(&mut |frac| watchdog.observe(frac) && progress(frac));
-    if let Some(tap) = world.take_pcap() {
+    if let Some(tap) = world.recorder.take_pcap() {
         tap.finish().map_err(RunError::Output)?;
     }
     if let Some(why) = watchdog.stalled {
@@ -93,8 +91,10 @@ fn run_built(
         return Err(RunError::Interrupted);
     }
     let wall_s = wall.elapsed().as_secs_f64();
-    let warmup_wall_s = world.warmup_reached.map_or(0.0, |t| t.duration_since(wall).as_secs_f64());
-    Ok(collect(scenario, &mut world, &flows, &node_names, (wall_s, warmup_wall_s)))
+    let (recorder, network) = world.into_recorder();
+    let warmup_wall_s =
+        recorder.warmup_reached().map_or(0.0, |t| t.duration_since(wall).as_secs_f64());
+    Ok(recorder.finish(scenario, &flows, &node_names, (wall_s, warmup_wall_s), network))
 }
 
 /// Fails a run whose simulated time stops advancing. The engine reports progress every 2^18
@@ -147,194 +147,6 @@ impl Watchdog {
 /// Runs without progress reporting.
 pub fn run_quiet(scenario: &Scenario) -> Result<RunResult, RunError> {
     run(scenario, &mut |_| true)
-}
-
-fn nan_or(x: Option<f64>) -> f64 {
-    x.unwrap_or(f64::NAN)
-}
-
-/// `wall` is the run's wall-clock seconds, in all and up to the end of the warm-up.
-fn collect(
-    scenario: &Scenario,
-    w: &mut World,
-    metas: &[FlowMeta],
-    node_names: &[String],
-    wall: (f64, f64),
-) -> RunResult {
-    let (wall_s, warmup_wall_s) = wall;
-    let end = w.end;
-    let warmup_s = scenario.warmup.0.as_secs_f64();
-    let n = metas.len();
-    let in_network = w.packets_in_network();
-    let mut flows = Table::default();
-    let strs = |f: &dyn Fn(&FlowMeta) -> String| Column::Str(metas.iter().map(f).collect());
-    flows.push("id", Column::U64((0..n as u64).collect()));
-    flows.push("group", strs(&|m| m.group.clone()));
-    flows.push("protocol", strs(&|m| m.protocol.to_string()));
-    flows.push("cc", strs(&|m| m.cc.clone()));
-    flows.push("cc_params", strs(&|m| m.cc_params.clone()));
-    flows.push("recovery", strs(&|m| m.recovery.clone()));
-    flows.push("stack", strs(&|m| m.stack.to_string()));
-    flows.push("app", strs(&|m| m.app.to_string()));
-    flows.push("role", strs(&|m| m.role.to_string()));
-    flows.push("src", strs(&|m| m.src.clone()));
-    flows.push("dst", strs(&|m| m.dst.clone()));
-    flows.push("start_s", Column::F64(metas.iter().map(|m| secs(m.start)).collect()));
-    flows.push("rtt_base_s", Column::F64(metas.iter().map(|m| m.rtt_base.as_secs_f64()).collect()));
-
-    let c = &w.counters;
-    let probes: Vec<_> = (0..n as u32)
-        .map(FlowId)
-        .map(|f| (w.endpoint_probe(f.sender()), w.endpoint_probe(f.receiver())))
-        .collect();
-    let u = |f: &dyn Fn(usize) -> u64| Column::U64((0..n).map(f).collect());
-    let fl = |f: &dyn Fn(usize) -> f64| Column::F64((0..n).map(f).collect());
-    flows.push("sent_pkts", u(&|i| c[i].sent_pkts));
-    flows.push("sent_bytes", u(&|i| c[i].sent_bytes));
-    flows.push("retransmitted_pkts", u(&|i| c[i].retransmitted_pkts));
-    flows.push("delivered_pkts", u(&|i| c[i].delivered_pkts));
-    flows.push("delivered_bytes", u(&|i| c[i].delivered_bytes));
-    flows.push("dropped_pkts", u(&|i| c[i].dropped_pkts));
-    flows.push("in_flight_pkts", u(&|i| in_network[i]));
-    flows.push("ack_dropped_pkts", u(&|i| c[i].ack_dropped_pkts));
-    flows.push("goodput_bytes", u(&|i| probes[i].1.delivered_bytes));
-    let meas_start =
-        |i: usize| metas[i].start.max(crate::time::SimTime::ZERO + scenario.warmup.0).min(end);
-    flows.push("meas_start_s", fl(&|i| secs(meas_start(i))));
-    let wu = &w.at_warmup;
-    flows.push("meas_sent_pkts", u(&|i| c[i].sent_pkts - wu[i].sent_pkts));
-    flows.push("meas_sent_bytes", u(&|i| c[i].sent_bytes - wu[i].sent_bytes));
-    flows.push("meas_delivered_pkts", u(&|i| c[i].delivered_pkts - wu[i].delivered_pkts));
-    flows.push("meas_goodput_bytes", u(&|i| probes[i].1.delivered_bytes - wu[i].goodput_bytes));
-    flows.push("meas_dropped_pkts", u(&|i| c[i].dropped_pkts - wu[i].dropped_pkts));
-    let ns = 1e-9;
-    flows.push("delay_count", u(&|i| c[i].delay.count()));
-    flows.push("delay_mean_s", fl(&|i| nan_or(c[i].delay.mean().map(|x| x * ns))));
-    flows.push("delay_min_s", fl(&|i| nan_or(c[i].delay.min().map(|x| x as f64 * ns))));
-    flows.push("delay_max_s", fl(&|i| nan_or(c[i].delay.max().map(|x| x as f64 * ns))));
-    flows.push("delay_p50_s", fl(&|i| nan_or(c[i].delay.quantile(0.50).map(|x| x * ns))));
-    flows.push("delay_p95_s", fl(&|i| nan_or(c[i].delay.quantile(0.95).map(|x| x * ns))));
-    flows.push("delay_p99_s", fl(&|i| nan_or(c[i].delay.quantile(0.99).map(|x| x * ns))));
-    flows.push("delay_jitter_s", fl(&|i| nan_or(c[i].jitter.nanos().map(|x| x * ns))));
-    flows.push(
-        "completion_s",
-        fl(&|i| {
-            nan_or(
-                probes[i].0.completed_at.map(|t| t.saturating_since(metas[i].start).as_secs_f64()),
-            )
-        }),
-    );
-    flows.push("timeouts", u(&|i| probes[i].0.timeouts));
-    flows.push("fast_recoveries", u(&|i| probes[i].0.fast_recoveries));
-    flows.push("loss_probes", u(&|i| probes[i].0.loss_probes));
-    // Explicit congestion signals: ECN marks and ICMP Source Quench (whole run, warm-up included).
-    flows.push("ce_marked_pkts", u(&|i| c[i].ce_marked_pkts));
-    flows.push("ecn_reductions", u(&|i| probes[i].0.ecn_reductions));
-    flows.push("sq_sent_pkts", u(&|i| c[i].sq_sent_pkts));
-    flows.push("sq_bytes", u(&|i| c[i].sq_sent_bytes));
-    flows.push("sq_received_pkts", u(&|i| c[i].sq_received_pkts));
-    flows.push("sq_dropped_pkts", u(&|i| c[i].sq_dropped_pkts));
-    flows.push(
-        "sq_delay_mean_s",
-        fl(&|i| {
-            if c[i].sq_received_pkts > 0 {
-                c[i].sq_delay_ns as f64 / c[i].sq_received_pkts as f64 * ns
-            } else {
-                f64::NAN
-            }
-        }),
-    );
-    flows.push("sq_reductions", u(&|i| probes[i].0.sq_reductions));
-
-    let s = std::mem::take(&mut w.flow_series);
-    let mut flow_series = Table::default();
-    flow_series.push("flow", Column::U64(s.flow.iter().map(|&x| x as u64).collect()));
-    flow_series.push("t_s", Column::F64(s.t_s));
-    flow_series.push("sent_pkts", Column::U64(s.sent_pkts));
-    flow_series.push("sent_bytes", Column::U64(s.sent_bytes));
-    flow_series.push("retransmitted_pkts", Column::U64(s.retransmitted_pkts));
-    flow_series.push("delivered_pkts", Column::U64(s.delivered_pkts));
-    flow_series.push("dropped_pkts", Column::U64(s.dropped_pkts));
-    flow_series.push("goodput_bytes", Column::U64(s.goodput_bytes));
-    flow_series.push("cwnd_pkts", Column::F64(s.cwnd_pkts));
-    flow_series.push("ssthresh_pkts", Column::F64(s.ssthresh_pkts));
-    flow_series.push("srtt_s", Column::F64(s.srtt_s));
-    flow_series.push("delay_mean_s", Column::F64(s.delay_mean_s));
-    flow_series.push("rate_bps", Column::F64(s.rate_bps));
-
-    let now = end;
-    let meas_ns = (scenario.duration.0.as_nanos() - scenario.warmup.0.as_nanos()).max(1) as f64;
-    let lc: Vec<_> = w.links.iter_mut().map(|l| l.counters(now)).collect();
-    let lw = &w.links_at_warmup;
-    let ln = w.links.len();
-    let mut links = Table::default();
-    links.push("name", Column::Str(w.links.iter().map(|l| l.name.clone()).collect()));
-    let names = |n: u32| node_names[n as usize].clone();
-    links.push("src", Column::Str(w.links.iter().map(|l| names(l.from.0)).collect()));
-    links.push("dst", Column::Str(w.links.iter().map(|l| names(l.to.0)).collect()));
-    links.push("rate_bps", Column::F64(w.links.iter().map(|l| l.rate.as_bps_f64()).collect()));
-    links.push("delay_s", Column::F64(w.links.iter().map(|l| l.delay.as_secs_f64()).collect()));
-    links.push("queue", Column::Str(w.links.iter().map(|l| l.queue_description()).collect()));
-    let lu = |f: &dyn Fn(usize) -> u64| Column::U64((0..ln).map(f).collect());
-    links.push("tx_pkts", lu(&|i| lc[i].tx_pkts));
-    links.push("tx_bytes", lu(&|i| lc[i].tx_bytes));
-    links.push("dropped_pkts", lu(&|i| lc[i].dropped_pkts));
-    links.push("meas_tx_bytes", lu(&|i| lc[i].tx_bytes - lw[i].tx_bytes));
-    links.push("meas_dropped_pkts", lu(&|i| lc[i].dropped_pkts - lw[i].dropped_pkts));
-    links.push(
-        "mean_queue_pkts",
-        Column::F64(
-            (0..ln).map(|i| (lc[i].queue_pkt_ns - lw[i].queue_pkt_ns) as f64 / meas_ns).collect(),
-        ),
-    );
-    let ls = std::mem::take(&mut w.link_series);
-    // Largest occupancy after warm-up: the per-interval maxima of intervals ending after it,
-    // in one pass over the series (a pass per link was quadratic in the link count).
-    let mut max_q = vec![0u64; ln];
-    for ((&l, &t), &m) in ls.link.iter().zip(&ls.t_s).zip(&ls.max_queue_pkts) {
-        if t > warmup_s {
-            max_q[l as usize] = max_q[l as usize].max(m);
-        }
-    }
-    links.push("max_queue_pkts", lu(&|i| max_q[i]));
-    links.push("early_dropped_pkts", lu(&|i| lc[i].early_dropped_pkts));
-    links.push("marked_pkts", lu(&|i| lc[i].marked_pkts));
-    links.push("sq_sent_pkts", lu(&|i| lc[i].quench_pkts));
-    links.push("meas_duration_s", Column::F64(vec![meas_ns * 1e-9; ln]));
-
-    let link_names: Vec<String> = w.links.iter().map(|l| l.name.clone()).collect();
-    let mut link_series = Table::default();
-    link_series.push(
-        "link",
-        Column::Str(ls.link.iter().map(|&i| link_names[i as usize].clone()).collect()),
-    );
-    link_series.push("t_s", Column::F64(ls.t_s));
-    link_series.push("tx_pkts", Column::U64(ls.tx_pkts));
-    link_series.push("tx_bytes", Column::U64(ls.tx_bytes));
-    link_series.push("dropped_pkts", Column::U64(ls.dropped_pkts));
-    link_series.push("queue_pkts", Column::F64(ls.queue_pkts));
-    link_series.push("queue_bytes", Column::F64(ls.queue_bytes));
-    link_series.push("max_queue_pkts", Column::U64(ls.max_queue_pkts));
-
-    RunResult {
-        name: scenario.name.clone(),
-        seed: scenario.seed,
-        duration_s: scenario.duration.0.as_secs_f64(),
-        warmup_s,
-        sample_interval_s: scenario.sample_interval.0.as_secs_f64(),
-        scenario: scenario.normalised(),
-        engine: EngineStats {
-            events: w.events,
-            wall_s,
-            packets_forwarded: w.packets_forwarded,
-            peak_packets: w.peak_packets,
-            warmup_wall_s,
-        },
-        flows,
-        flow_series,
-        links,
-        link_series,
-    }
 }
 
 #[cfg(test)]

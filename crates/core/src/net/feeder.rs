@@ -2,7 +2,7 @@
 //!
 //! A link out of a router is fed: nothing but the links into that router brings it packets.
 //! The engine hands a packet to the next link when the feeder admits it, with the instant it
-//! will reach the router, and the arrival there is no event at all (`engine`, `World::launch`).
+//! will reach the router, and the arrival there is no event at all (`net::forward`, `World::launch`).
 //! The fed link admits what it was handed in the order of those instants, as soon as no feeder
 //! can still bring one earlier: at once when it has a single feeder (a host's access link
 //! behind its router), and otherwise up to the shortest of its feeders' propagation delays

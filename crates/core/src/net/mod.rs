@@ -1,5 +1,7 @@
-//! Network elements: packets, links, queues, loss models, nodes and routing.
+//! Network elements: packets, links, queues, loss models, nodes and routing, and forwarding
+//! packets across them (`forward`).
 pub mod feeder;
+pub(crate) mod forward;
 pub mod icmp;
 pub mod inbound;
 pub mod link;

@@ -1,9 +1,11 @@
 //! What a run records: raw facts only (counters, samples, histograms). Derived metrics (Jain,
-//! utilisation, CIs) are computed in Python from these columns.
+//! utilisation, CIs) are computed in Python from these columns. The [`recorder::Recorder`]
+//! keeps them during a run and assembles the result tables at its end.
 
 pub mod histogram;
 pub mod jitter;
 pub mod pcap;
+pub mod recorder;
 pub mod result;
 
 use crate::time::SimTime;
