@@ -328,9 +328,13 @@ _testbed_commands.register(app)
 def main() -> None:
     """The command line, as the ``ccarena`` console script runs it (``ccarena.__main__``, which
     first restarts the process on huge pages for commands that simulate)."""
+    import os
     import signal
     import warnings
 
+    # The command only writes image files: matplotlib's Agg backend, whatever backend the
+    # environment names (a notebook's, inherited by a `!ccarena ...` shell command, needs IPython).
+    os.environ["MPLBACKEND"] = "Agg"
     signal.signal(signal.SIGTERM, _on_sigterm)
     warnings.showwarning = _show_warning
     app(prog_name="ccarena")
