@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import ccarena
-from ccarena import api, metrics, scenario
+from ccarena import api, demo, metrics, scenario
 from ccarena.cli import app
 from ccarena.errors import ArgumentError, OutputError, ScenarioError, TestbedError
 
@@ -354,11 +354,11 @@ CALLS: dict[str, Callable[[Any, Env], Any]] = {
     "plot_sweep(path)": lambda b, e: _plots().plot_sweep(SWEEP_SUMMARY, "cc", "goodput_bps", path=b),
     "goodput_series(result)": lambda b, e: _plots().goodput_series(b),
     "goodput_series(bin_samples)": lambda b, e: _plots().goodput_series(e.result, b),
-    "cwnd_by_algorithm(scenario)": lambda b, e: _plots().cwnd_by_algorithm(b, ["reno"], overrides=TINY),
-    "cwnd_by_algorithm(algorithms)": lambda b, e: _plots().cwnd_by_algorithm(RENO, b, overrides=TINY),
-    "cwnd_by_algorithm(path)": lambda b, e: _plots().cwnd_by_algorithm(RENO, ["reno"], b, overrides=TINY),
-    "cwnd_by_algorithm(key)": lambda b, e: _plots().cwnd_by_algorithm(RENO, ["reno"], key=b, overrides=TINY),
-    "cwnd_by_algorithm(overrides)": lambda b, e: _plots().cwnd_by_algorithm(RENO, ["reno"], overrides=b),
+    "cwnd_by_algorithm(scenario)": lambda b, e: demo.cwnd_by_algorithm(b, ["reno"], overrides=TINY),
+    "cwnd_by_algorithm(algorithms)": lambda b, e: demo.cwnd_by_algorithm(RENO, b, overrides=TINY),
+    "cwnd_by_algorithm(path)": lambda b, e: demo.cwnd_by_algorithm(RENO, ["reno"], b, overrides=TINY),
+    "cwnd_by_algorithm(key)": lambda b, e: demo.cwnd_by_algorithm(RENO, ["reno"], key=b, overrides=TINY),
+    "cwnd_by_algorithm(overrides)": lambda b, e: demo.cwnd_by_algorithm(RENO, ["reno"], overrides=b),
     "topology.draw(desc)": lambda b, e: _topo().draw(b),
     "topology.draw(path)": lambda b, e: _topo().draw(e.desc, b),
     "topology.text_summary": lambda b, e: _topo().text_summary(b),

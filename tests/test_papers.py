@@ -165,9 +165,9 @@ QUICK_VERDICTS = {
 
 def verdict(page: str, claim_text: str) -> bool:
     """The verdict printed on a paper's page for a claim: the last one before its text."""
-    import html
+    from markupsafe import escape  # as the page's template escapes it
 
-    before = page.split(html.escape(claim_text))[0]
+    before = page.split(escape(claim_text))[0]
     return before.rfind("✔ reproduced") > before.rfind("✘ not reproduced")
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +13,7 @@ import pandas as pd
 import pytest
 
 from ccarena import RunResult, plots
-from ccarena.demo import DemoRun, parse_header
+from ccarena.demo import DemoRun, cwnd_by_algorithm, parse_header
 from ccarena.report import write_report
 
 FLOW_KEYS = {
@@ -155,7 +157,7 @@ def test_cwnd_by_algorithm_draws_one_line_per_algorithm(tmp_path: Path) -> None:
         "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms"},
         "flows": [{"cc": "reno"}],
     }
-    fig = plots.cwnd_by_algorithm(scenario, ["reno", "newreno"], tmp_path / "cwnd.png")
+    fig = cwnd_by_algorithm(scenario, ["reno", "newreno"], tmp_path / "cwnd.png")
     assert (tmp_path / "cwnd.png").is_file()
     labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
     assert len(labels) == 2 and labels[0].startswith("reno") and labels[1].startswith("newreno")
@@ -167,3 +169,18 @@ def test_cwnd_grid_draws_one_panel_per_run(raw: dict[str, Any], tmp_path: Path) 
     assert (tmp_path / "grid.png").is_file()
     visible = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title(loc="left") for ax in visible] == list(runs)
+
+
+def test_plots_keep_the_users_matplotlib_backend(raw: dict[str, Any], tmp_path: Path) -> None:
+    # A notebook's backend stays its own: importing the plots and drawing into a file change nothing.
+    probe = (
+        "import matplotlib\n"
+        "matplotlib.use('svg')\n"
+        "import ccarena.plots, ccarena.report, ccarena.experiment.report, ccarena.papers.reproduce\n"
+        "print(matplotlib.get_backend())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == "svg"
+    fig = plots.plot_goodput(RunResult(raw), tmp_path / "g.png")
+    assert fig.canvas.manager is None  # not a pyplot figure: no backend was asked for one

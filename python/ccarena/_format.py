@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ccarena.api import JainOver, RunResult
 
 _RATE_UNITS = ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s"))
 
@@ -184,3 +187,27 @@ def link_table(links: Records, limit: int | None = None) -> tuple[Table, int]:
 def _most_utilised_first(link: Mapping[str, Any]) -> tuple[bool, float]:
     u = link.get("utilisation")
     return (True, 0.0) if u is None or is_missing(u) else (False, -float(u))
+
+
+def report_text(result: RunResult, jain_over: JainOver) -> str:
+    """What ``ccarena run`` prints: a line on the run, then its flows, background groups, most
+    used links and Jain's index, as plain-text tables."""
+    eng = result.engine
+    lines = [
+        f"{result.name}: {float(result.meta['duration_s']):g} s simulated, seed {result.meta.get('seed')}, "
+        f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
+        "",
+        "Flows (rates over each flow's measured window)",
+        text_table(*flow_table(result._main_flow_records())),
+        "",
+    ]
+    background = result._background_records()
+    if background:
+        lines += ["Background traffic (sums over each group's sources)", text_table(*background_table(background)), ""]
+    (headers, rows, right), left_out = link_table(result._link_records(), limit=4)
+    lines += ["Links (most utilised first)", text_table(headers, rows, right)]
+    if left_out:
+        lines.append(f"... {left_out} more link directions (see --json or -o)")
+    what = "flow goodputs" if jain_over == "flow" else "group goodput totals"
+    lines += ["", f"Jain's fairness index over {what}: {ratio(result.jain(jain_over))}"]
+    return "\n".join(lines)

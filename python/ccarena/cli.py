@@ -31,7 +31,6 @@ from ccarena._cli_params import (
 
 if TYPE_CHECKING:
     from ccarena.api import JainOver as JainOverName
-    from ccarena.api import RunResult
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 128 + 2  # SIGINT, as shells report it
@@ -208,34 +207,12 @@ def run(
     if json_:
         click.echo(result.to_json(jain_over))
         return
-    click.echo(_report_text(result, jain_over))
+    click.echo(_format.report_text(result, jain_over))
     if out is not None:
         click.echo(f"\nwrote {out}/: flows.parquet flow_series.parquet links.parquet link_series.parquet "
                    "summary.json goodput.png cwnd.png queue.png")
     if pcap is not None:
         click.echo(f"wrote {pcap}/: " + " ".join(sorted(p.name for p in pcap.glob("*.pcap"))))
-
-
-def _report_text(result: RunResult, jain_over: JainOverName) -> str:
-    eng = result.engine
-    lines = [
-        f"{result.name}: {float(result.meta['duration_s']):g} s simulated, seed {result.meta.get('seed')}, "
-        f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
-        "",
-        "Flows (rates over each flow's measured window)",
-        _format.text_table(*_format.flow_table(result._main_flow_records())),
-        "",
-    ]
-    background = result._background_records()
-    if background:
-        lines += ["Background traffic (sums over each group's sources)", _format.text_table(*_format.background_table(background)), ""]
-    (headers, rows, right), left_out = _format.link_table(result._link_records(), limit=4)
-    lines += ["Links (most utilised first)", _format.text_table(headers, rows, right)]
-    if left_out:
-        lines.append(f"... {left_out} more link directions (see --json or -o)")
-    what = "flow goodputs" if jain_over == "flow" else "group goodput totals"
-    lines += ["", f"Jain's fairness index over {what}: {_format.ratio(result.jain(jain_over))}"]
-    return "\n".join(lines)
 
 
 @app.command()
@@ -373,9 +350,13 @@ _testbed_commands.register(app)
 def main() -> None:
     """The command line, as the ``ccarena`` console script runs it (``ccarena.__main__``, which
     first restarts the process on huge pages for commands that simulate)."""
+    import os
     import signal
     import warnings
 
+    # The command only writes image files: matplotlib's Agg backend, whatever backend the
+    # environment names (a notebook's, inherited by a `!ccarena ...` shell command, needs IPython).
+    os.environ["MPLBACKEND"] = "Agg"
     signal.signal(signal.SIGTERM, _on_sigterm)
     warnings.showwarning = _show_warning
     app(prog_name="ccarena")

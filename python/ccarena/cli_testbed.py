@@ -110,8 +110,7 @@ def register(app: click.Group) -> None:
         """
         import sys
 
-        from ccarena import plots
-        from ccarena.cli import _report_text
+        from ccarena import _format, plots
         from ccarena.testbed import run
 
         result = run(file, overrides=set_, seed=seed, progress=sys.stderr.isatty())
@@ -124,7 +123,7 @@ def register(app: click.Group) -> None:
             click.echo(result.to_json())
             return
         header = f"{result.name}: {float(result.meta['duration_s']):g} s on the Linux kernel ({result.engine['wall_s']:.1f} s wall)"
-        click.echo("\n".join([header, *_report_text(result, "flow").splitlines()[1:]]))
+        click.echo("\n".join([header, *_format.report_text(result, "flow").splitlines()[1:]]))
         line = result.meta["testbed"]
         for direction, stats in line["delayline"].items():
             click.echo(

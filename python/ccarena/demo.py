@@ -12,6 +12,8 @@ A demo scenario is an ordinary scenario file whose leading comment block explain
                                                       core provides, setting this key to its name
 
 The header is plain TOML comments, so the file stays a valid scenario that ``ccarena run`` accepts.
+
+:func:`cwnd_by_algorithm` runs one scenario per algorithm the same way, for a single plot.
 """
 
 from __future__ import annotations
@@ -23,10 +25,15 @@ from dataclasses import dataclass, field
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from ccarena.api import RunResult, algorithms, run
+from ccarena.api import RunResult, algorithms, check_output_file, run
+from ccarena.errors import ArgumentError
 
-__all__ = ["DemoScenario", "parse_header", "bundled", "demo_scenarios", "run_demo"]
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["DemoScenario", "parse_header", "bundled", "demo_scenarios", "run_demo", "cwnd_by_algorithm"]
 
 _VARIANT = re.compile(r"^variant\s+([A-Za-z0-9_.\-]+)\s*:\s*(.*)$")
 _PER_ALGORITHM = re.compile(r"^variants\s+per\s+algorithm\s*:\s*(\S+)$")
@@ -68,7 +75,7 @@ def parse_header(name: str, text: str) -> DemoScenario:
             continue
         m = _PER_ALGORITHM.match(line)
         if m:
-            variants.extend((a.name, [f"{m.group(1)}={a.name}"]) for a in algorithms() if a.protocol == "tcp")
+            variants.extend((name, [f"{m.group(1)}={name}"]) for name in _tcp_algorithms())
             continue
         if not title:
             title = line
@@ -81,6 +88,11 @@ def parse_header(name: str, text: str) -> DemoScenario:
     if current:
         paragraphs.append(" ".join(current))
     return DemoScenario(name=name, text=text, title=title or name, paragraphs=paragraphs, variants=variants)
+
+
+def _tcp_algorithms() -> list[str]:
+    """The names of every TCP algorithm the core provides."""
+    return [a.name for a in algorithms() if a.protocol == "tcp"]
 
 
 def bundled(*parts: str) -> Traversable:
@@ -136,3 +148,41 @@ def run_demo(out_dir: str | Path, *, overrides: Sequence[str] = (), progress: bo
             results[variant] = run(sc.text, overrides=[*variant_overrides, *overrides], progress=progress)
         runs.append(DemoRun(sc, results))
     return write_report(runs, Path(out_dir), title="ccarena demo")
+
+
+def cwnd_by_algorithm(
+    scenario: Any,
+    algorithms: Sequence[str] | None = None,
+    path: str | Path | None = None,
+    *,
+    key: str = "flows[0].cc",
+    overrides: Sequence[str] = (),
+) -> Figure:
+    """Run ``scenario`` once per congestion-control algorithm and plot the windows together
+    (:func:`ccarena.plots.plot_cwnd_runs`).
+
+    ``algorithms`` defaults to every TCP algorithm the core provides; each run sets ``key`` (by
+    default the first flow group's ``cc``) to the algorithm's name, after ``overrides``.
+    Example, the window dynamics of three algorithms on one bottleneck::
+
+        from ccarena.demo import cwnd_by_algorithm
+        cwnd_by_algorithm("scenarios/window-dynamics.toml", ["reno", "cubic", "htcp"], "cwnd.png")
+    """
+    from ccarena import plots
+
+    if algorithms is not None and (isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Sequence)):
+        raise ArgumentError(f"algorithms: expected a list of algorithm names, not {type(algorithms).__name__}")
+    if not isinstance(key, str):
+        raise ArgumentError(f"key: expected a key path like 'flows[0].cc', not {type(key).__name__}")
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
+        raise ArgumentError(f'overrides: expected a list of "KEY=VALUE" strings, not {type(overrides).__name__}')
+    names = list(algorithms) if algorithms is not None else _tcp_algorithms()
+    for name in names:
+        if not isinstance(name, str):
+            raise ArgumentError(f"algorithms: {name!r:.40} is not an algorithm name (a string)")
+    if not names:
+        raise ArgumentError("algorithms: the list is empty")
+    if path is not None:  # refused before the runs, not after them
+        check_output_file(path, "cwnd.png", "plot file")
+    results = {name: run(scenario, overrides=[*overrides, f"{key}={name}"]) for name in names}
+    return plots.plot_cwnd_runs(results, path)

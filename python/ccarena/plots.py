@@ -1,4 +1,7 @@
-"""Time-series plots of a run (matplotlib, Agg backend: no display needed).
+"""Time-series plots of a run: results in, figures out.
+
+The figures are :class:`matplotlib.figure.Figure` objects made without pyplot, so drawing one
+neither needs nor changes a matplotlib backend (a notebook keeps its own) and is thread-safe.
 
 Each function takes a :class:`~ccarena.RunResult` (or a mapping ``{label: RunResult}`` to overlay
 several runs, e.g. variants of one scenario) and returns the Figure; with ``path`` it also writes a
@@ -7,7 +10,7 @@ PNG there and closes the figure. Lines are labelled ``"<group> #<flow id>"``.
 ``path`` names the PNG file. A path that is an existing directory, or ends in ``/``, means the
 plot's own file name inside that directory (created if needed): ``plot_goodput(res, "out")``
 writes ``out/goodput.png``, never ``out.png`` beside it. The names are ``goodput.png``,
-``cwnd.png`` (also for :func:`plot_cwnd_grid` and :func:`cwnd_by_algorithm`), ``queue.png`` and,
+``cwnd.png`` (also for :func:`plot_cwnd_grid` and :func:`plot_cwnd_runs`), ``queue.png`` and,
 for :func:`plot_sweep`, ``<metric>.png``. A path that cannot be written raises
 :class:`~ccarena.OutputError` naming it; an argument of the wrong kind raises
 :class:`~ccarena.ArgumentError`.
@@ -21,21 +24,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import matplotlib
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
 
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-
-from ccarena.errors import ArgumentError  # noqa: E402
+from ccarena.errors import ArgumentError
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
-__all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_queue", "plot_sweep", "goodput_series", "cwnd_by_algorithm"]
+__all__ = ["plot_goodput", "plot_cwnd", "plot_cwnd_grid", "plot_cwnd_runs", "plot_queue", "plot_sweep", "goodput_series"]
 
 _MAX_LEGEND = 24
 
@@ -120,7 +118,8 @@ def _bin_samples(result: RunResult, max_points: int) -> int:
 
 
 def _new_axes(title: str, ylabel: str) -> tuple[Figure, Any]:
-    fig, ax = plt.subplots(figsize=(8, 4.2), dpi=100, layout="constrained")
+    fig = Figure(figsize=(8, 4.2), dpi=100, layout="constrained")
+    ax = fig.subplots()
     ax.set_title(title)
     ax.set_xlabel("time (s)")
     ax.set_ylabel(ylabel)
@@ -157,7 +156,7 @@ def _save(fig: Figure, path: str | Path | None, name: str) -> Figure:
 
 
 def _check_path(path: Any, name: str) -> None:
-    """Refuse a path that cannot be written before drawing (and, for cwnd_by_algorithm, running)."""
+    """Refuse a path that cannot be written before drawing."""
     if path is not None:
         from ccarena.api import check_output_file
 
@@ -219,7 +218,8 @@ def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = N
     _positive_int(ncols, "ncols")
     _check_path(path, "cwnd.png")
     nrows = math.ceil(len(runs) / ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(10, 1.9 * nrows + 0.6), sharex=True, sharey=True, squeeze=False)
+    fig = Figure(figsize=(10, 1.9 * nrows + 0.6))
+    axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
     for ax, (label, r) in zip(axes.flat, runs):
         for _fid, g in r.flow_series.groupby("flow", sort=True):
             cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
@@ -240,40 +240,11 @@ def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = N
     return _save(fig, path, "cwnd.png")
 
 
-def cwnd_by_algorithm(
-    scenario: Any,
-    algorithms: Sequence[str] | None = None,
-    path: str | Path | None = None,
-    *,
-    key: str = "flows[0].cc",
-    overrides: Sequence[str] = (),
-) -> Figure:
-    """Run ``scenario`` once per congestion-control algorithm and overlay the windows.
-
-    ``algorithms`` defaults to every TCP algorithm the core provides; each run sets ``key`` (by
-    default the first flow group's ``cc``) to the algorithm's name, after ``overrides``.
-    Example, the window dynamics of three algorithms on one bottleneck::
-
-        from ccarena.plots import cwnd_by_algorithm
-        cwnd_by_algorithm("scenarios/window-dynamics.toml", ["reno", "cubic", "htcp"], "cwnd.png")
-    """
-    from ccarena.api import algorithms as available
-    from ccarena.api import run
-
-    if algorithms is not None and (isinstance(algorithms, (str, bytes)) or not isinstance(algorithms, Sequence)):
-        raise ArgumentError(f"algorithms: expected a list of algorithm names, not {type(algorithms).__name__}")
-    if not isinstance(key, str):
-        raise ArgumentError(f"key: expected a key path like 'flows[0].cc', not {type(key).__name__}")
-    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, Sequence):
-        raise ArgumentError(f'overrides: expected a list of "KEY=VALUE" strings, not {type(overrides).__name__}')
-    names = list(algorithms) if algorithms is not None else [a.name for a in available() if a.protocol == "tcp"]
-    for name in names:
-        if not isinstance(name, str):
-            raise ArgumentError(f"algorithms: {name!r:.40} is not an algorithm name (a string)")
-    if not names:
-        raise ArgumentError("algorithms: the list is empty")
-    _check_path(path, "cwnd.png")
-    results = {name: run(scenario, overrides=[*overrides, f"{key}={name}"]) for name in names}
+def plot_cwnd_runs(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
+    """The windows of several runs (e.g. one per algorithm): overlaid up to :data:`GRID_ABOVE`
+    runs, as a grid of panels (:func:`plot_cwnd_grid`) above that."""
+    if not isinstance(results, Mapping):
+        raise ArgumentError(f"results: expected a mapping of labels to RunResults, not {type(results).__name__}")
     return plot_cwnd_grid(results, path) if len(results) > GRID_ABOVE else plot_cwnd(results, path)
 
 
@@ -344,7 +315,8 @@ def plot_sweep(
     rows = summary[summary["metric"] == metric]
     order = list(dict.fromkeys(rows[x].tolist()))
     pos = {v: i for i, v in enumerate(order)}
-    fig, ax = plt.subplots(figsize=(7, 3.8), dpi=100, layout="constrained")
+    fig = Figure(figsize=(7, 3.8), dpi=100, layout="constrained")
+    ax = fig.subplots()
     ax.set_title(f"{metric} against {x}")
     ax.set_xlabel(x)
     ax.set_ylabel(ylabel or metric)
