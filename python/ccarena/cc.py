@@ -15,7 +15,10 @@ An exception in a callback stops the run and ``ccarena.run`` raises it with its 
 from __future__ import annotations
 
 import importlib
-from collections.abc import Mapping
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ccarena._core import CcState
@@ -61,8 +64,46 @@ class CongestionControl:
         return None
 
 
-def resolve(name: str, registered: Mapping[str, type[CongestionControl]], where: str) -> type[CongestionControl]:
-    """The class ``py:name`` stands for: a registered name, else ``module.Class``."""
+def _import(module: str, search: Sequence[str | os.PathLike[str]]) -> Any:
+    """``importlib.import_module(module)``; where its top-level package is not on ``sys.path``
+    but is a file or package in the current directory or one of ``search`` (the scenario's or
+    experiment's folder), that directory is appended to ``sys.path`` first: the ``ccarena``
+    command, unlike ``python``, does not put the current directory on the path."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        top = module.partition(".")[0]
+        if e.name != top:
+            raise
+        for folder in (Path.cwd(), *map(Path, search)):
+            if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+                sys.path.append(str(folder.resolve()))
+                return importlib.import_module(module)
+        raise
+
+
+def module_folders(doc: Mapping[str, Any], search: Sequence[str | os.PathLike[str]] = ()) -> list[str]:
+    """The folders holding the modules of ``doc``'s ``py:module.Class`` names that are not
+    importable from ``sys.path`` as it is but are found as :func:`_import` finds them: what a
+    worker process must add to its path to import them too."""
+    folders: list[str] = []
+    for group in doc.get("flows") or []:
+        cc = group.get("cc") if isinstance(group, dict) else None
+        if not (isinstance(cc, str) and cc.startswith(PREFIX) and "." in cc):
+            continue
+        top = cc[len(PREFIX) :].partition(".")[0]
+        for folder in (Path.cwd(), *map(Path, search)):
+            if (folder / f"{top}.py").is_file() or (folder / top / "__init__.py").is_file():
+                folders.append(str(folder.resolve()))
+                break
+    return list(dict.fromkeys(folders))
+
+
+def resolve(
+    name: str, registered: Mapping[str, type[CongestionControl]], where: str, search: Sequence[str | os.PathLike[str]] = ()
+) -> type[CongestionControl]:
+    """The class ``py:name`` stands for: a registered name, else ``module.Class`` (imported as
+    :func:`_import` does, ``search`` naming further folders to look in)."""
     if name in registered:
         cls: Any = registered[name]
     else:
@@ -76,7 +117,7 @@ def resolve(name: str, registered: Mapping[str, type[CongestionControl]], where:
                 f"or a name given in ccarena.run(..., algorithms=...) ({known})"
             )
         try:
-            cls = getattr(importlib.import_module(module), attr)
+            cls = getattr(_import(module, search), attr)
         except ImportError as e:
             raise ScenarioError(f'{where}: "{PREFIX}{name}": cannot import {module!r}: {e}') from e
         except AttributeError as e:
@@ -102,7 +143,9 @@ class Factory:
         return instance, hooks
 
 
-def factory_for(doc: dict[str, Any], algorithms: Mapping[str, type[CongestionControl]] | None) -> Factory | None:
+def factory_for(
+    doc: dict[str, Any], algorithms: Mapping[str, type[CongestionControl]] | None, search: Sequence[str | os.PathLike[str]] = ()
+) -> Factory | None:
     """Rewrites the groups of ``doc`` whose ``cc`` is a name in ``algorithms`` to ``py:name``,
     resolves every ``py:`` name (raising :class:`ScenarioError` for a bad one) and returns the
     factory for the run, or None if no group uses Python."""
@@ -124,5 +167,5 @@ def factory_for(doc: dict[str, Any], algorithms: Mapping[str, type[CongestionCon
         if cc in registered:
             group["cc"] = cc = PREFIX + cc
         if cc.startswith(PREFIX) and cc[len(PREFIX) :] not in classes:
-            classes[cc[len(PREFIX) :]] = resolve(cc[len(PREFIX) :], registered, f"flows[{i}].cc")
+            classes[cc[len(PREFIX) :]] = resolve(cc[len(PREFIX) :], registered, f"flows[{i}].cc", search)
     return Factory(classes) if classes else None
