@@ -32,7 +32,7 @@
 
 use super::app_spec::{FtpParams, WebParams};
 use super::build::Net;
-use super::units::{Bytes, Dur, RateQ, Spread};
+use super::units::{Bytes, RateQ, Spread};
 use super::{
     parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError,
     TcpOptions, Topology,
@@ -43,7 +43,7 @@ use crate::rng::{Rng, StreamKind};
 use crate::scenario::topology::{HopRange, LanRing, ParkingLot};
 use crate::tcp::Recovery;
 use crate::tcp::Stack;
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{Dur, Rate, SimDuration, SimTime};
 use crate::wire::tcp::TCP_IP_HEADER;
 use crate::wire::UDP_IP_HEADER;
 use serde::{Deserialize, Serialize};

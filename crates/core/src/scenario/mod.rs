@@ -27,8 +27,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 mod messages;
+use crate::time::Dur;
 use queue::parse_queue;
-use units::{Bytes, Dur, RateQ, Spread};
+use units::{Bytes, RateQ, Spread};
 
 /// An invalid scenario: which field, and what is wrong with it (one line).
 #[derive(Clone, Debug, PartialEq, Eq)]
