@@ -33,10 +33,9 @@
 use super::app_spec::{FtpParams, WebParams};
 use super::build::Net;
 use super::units::{Bytes, RateQ, Spread};
-use super::{
-    parse_at, parse_tcp_options, AppSpec, FlowGroup, Protocol, RawFlowGroup, ScenarioError,
-    TcpOptions, Topology,
-};
+use super::raw::RawFlowGroup;
+use super::tcp_options::parse_tcp_options;
+use super::{parse_at, AppSpec, FlowGroup, Protocol, ScenarioError, TcpOptions, Topology};
 use crate::net::packet::NodeId;
 use crate::net::routing::Routes;
 use crate::rng::{Rng, StreamKind};

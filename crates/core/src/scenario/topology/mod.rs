@@ -1,6 +1,5 @@
-//! Topologies beyond the dumbbell and the generic graph (which `build.rs` builds itself):
-//! the multi-bottleneck parking lot and seed 000's ring of LANs, and what every topology shares
-//! — where a flow group attaches (`path`, `lan`), the fixed part of a flow's path delay (for
+//! Topologies: the dumbbell, the generic graph, the multi-bottleneck parking lot and seed 000's
+//! ring of LANs, each in its own module, and what every topology shares — where a flow group attaches (`path`, `lan`), the fixed part of a flow's path delay (for
 //! `rtt`), and a description of the built network for drawings (`ccarena topology`).
 //!
 //! | kind          | nodes                                   | flows attach                         |
@@ -10,15 +9,45 @@
 //! | `lan_ring`    | routers `R1`..`Rn` in a ring            | own hosts in LAN `lan`, peer opposite|
 //! | `graph`       | as listed                               | on the nodes `src`, `dst`            |
 
+pub mod dumbbell;
+pub mod graph;
 pub mod lan_ring;
 pub mod parking_lot;
 
+pub use dumbbell::Dumbbell;
+pub use graph::{Graph, GraphLink};
 pub use lan_ring::LanRing;
 pub use parking_lot::ParkingLot;
 
-use crate::scenario::{FlowGroup, Scenario, ScenarioError, Topology};
+use crate::scenario::{kind_of, FlowGroup, Scenario, ScenarioError};
 use crate::time::SimDuration;
+use serde::Serialize;
 use serde_json::{json, Value};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    Graph(Graph),
+    ParkingLot(ParkingLot),
+    LanRing(LanRing),
+}
+
+impl Topology {
+    /// Reads `[topology]`: its `kind`, then that kind's keys.
+    pub(crate) fn parse(v: &Value) -> Result<Topology, ScenarioError> {
+        let (kind, rest) =
+            kind_of(v, "topology", &["dumbbell", "graph", "parking_lot", "lan_ring"])?;
+        let Value::Object(m) = rest else { unreachable!("kind_of returns a table") };
+        match kind.as_str() {
+            "dumbbell" => Dumbbell::parse(m),
+            "graph" => Graph::parse(m),
+            "parking_lot" => ParkingLot::parse(m),
+            "lan_ring" => LanRing::parse(m),
+            _ => unreachable!("kind_of checked the kind"),
+        }
+    }
+}
 
 /// Which hops of a parking lot a flow crosses (1-based, inclusive): `"all"`, `"hop:N"`,
 /// `"hops:A-B"`.
