@@ -1,6 +1,9 @@
 //! Link loss models (`loss = { kind = ... }` on a dumbbell's bottleneck or a graph link).
 
 use super::{kind_of, parse_at, ScenarioError};
+use crate::net::loss::LossModel;
+use crate::net::packet::FlowId;
+use crate::rng::{Rng, StreamKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -10,6 +13,22 @@ pub enum LossSpec {
     Bernoulli { p: f64 },
     Periodic { every: u64 },
     DropList { flow: u32, packets: Vec<u64> },
+}
+
+impl LossSpec {
+    /// The loss model of link `link` (Bernoulli draws from the link's own stream).
+    pub(crate) fn model(&self, seed: u64, link: u32) -> LossModel {
+        match self {
+            LossSpec::Bernoulli { p } => LossModel::Bernoulli {
+                p: *p,
+                rng: Rng::stream(seed, StreamKind::LinkLoss, link as u64),
+            },
+            LossSpec::Periodic { every } => LossModel::Periodic { every: *every, seen: 0 },
+            LossSpec::DropList { flow, packets } => {
+                LossModel::DropList { flow: FlowId(*flow), packets: packets.clone() }
+            }
+        }
+    }
 }
 
 #[derive(Deserialize)]

@@ -18,6 +18,7 @@ mod raw;
 mod tcp_options;
 pub mod topology;
 pub mod units;
+mod wiring;
 
 pub use app_spec::AppSpec;
 pub use flows::{DccpGroupOptions, FlowGroup};

@@ -1,15 +1,18 @@
 //! A graph of named nodes, each link duplex with a queue per direction; flows run between the
-//! nodes `src` and `dst` they name.
+//! nodes `src` and `dst` they name (they have no host links of their own).
 
 use super::Topology;
+use crate::net::packet::NodeId;
 use crate::net::queue::QueueLimit;
 use crate::scenario::losses::{parse_loss, LossSpec};
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
+use crate::scenario::wiring::Net;
 use crate::scenario::{limits, parse_at, QueueSpec, ScenarioError};
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
+use std::collections::HashMap;
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Graph {
@@ -125,5 +128,27 @@ impl Graph {
             links.push(link);
         }
         Ok(Topology::Graph(Graph { nodes, queue, links }))
+    }
+
+    /// Adds the nodes and links; returns each flow's (sender, receiver) from `ends[i]`, flow i's
+    /// `src` and `dst` node names.
+    pub(crate) fn build(&self, ends: &[(&str, &str)], net: &mut Net) -> Vec<(NodeId, NodeId)> {
+        for n in &self.nodes {
+            net.node(n.clone());
+        }
+        // Looked up once per link end and flow end: a search of the list each time made building a
+        // 100,000-node graph take minutes (fuzzing finding). Only looked up, never iterated, so
+        // the map's order cannot reach the results.
+        let ids: HashMap<&str, NodeId> =
+            self.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), NodeId(i as u32))).collect();
+        let id_of = |name: &str| *ids.get(name).expect("validated node name");
+        for l in &self.links {
+            let (a, b) = (id_of(&l.a), id_of(&l.b));
+            let q = l.queue.as_ref().unwrap_or(&self.queue);
+            let loss = l.loss.as_ref().map(|spec| spec.model(net.seed, net.links.len() as u32));
+            net.link(None, (a, b), l.rate.0, l.delay.0, q, loss);
+            net.link(None, (b, a), l.rate.0, l.delay.0, q, None);
+        }
+        ends.iter().map(|&(src, dst)| (id_of(src), id_of(dst))).collect()
     }
 }

@@ -27,9 +27,9 @@
 
 use crate::net::packet::NodeId;
 use crate::net::queue::QueueLimit;
-use crate::scenario::build::Net;
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
+use crate::scenario::wiring::Net;
 use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
 use crate::time::{Dur, Rate, SimDuration};
 use serde::{Deserialize, Serialize};

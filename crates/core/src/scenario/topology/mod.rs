@@ -19,8 +19,10 @@ pub use graph::{Graph, GraphLink};
 pub use lan_ring::LanRing;
 pub use parking_lot::ParkingLot;
 
-use crate::scenario::{kind_of, FlowGroup, Scenario, ScenarioError};
-use crate::time::SimDuration;
+use crate::net::queue::QueueLimit;
+use crate::scenario::{kind_of, FlowGroup, QueueSpec, Scenario, ScenarioError};
+use crate::time::{Rate, SimDuration};
+use crate::wire::tcp::TCP_IP_HEADER;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -47,6 +49,76 @@ impl Topology {
             _ => unreachable!("kind_of checked the kind"),
         }
     }
+}
+
+/// Full-size packet on the wire (1460 B of payload, 40 B of TCP/IP headers), for sizing default
+/// buffers in packets.
+const TYPICAL_PACKET: u64 = 1460 + TCP_IP_HEADER as u64;
+
+/// The links every flow of a dumbbell or parking lot crosses between its own two host links:
+/// the bottleneck, or the chain of hops.
+pub(crate) struct Core {
+    pub fastest: Rate,
+    pub slowest: Rate,
+    /// One-way propagation delay from one end of the core to the other.
+    pub delay: SimDuration,
+}
+
+/// The host-link keys of a dumbbell or parking lot, as the scenario gives them.
+pub(crate) struct HostLinkKeys {
+    pub access_rate: Option<Rate>,
+    pub access_delay: Option<SimDuration>,
+    /// The queue of the core's links.
+    pub queue: Option<QueueSpec>,
+    pub access_queue: Option<QueueSpec>,
+}
+
+/// The host-link keys with every default filled in.
+pub(crate) struct HostLinks {
+    pub access_rate: Rate,
+    pub access_delay: SimDuration,
+    pub queue: QueueSpec,
+    pub access_queue: QueueSpec,
+}
+
+/// What the default access queue is as long as (but at least 1000 packets, so it never binds):
+/// the two topologies differ when the scenario gives the core a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccessQueueFrom {
+    /// The core's queue as the scenario gives it, else its default (the dumbbell).
+    CoreQueue,
+    /// The core's default queue, one BDP, whatever queue the scenario gives the core (the
+    /// parking lot).
+    Bdp,
+}
+
+/// The defaults of a dumbbell's or parking lot's host links and buffers, the keys the scenario
+/// gives kept.
+pub(crate) fn host_links(
+    core: Core,
+    keys: HostLinkKeys,
+    access_queue_from: AccessQueueFrom,
+) -> HostLinks {
+    // Access links much faster than the core, so that the core is where queues form.
+    let access_rate =
+        keys.access_rate.unwrap_or(Rate(core.fastest.0.saturating_mul(10).max(1_000_000_000)));
+    let access_delay = keys.access_delay.unwrap_or(SimDuration::from_millis(1));
+    // Default buffer: one bandwidth-delay product of the slowest core link at the RTT of a path
+    // across the whole core (the classic rule of thumb), at least 10 packets.
+    let rtt = core.delay.saturating_mul(2) + access_delay.saturating_mul(4);
+    let bdp_pkts = (core.slowest.bytes_in(rtt) / TYPICAL_PACKET).max(10);
+    let queue = keys.queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp_pkts)));
+    let access_pkts = match access_queue_from {
+        AccessQueueFrom::CoreQueue => match queue.limit() {
+            QueueLimit::Packets(n) => n,
+            QueueLimit::Bytes(b) => b / TYPICAL_PACKET,
+        },
+        AccessQueueFrom::Bdp => bdp_pkts,
+    };
+    let access_queue = keys
+        .access_queue
+        .unwrap_or(QueueSpec::droptail(QueueLimit::Packets(access_pkts.max(1000))));
+    HostLinks { access_rate, access_delay, queue, access_queue }
 }
 
 /// Which hops of a parking lot a flow crosses (1-based, inclusive): `"all"`, `"hop:N"`,
