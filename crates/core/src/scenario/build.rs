@@ -264,37 +264,14 @@ impl Scenario {
             };
             match (g.protocol, &g.tcp) {
                 (Protocol::Tcp, Some(t)) => {
-                    let profile = t.stack.config();
-                    let cfg = TcpConfig {
-                        mss,
-                        initial_cwnd: t.initial_cwnd,
-                        initial_ssthresh: t.initial_ssthresh.unwrap_or(f64::INFINITY),
-                        min_rto: t.min_rto.0,
-                        rto_rule: t.rto,
-                        head_retransmit_rearms_rto: t.head_retransmit_rearms_rto,
-                        window_from_una: t.window_from_una,
-                        recovery: t.recovery,
-                        delayed_ack: t.delayed_ack.then(|| t.stack.delayed_ack()),
-                        slow_start_after_idle: t.slow_start_after_idle,
-                        rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
-                        ecn: t.ecn,
-                        source_quench: t.source_quench,
-                        handshake: t.handshake,
-                        timestamps: t.timestamps,
-                        quickack: t.quickack,
-                        rack_tlp: t.rack_tlp,
-                        prr: t.prr,
-                        rcv_buf: t.rcv_buf.map_or(u64::MAX, |b| b.0),
-                        ..profile
-                    };
                     let cc = t
                         .cc_config
                         .build(i as u32)
                         .map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
                     // One shared copy for consecutive flows of the same configuration (a group's).
                     let shared = match shared_tcp_config.take() {
-                        Some(last) if *last == cfg => last,
-                        _ => Arc::new(cfg),
+                        Some(last) if *last == t.config => last,
+                        _ => Arc::new(t.config.clone()),
                     };
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(
                         fwd,
@@ -356,7 +333,7 @@ impl Scenario {
                     .or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string()))
                     .unwrap_or_else(|| "{}".into()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| {
-                    serde_json::to_value(t.recovery)
+                    serde_json::to_value(t.config.recovery)
                         .ok()
                         .and_then(|v| v.as_str().map(String::from))
                         .unwrap_or_default()

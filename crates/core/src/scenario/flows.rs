@@ -3,7 +3,7 @@
 
 use super::app_spec::{parse_app, AppSpec};
 use super::raw::RawFlowGroup;
-use super::tcp_options::{parse_tcp_options, TcpOptions};
+use super::tcp_options::{Profile, TcpOptions};
 use super::units::{Bytes, Spread};
 use super::{limits, Protocol, ScenarioError};
 use crate::dccp::CcidConfig;
@@ -72,12 +72,10 @@ pub(super) fn parse_group(
             format!("{count} is out of range: expected 1..{}", limits::MAX_FLOWS),
         ));
     }
+    // A TCP group's defaults: its stack's profile, looked up once.
+    let profile = (protocol == Protocol::Tcp).then(|| Profile::of(g.stack));
     // TCP's default payload keeps 1500-byte packets with the profile's options.
-    let default_mss = if protocol == Protocol::Tcp {
-        g.stack.unwrap_or_default().config().mss as u64
-    } else {
-        1460
-    };
+    let default_mss = profile.as_ref().map_or(1460, |p| u64::from(p.defaults.mss));
     let mss = g.mss.unwrap_or(Bytes(default_mss));
     if !(1..=65_000).contains(&mss.0) {
         return Err(ScenarioError::new(
@@ -121,13 +119,10 @@ pub(super) fn parse_group(
             format!("is a DCCP option: this group has protocol = \"{}\"", protocol.as_str()),
         ));
     }
-    let mut dccp = None;
-    let tcp = match protocol {
-        Protocol::Tcp => Some(parse_tcp_options(&g, path, &app, mss)?),
-        Protocol::Dccp => {
-            dccp = Some(parse_dccp_options(&g, path, &app, mss)?);
-            None
-        }
+    let tcp = profile.map(|p| TcpOptions::parse(&g, path, &app, mss, p)).transpose()?;
+    let dccp = match protocol {
+        Protocol::Tcp => None,
+        Protocol::Dccp => Some(parse_dccp_options(&g, path, &app, mss)?),
         Protocol::Udp => {
             let cc_keys = [("cc", g.cc.is_some()), ("cc_params", g.cc_params.is_some())];
             if let Some((key, _)) =
@@ -196,16 +191,6 @@ pub(super) fn tcp_only_keys(g: &RawFlowGroup) -> [(&'static str, bool); 19] {
     ]
 }
 
-/// An algorithm's parameter error `"field: what is wrong"` as an error at `path.cc_params.field`.
-pub(super) fn cc_params_error(path: &str, msg: String) -> ScenarioError {
-    match msg.split_once(": ") {
-        Some((field, rest)) if !field.contains(char::is_whitespace) => {
-            ScenarioError::new(format!("{path}.cc_params.{field}"), rest)
-        }
-        _ => ScenarioError::new(format!("{path}.cc_params"), msg),
-    }
-}
-
 fn parse_dccp_options(
     g: &RawFlowGroup,
     path: &str,
@@ -220,7 +205,7 @@ fn parse_dccp_options(
     }
     let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
     // "field: what is wrong" becomes an error at cc_params.field.
-    let params_error = |msg: String| cc_params_error(path, msg);
+    let params_error = |msg: String| ScenarioError::in_cc_params(path, msg);
     let ccid = CcidConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
         if g.cc_params.is_some() && !msg.starts_with("unknown DCCP congestion control") {
             params_error(msg)

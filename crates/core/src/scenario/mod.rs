@@ -53,6 +53,18 @@ impl ScenarioError {
     }
 }
 
+impl ScenarioError {
+    /// An algorithm's parameter error `"field: what is wrong"` as an error at `path.cc_params.field`.
+    pub(crate) fn in_cc_params(path: &str, msg: String) -> Self {
+        match msg.split_once(": ") {
+            Some((field, rest)) if !field.contains(char::is_whitespace) => {
+                ScenarioError::new(format!("{path}.cc_params.{field}"), rest)
+            }
+            _ => ScenarioError::new(format!("{path}.cc_params"), msg),
+        }
+    }
+}
+
 impl fmt::Display for ScenarioError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.path.is_empty() {

@@ -16,7 +16,7 @@ pub(crate) use sources::{attach, expand};
 
 use super::app_spec::{FtpParams, WebParams};
 use super::raw::RawFlowGroup;
-use super::tcp_options::parse_tcp_options;
+use super::tcp_options::Profile;
 use super::units::Bytes;
 use super::{parse_at, AppSpec, ScenarioError, TcpOptions, Topology};
 use crate::scenario::topology::{HopRange, LanRing};
@@ -194,7 +194,10 @@ fn parse_one(
         recovery: raw.recovery,
         ..RawFlowGroup::default()
     };
-    let tcp = parse_tcp_options(&group, path, &AppSpec::Bulk, Bytes(1460))?;
+    let profile = Profile::of(group.stack);
+    // Full-sized segments of 1500-byte packets with the profile's options.
+    let mss = Bytes(u64::from(profile.defaults.mss));
+    let tcp = TcpOptions::parse(&group, path, &AppSpec::Bulk, mss, profile)?;
     let packet_size = raw.packet_size.unwrap_or(Bytes(1000));
     if !(1..=65_000).contains(&packet_size.0) {
         return Err(ScenarioError::new(
@@ -242,7 +245,7 @@ fn parse_one(
         stack: tcp.stack,
         cc: tcp.cc.clone(),
         cc_params: tcp.cc_params.clone(),
-        recovery: tcp.recovery,
+        recovery: tcp.config.recovery,
         tcp,
         packet_size,
         web,

@@ -193,8 +193,7 @@ pub(crate) fn expand(
                 protocol: Protocol::Tcp,
                 tcp: Some(bg.tcp.clone()),
                 dccp: None,
-                // Full-sized segments of 1500-byte packets with the profile's options.
-                mss: Bytes(u64::from(bg.tcp.stack.config().mss)),
+                mss: Bytes(u64::from(bg.tcp.config.mss)),
                 start: Spread::Fixed(bg.start),
                 stop: None,
                 rtt: None,
