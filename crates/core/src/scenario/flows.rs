@@ -35,6 +35,7 @@ pub struct FlowGroup {
     /// DCCP options, written inline in the group.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub dccp: Option<DccpGroupOptions>,
+    /// Payload bytes of a full segment or datagram (a TCP group's `tcp.config.mss` too).
     pub mss: Bytes,
     pub start: Spread,
     /// The flows stop sending at this time (any protocol); `None` = at the end of the run.

@@ -4,6 +4,18 @@
 //! serde (with `deny_unknown_fields`, through `serde_path_to_error`) reads the file's structure;
 //! then the tagged parts (`topology`, `queue`, `loss`, `app`, `cc_params`) are read one by one
 //! with their path as prefix, and cross-field rules are checked.
+//!
+//! | module                 | holds                                                     |
+//! |------------------------|-----------------------------------------------------------|
+//! | `raw`                  | the file's structure, as serde reads it                   |
+//! | `flows`, `tcp_options` | `[[flows]]` groups; a TCP group's options, resolved once  |
+//! | `topology/`            | `[topology]` kinds, their defaults, and how each is built |
+//! | `queue`, `losses`      | queue disciplines, link loss models                       |
+//! | `app_spec`             | a group's `app` and the traffic models                    |
+//! | `background/`          | `[[background]]` cross traffic and its sources            |
+//! | `jitter`               | small random offsets of starts and delays                 |
+//! | `units`, `limits`      | quantities with units, and their supported ranges         |
+//! | `build`, `wiring`      | the runnable world, and the network under construction    |
 
 pub mod app_spec;
 pub mod background;

@@ -9,6 +9,7 @@ use crate::time::Dur;
 use serde::Deserialize;
 use serde_json::Value;
 
+/// The top level of a scenario file.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawScenario {
@@ -24,6 +25,8 @@ pub(super) struct RawScenario {
     pub(super) stack: Option<Stack>,
 }
 
+/// A `[[flows]]` table as written. A `[[background]]` fills in its TCP keys (`stack`, `cc`,
+/// `cc_params`, `recovery`) to have its sources' options resolved as a group's are.
 #[derive(Deserialize, Default)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawFlowGroup {

@@ -116,7 +116,7 @@ impl Serialize for TcpOptions {
 
 impl TcpOptions {
     /// Reads the TCP options of group `g` (at `path`), whose segments carry `mss` bytes, over
-    /// `profile`: checks the keys it sets, then resolves every option.
+    /// `profile`: the congestion control, then every option resolved and the keys checked.
     pub(super) fn parse(
         g: &RawFlowGroup,
         path: &str,
@@ -124,21 +124,20 @@ impl TcpOptions {
         mss: Bytes,
         profile: Profile,
     ) -> Result<TcpOptions, ScenarioError> {
+        let stack = profile.stack;
         let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
-        let cc_params = reno_basis_for(profile.stack, &cc, g.cc_params.as_ref());
-        let cc_config =
-            CcConfig::from_name(&profile_cc_name(profile.stack, &cc), cc_params.as_ref()).map_err(
-                |msg| {
-                    if g.cc_params.is_some()
-                        && !msg.starts_with("unknown congestion control")
-                        && !msg.starts_with("unknown preset")
-                    {
-                        ScenarioError::in_cc_params(path, msg)
-                    } else {
-                        ScenarioError::new(format!("{path}.cc"), msg)
-                    }
-                },
-            )?;
+        let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
+        let cc_config = CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref())
+            .map_err(|msg| {
+                if g.cc_params.is_some()
+                    && !msg.starts_with("unknown congestion control")
+                    && !msg.starts_with("unknown preset")
+                {
+                    ScenarioError::in_cc_params(path, msg)
+                } else {
+                    ScenarioError::new(format!("{path}.cc"), msg)
+                }
+            })?;
         // `newreno` names Reno's window rule with RFC 6582 recovery.
         let recovery =
             g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
@@ -153,87 +152,8 @@ impl TcpOptions {
                 ),
             ));
         }
-        let initial_cwnd = g.initial_cwnd.unwrap_or(profile.defaults.initial_cwnd);
-        if !(1.0..=1e6).contains(&initial_cwnd) {
-            return Err(ScenarioError::new(
-                format!("{path}.initial_cwnd"),
-                format!("{initial_cwnd} is out of range: expected 1..1000000 segments"),
-            ));
-        }
-        if let Some(s) = g.initial_ssthresh {
-            if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
-                return Err(ScenarioError::new(
-                    format!("{path}.initial_ssthresh"),
-                    format!(
-                        "{s} is out of range: expected 2..1000000 segments (leave it out for no limit)"
-                    ),
-                ));
-            }
-        }
-        if let Some(b) = g.rcv_buf {
-            // The window is half the buffer (receiver.rs): it must hold one segment.
-            if b.0 < 2 * mss.0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.rcv_buf"),
-                    format!(
-                        "{}B is smaller than two segments ({}B): the window is half the buffer",
-                        b.0,
-                        2 * mss.0
-                    ),
-                ));
-            }
-        }
-        if let Some(r) = g.rwnd {
-            if r.0 < mss.0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.rwnd"),
-                    format!("{}B is smaller than one segment ({}B)", r.0, mss.0),
-                ));
-            }
-        }
-        if let Some(packet_size) = app.packet_size() {
-            if packet_size.0 > mss.0 {
-                return Err(ScenarioError::new(
-                    format!("{path}.app.packet_size"),
-                    format!(
-                        "{}B exceeds the mss {}B: a TCP message must fit one segment",
-                        packet_size.0, mss.0
-                    ),
-                ));
-            }
-        }
-        let Profile { stack, defaults } = profile;
-        let config = TcpConfig {
-            mss: mss.0 as u32,
-            initial_cwnd,
-            initial_ssthresh: g.initial_ssthresh.unwrap_or(defaults.initial_ssthresh),
-            min_rto: g.min_rto.map_or(defaults.min_rto, |d| d.0),
-            rto_rule: g.rto.unwrap_or(defaults.rto_rule),
-            recovery,
-            delayed_ack: g
-                .delayed_ack
-                .unwrap_or(defaults.delayed_ack.is_some())
-                .then(|| stack.delayed_ack()),
-            rwnd: g.rwnd.map_or(defaults.rwnd, |b| b.0 / mss.0),
-            ecn: g.ecn.unwrap_or(defaults.ecn),
-            source_quench: g.source_quench.unwrap_or(defaults.source_quench),
-            head_retransmit_rearms_rto: g
-                .head_retransmit_rearms_rto
-                .unwrap_or(defaults.head_retransmit_rearms_rto),
-            slow_start_after_idle: g
-                .slow_start_after_idle
-                .unwrap_or(defaults.slow_start_after_idle),
-            handshake: g.handshake.unwrap_or(defaults.handshake),
-            timestamps: g.timestamps.unwrap_or(defaults.timestamps),
-            quickack: g.quickack.unwrap_or(defaults.quickack),
-            // Both need the SACK scoreboard; with another recovery variant they stay off.
-            rack_tlp: g.rack_tlp.unwrap_or(defaults.rack_tlp) && recovery == Recovery::Sack,
-            prr: g.prr.unwrap_or(defaults.prr) && recovery == Recovery::Sack,
-            rcv_buf: g.rcv_buf.map_or(defaults.rcv_buf, |b| b.0),
-            window_from_una: g.window_from_una.unwrap_or(defaults.window_from_una),
-            // The profile's own: timer bounds, dupthresh and the ECN details.
-            ..defaults
-        };
+        let config = resolve(g, mss, recovery, profile);
+        check(g, &config, path, app)?;
         Ok(TcpOptions {
             stack,
             cc,
@@ -243,6 +163,102 @@ impl TcpOptions {
             config,
         })
     }
+}
+
+/// The one place a group's TCP configuration is made: `profile`'s defaults with the keys `g`
+/// sets on top.
+fn resolve(g: &RawFlowGroup, mss: Bytes, recovery: Recovery, profile: Profile) -> TcpConfig {
+    let Profile { stack, defaults } = profile;
+    TcpConfig {
+        mss: mss.0 as u32,
+        initial_cwnd: g.initial_cwnd.unwrap_or(defaults.initial_cwnd),
+        initial_ssthresh: g.initial_ssthresh.unwrap_or(defaults.initial_ssthresh),
+        min_rto: g.min_rto.map_or(defaults.min_rto, |d| d.0),
+        rto_rule: g.rto.unwrap_or(defaults.rto_rule),
+        recovery,
+        delayed_ack: g
+            .delayed_ack
+            .unwrap_or(defaults.delayed_ack.is_some())
+            .then(|| stack.delayed_ack()),
+        rwnd: g.rwnd.map_or(defaults.rwnd, |b| b.0 / mss.0),
+        ecn: g.ecn.unwrap_or(defaults.ecn),
+        source_quench: g.source_quench.unwrap_or(defaults.source_quench),
+        head_retransmit_rearms_rto: g
+            .head_retransmit_rearms_rto
+            .unwrap_or(defaults.head_retransmit_rearms_rto),
+        slow_start_after_idle: g.slow_start_after_idle.unwrap_or(defaults.slow_start_after_idle),
+        handshake: g.handshake.unwrap_or(defaults.handshake),
+        timestamps: g.timestamps.unwrap_or(defaults.timestamps),
+        quickack: g.quickack.unwrap_or(defaults.quickack),
+        // Both need the SACK scoreboard; with another recovery variant they stay off.
+        rack_tlp: g.rack_tlp.unwrap_or(defaults.rack_tlp) && recovery == Recovery::Sack,
+        prr: g.prr.unwrap_or(defaults.prr) && recovery == Recovery::Sack,
+        rcv_buf: g.rcv_buf.map_or(defaults.rcv_buf, |b| b.0),
+        window_from_una: g.window_from_una.unwrap_or(defaults.window_from_una),
+        // The profile's own: timer bounds, dupthresh and the ECN details.
+        ..defaults
+    }
+}
+
+/// Refuses the resolved initial window and the sizes `g` sets when out of range, or too small
+/// for the group's segments (`config.mss`).
+fn check(
+    g: &RawFlowGroup,
+    config: &TcpConfig,
+    path: &str,
+    app: &AppSpec,
+) -> Result<(), ScenarioError> {
+    let initial_cwnd = config.initial_cwnd;
+    if !(1.0..=1e6).contains(&initial_cwnd) {
+        return Err(ScenarioError::new(
+            format!("{path}.initial_cwnd"),
+            format!("{initial_cwnd} is out of range: expected 1..1000000 segments"),
+        ));
+    }
+    if let Some(s) = g.initial_ssthresh {
+        if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
+            return Err(ScenarioError::new(
+                format!("{path}.initial_ssthresh"),
+                format!(
+                    "{s} is out of range: expected 2..1000000 segments (leave it out for no limit)"
+                ),
+            ));
+        }
+    }
+    let mss = u64::from(config.mss);
+    if let Some(b) = g.rcv_buf {
+        // The window is half the buffer (receiver.rs): it must hold one segment.
+        if b.0 < 2 * mss {
+            return Err(ScenarioError::new(
+                format!("{path}.rcv_buf"),
+                format!(
+                    "{}B is smaller than two segments ({}B): the window is half the buffer",
+                    b.0,
+                    2 * mss
+                ),
+            ));
+        }
+    }
+    if let Some(r) = g.rwnd {
+        if r.0 < mss {
+            return Err(ScenarioError::new(
+                format!("{path}.rwnd"),
+                format!("{}B is smaller than one segment ({mss}B)", r.0),
+            ));
+        }
+    }
+    if let Some(packet_size) = app.packet_size() {
+        if packet_size.0 > mss {
+            return Err(ScenarioError::new(
+                format!("{path}.app.packet_size"),
+                format!(
+                    "{}B exceeds the mss {mss}B: a TCP message must fit one segment",
+                    packet_size.0
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The preset a plain algorithm name means under a profile: the `linux` stack runs Linux's own

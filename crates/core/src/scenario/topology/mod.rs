@@ -1,6 +1,8 @@
 //! Topologies: the dumbbell, the generic graph, the multi-bottleneck parking lot and seed 000's
-//! ring of LANs, each in its own module, and what every topology shares — where a flow group attaches (`path`, `lan`), the fixed part of a flow's path delay (for
-//! `rtt`), and a description of the built network for drawings (`ccarena topology`).
+//! ring of LANs, each in its own module, and what they share — the host-link defaults of the
+//! dumbbell and the parking lot, where a flow group attaches (`path`, `lan`), the fixed part of a
+//! flow's path delay (for `rtt`), and a description of the built network for drawings
+//! (`ccarena topology`).
 //!
 //! | kind          | nodes                                   | flows attach                         |
 //! |---------------|-----------------------------------------|--------------------------------------|
