@@ -194,6 +194,12 @@ impl fmt::Display for SimDuration {
     }
 }
 
+/// A duration as scenarios and algorithm parameters write it (`"100ms"`, `"1.5s"`), for serde.
+/// Its serde impls are in `scenario::units` with the other quantities: reading one checks it
+/// against the scenario limits (at most a day, `scenario::limits`), which this layer does not know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Dur(pub SimDuration);
+
 /// A data rate in bits per second.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Rate(pub u64);

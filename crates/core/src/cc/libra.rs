@@ -60,8 +60,7 @@ use super::{
     check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
     CongestionEvent,
 };
-use crate::scenario::units::Dur;
-use crate::time::{parse_rate, Rate, SimDuration, SimTime};
+use crate::time::{parse_rate, Dur, Rate, SimDuration, SimTime};
 use crate::wire::tcp::TCP_IP_HEADER;
 use serde::{Deserialize, Serialize};
 

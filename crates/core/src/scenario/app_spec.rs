@@ -1,4 +1,5 @@
-//! Traffic-model keys of scenarios: distributions and the `web` and `ftp` applications.
+//! A flow group's `app` table ([`AppSpec`]) and its traffic-model keys: distributions and the
+//! `web` and `ftp` applications.
 //!
 //! A distribution is a quantity (a fixed value) or a table with a `kind`:
 //!
@@ -15,14 +16,14 @@
 //! Values are kept at the resolution of their unit (whole bytes, nanoseconds) so that the
 //! normalised scenario parses back to the same thing.
 
-use super::units::Bytes;
-use super::{kind_of, limits, ScenarioError};
+use super::units::{Bytes, RateQ};
+use super::{kind_of, limits, parse_at, ScenarioError};
 use crate::app::dist::Dist;
 use crate::app::ftp::FtpModel;
 use crate::app::web::WebModel;
-use crate::time::{parse_bytes, parse_duration, SimDuration};
+use crate::time::{parse_bytes, parse_duration, Dur, SimDuration};
 use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 /// What a distribution's values measure.
@@ -409,6 +410,136 @@ impl FtpParams {
             p.idle = parse_dist(x, &format!("{path}.idle"), Unit::Seconds)?;
         }
         Ok(p)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum AppSpec {
+    Bulk,
+    File {
+        size: Bytes,
+    },
+    Cbr {
+        rate: RateQ,
+        packet_size: Bytes,
+    },
+    Web(WebParams),
+    Ftp(FtpParams),
+    /// Exponential on/off (VoIP); defaults from seed 000 (ns-2 EXPOO as configured there).
+    #[serde(rename = "onoff")]
+    OnOff {
+        on_mean: Dur,
+        off_mean: Dur,
+        rate: RateQ,
+        packet_size: Bytes,
+    },
+}
+
+impl AppSpec {
+    /// The `kind` as written in scenarios.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AppSpec::Bulk => "bulk",
+            AppSpec::File { .. } => "file",
+            AppSpec::Cbr { .. } => "cbr",
+            AppSpec::Web(_) => "web",
+            AppSpec::Ftp(_) => "ftp",
+            AppSpec::OnOff { .. } => "onoff",
+        }
+    }
+
+    /// Payload bytes of one message, for applications with a fixed message size.
+    pub(super) fn packet_size(&self) -> Option<Bytes> {
+        match self {
+            AppSpec::Cbr { packet_size, .. } | AppSpec::OnOff { packet_size, .. } => {
+                Some(*packet_size)
+            }
+            AppSpec::Bulk | AppSpec::File { .. } | AppSpec::Web(_) | AppSpec::Ftp(_) => None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OnOffParams {
+    on_mean: Option<Dur>,
+    off_mean: Option<Dur>,
+    rate: Option<RateQ>,
+    packet_size: Option<Bytes>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NoParams {}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileParams {
+    size: Bytes,
+}
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CbrParams {
+    rate: RateQ,
+    packet_size: Bytes,
+}
+
+pub(super) fn parse_app(v: &Value, path: &str) -> Result<AppSpec, ScenarioError> {
+    let (kind, rest) = kind_of(v, path, &["bulk", "file", "cbr", "onoff", "web", "ftp"])?;
+    match kind.as_str() {
+        "bulk" => {
+            let _: NoParams = parse_at(&rest, path)?;
+            Ok(AppSpec::Bulk)
+        }
+        "file" => {
+            let p: FileParams = parse_at(&rest, path)?;
+            if p.size.0 == 0 {
+                return Err(ScenarioError::new(format!("{path}.size"), "must be at least 1B"));
+            }
+            Ok(AppSpec::File { size: p.size })
+        }
+        "cbr" => {
+            let p: CbrParams = parse_at(&rest, path)?;
+            if p.packet_size.0 == 0 || p.packet_size.0 > 65_000 {
+                return Err(ScenarioError::new(
+                    format!("{path}.packet_size"),
+                    format!("{}B is out of range: expected 1B..65000B", p.packet_size.0),
+                ));
+            }
+            limits::check_packet_rate(p.rate.0, p.packet_size.0, path)?;
+            Ok(AppSpec::Cbr { rate: p.rate, packet_size: p.packet_size })
+        }
+        "web" => Ok(AppSpec::Web(WebParams::parse(&rest, path)?)),
+        "ftp" => Ok(AppSpec::Ftp(FtpParams::parse(&rest, path)?)),
+        "onoff" => {
+            let p: OnOffParams = parse_at(&rest, path)?;
+            let on_mean =
+                p.on_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_004_000)));
+            let off_mean =
+                p.off_mean.unwrap_or(Dur(crate::time::SimDuration::from_micros(1_587_000)));
+            let rate = p.rate.unwrap_or(RateQ(crate::time::Rate(80_000)));
+            let packet_size = p.packet_size.unwrap_or(Bytes(160));
+            if packet_size.0 == 0 || packet_size.0 > 65_000 {
+                return Err(ScenarioError::new(
+                    format!("{path}.packet_size"),
+                    format!("{}B is out of range: expected 1B..65000B", packet_size.0),
+                ));
+            }
+            for (key, d) in [("on_mean", on_mean), ("off_mean", off_mean)] {
+                if d.0.as_nanos() == 0 {
+                    return Err(ScenarioError::new(
+                        format!("{path}.{key}"),
+                        "must be longer than 0s",
+                    ));
+                }
+            }
+            if rate.0 .0 == 0 {
+                return Err(ScenarioError::new(format!("{path}.rate"), "must be faster than 0bps"));
+            }
+            limits::check_packet_rate(rate.0, packet_size.0, path)?;
+            Ok(AppSpec::OnOff { on_mean, off_mean, rate, packet_size })
+        }
+        _ => unreachable!("kind_of checked the kind"),
     }
 }
 

@@ -5,10 +5,8 @@
 //! stream, so adding a flow never changes another flow's draws.
 
 use super::background;
-use super::{
-    AppSpec, Dumbbell, FlowGroup, Graph, LossSpec, Protocol, QueueSpec, Scenario, ScenarioError,
-    Topology,
-};
+use super::wiring::Net;
+use super::{AppSpec, FlowGroup, Protocol, Scenario, ScenarioError, Topology};
 use crate::app::ftp::FtpApp;
 use crate::app::web::WebApp;
 use crate::app::AppSource;
@@ -16,20 +14,15 @@ use crate::dccp::sender::DccpConfig;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::engine::{Endpoint, FlowSetup, WorldParts};
 use crate::net::feeder::Feeders;
-use crate::net::link::Link;
-use crate::net::loss::LossModel;
-use crate::net::packet::{FlowId, LinkId, NodeId};
-use crate::net::queue::QueueLimit;
-use crate::net::routing::{Edge, Routes};
+use crate::net::packet::{FlowId, NodeId};
+use crate::net::routing::Routes;
 use crate::rng::{Rng, StreamKind};
 use crate::scenario::topology::HopRange;
 use crate::scenario::units::Spread;
 use crate::tcp::{TcpConfig, TcpReceiver, TcpSender};
-use crate::time::{Rate, SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime};
 use crate::transport::Addr;
 use crate::udp::UdpSender;
-use crate::wire::tcp::TCP_IP_HEADER;
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// Descriptive facts about each flow, for the result tables.
@@ -98,116 +91,6 @@ fn draw(spread: Spread, rng: &mut Rng) -> SimDuration {
     }
 }
 
-/// Network under construction.
-#[derive(Default)]
-pub(crate) struct Net {
-    /// The scenario's seed (queues with randomness draw from per-link streams).
-    pub(crate) seed: u64,
-    /// The scenario's `jitter`: every link direction delays each packet by a small random extra.
-    pub(crate) jitter: Option<super::jitter::Jitter>,
-    pub(crate) names: Vec<String>,
-    pub(crate) roles: Vec<&'static str>,
-    pub(crate) links: Vec<Link>,
-    pub(crate) edges: Vec<Edge>,
-}
-
-impl Net {
-    fn add(&mut self, name: String, role: &'static str) -> NodeId {
-        self.names.push(name);
-        self.roles.push(role);
-        NodeId(self.names.len() as u32 - 1)
-    }
-    /// A node of a graph topology.
-    pub(crate) fn node(&mut self, name: String) -> NodeId {
-        self.add(name, "node")
-    }
-    pub(crate) fn router(&mut self, name: String) -> NodeId {
-        self.add(name, "router")
-    }
-    pub(crate) fn host(&mut self, name: String) -> NodeId {
-        self.add(name, "host")
-    }
-    /// Both directions between `a` and `b`, each with its own queue, named "A->B".
-    pub(crate) fn duplex(
-        &mut self,
-        a: NodeId,
-        b: NodeId,
-        rate: Rate,
-        delay: SimDuration,
-        queue: &QueueSpec,
-    ) {
-        self.link(None, (a, b), rate, delay, queue, None);
-        self.link(None, (b, a), rate, delay, queue, None);
-    }
-    pub(crate) fn link(
-        &mut self,
-        name: Option<String>,
-        (from, to): (NodeId, NodeId),
-        rate: Rate,
-        delay: SimDuration,
-        queue: &QueueSpec,
-        loss: Option<LossModel>,
-    ) {
-        let id = LinkId(self.links.len() as u32);
-        let name = name.unwrap_or_else(|| {
-            format!("{}->{}", self.names[from.0 as usize], self.names[to.0 as usize])
-        });
-        let disc = queue.build(rate, delay, self.seed, id.0);
-        let mut link = Link::new(name, from, to, rate, delay, disc, loss);
-        if let Some(j) = self.jitter {
-            link = link.with_delay_jitter(j.delay.0, j.link_rng(self.seed, u64::from(id.0)));
-        }
-        self.links.push(link);
-        self.edges.push(Edge { id, from, to, delay });
-    }
-}
-
-fn loss_model(spec: &LossSpec, seed: u64, link: u32) -> LossModel {
-    match spec {
-        LossSpec::Bernoulli { p } => LossModel::Bernoulli {
-            p: *p,
-            rng: Rng::stream(seed, StreamKind::LinkLoss, link as u64),
-        },
-        LossSpec::Periodic { every } => LossModel::Periodic { every: *every, seen: 0 },
-        LossSpec::DropList { flow, packets } => {
-            LossModel::DropList { flow: FlowId(*flow), packets: packets.clone() }
-        }
-    }
-}
-
-/// Full-size packet on the wire, for sizing default buffers.
-const TYPICAL_PACKET: u64 = 1460 + TCP_IP_HEADER as u64;
-
-/// Defaults of a dumbbell that depend on its other parameters.
-pub struct DumbbellDefaults {
-    pub access_rate: Rate,
-    pub access_delay: SimDuration,
-    pub queue: QueueSpec,
-    pub access_queue: QueueSpec,
-}
-
-pub fn dumbbell_defaults(d: &Dumbbell) -> DumbbellDefaults {
-    let bneck = d.bottleneck_rate.0;
-    // Access links much faster than the bottleneck, so that the bottleneck is where queues form.
-    let access_rate =
-        d.access_rate.map(|r| r.0).unwrap_or(Rate(bneck.0.saturating_mul(10).max(1_000_000_000)));
-    let access_delay = d.access_delay.map(|x| x.0).unwrap_or(SimDuration::from_millis(1));
-    // Default buffer: one bandwidth-delay product at the default path's RTT (the classic rule
-    // of thumb), at least 10 packets.
-    let rtt = d.bottleneck_delay.0.saturating_mul(2) + access_delay.saturating_mul(4);
-    let bdp_pkts = (bneck.bytes_in(rtt) / TYPICAL_PACKET).max(10);
-    let queue = d.queue.clone().unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp_pkts)));
-    let bneck_limit = match queue.limit() {
-        QueueLimit::Packets(n) => n,
-        QueueLimit::Bytes(b) => b / TYPICAL_PACKET,
-    };
-    let access_queue = d
-        .access_queue
-        .clone()
-        .unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bneck_limit.max(1000))));
-    DumbbellDefaults { access_rate, access_delay, queue, access_queue }
-}
-
 impl Scenario {
     /// Draws each main flow's start and, when `rtt` is given, its access delay.
     fn plan_flows(&self) -> Result<Vec<FlowPlan<'_>>, ScenarioError> {
@@ -248,8 +131,21 @@ impl Scenario {
         let plans = self.plan_flows()?;
         let mut net = Net { seed: self.seed, jitter: self.jitter, ..Net::default() };
         let endpoints_at: Vec<(NodeId, NodeId)> = match &self.topology {
-            Topology::Dumbbell(d) => build_dumbbell(d, &plans, self.seed, &mut net),
-            Topology::Graph(g) => build_graph(g, self.seed, &mut net, &plans),
+            Topology::Dumbbell(d) => {
+                let access_delays: Vec<_> = plans.iter().map(|f| f.access_delay).collect();
+                d.build(&access_delays, &mut net)
+            }
+            Topology::Graph(g) => {
+                let ends: Vec<_> = plans
+                    .iter()
+                    .map(|f| {
+                        let src = f.group.src.as_deref().expect("validated: graph flows have src");
+                        let dst = f.group.dst.as_deref().expect("validated: graph flows have dst");
+                        (src, dst)
+                    })
+                    .collect();
+                g.build(&ends, &mut net)
+            }
             Topology::ParkingLot(p) => {
                 let at: Vec<_> = plans
                     .iter()
@@ -368,37 +264,14 @@ impl Scenario {
             };
             match (g.protocol, &g.tcp) {
                 (Protocol::Tcp, Some(t)) => {
-                    let profile = t.stack.config();
-                    let cfg = TcpConfig {
-                        mss,
-                        initial_cwnd: t.initial_cwnd,
-                        initial_ssthresh: t.initial_ssthresh.unwrap_or(f64::INFINITY),
-                        min_rto: t.min_rto.0,
-                        rto_rule: t.rto,
-                        head_retransmit_rearms_rto: t.head_retransmit_rearms_rto,
-                        window_from_una: t.window_from_una,
-                        recovery: t.recovery,
-                        delayed_ack: t.delayed_ack.then(|| t.stack.delayed_ack()),
-                        slow_start_after_idle: t.slow_start_after_idle,
-                        rwnd: t.rwnd.map_or(u64::MAX, |b| b.0 / mss as u64),
-                        ecn: t.ecn,
-                        source_quench: t.source_quench,
-                        handshake: t.handshake,
-                        timestamps: t.timestamps,
-                        quickack: t.quickack,
-                        rack_tlp: t.rack_tlp,
-                        prr: t.prr,
-                        rcv_buf: t.rcv_buf.map_or(u64::MAX, |b| b.0),
-                        ..profile
-                    };
                     let cc = t
                         .cc_config
                         .build(i as u32)
                         .map_err(|e| ScenarioError::new(format!("{}.cc", inst.path), e))?;
                     // One shared copy for consecutive flows of the same configuration (a group's).
                     let shared = match shared_tcp_config.take() {
-                        Some(last) if *last == cfg => last,
-                        _ => Arc::new(cfg),
+                        Some(last) if *last == t.config => last,
+                        _ => Arc::new(t.config.clone()),
                     };
                     endpoints.push(Endpoint::TcpSender(Box::new(TcpSender::new(
                         fwd,
@@ -460,7 +333,7 @@ impl Scenario {
                     .or_else(|| g.dccp.as_ref().map(|d| d.cc_params.to_string()))
                     .unwrap_or_else(|| "{}".into()),
                 recovery: g.tcp.as_ref().map_or(String::new(), |t| {
-                    serde_json::to_value(t.recovery)
+                    serde_json::to_value(t.config.recovery)
                         .ok()
                         .and_then(|v| v.as_str().map(String::from))
                         .unwrap_or_default()
@@ -489,62 +362,4 @@ impl Scenario {
         };
         Ok(Built { parts, flows: metas, node_names: net.names, node_roles: net.roles })
     }
-}
-
-/// Routers `left` and `right` joined by the bottleneck; flow i runs from `src{i}` to `dst{i}`,
-/// each on its own access links.
-fn build_dumbbell(
-    d: &Dumbbell,
-    plans: &[FlowPlan],
-    seed: u64,
-    net: &mut Net,
-) -> Vec<(NodeId, NodeId)> {
-    let defaults = dumbbell_defaults(d);
-    let left = net.router("left".into());
-    let right = net.router("right".into());
-    let (rate, delay) = (d.bottleneck_rate.0, d.bottleneck_delay.0);
-    let loss = d.loss.as_ref().map(|l| loss_model(l, seed, 0));
-    net.link(Some("bottleneck".into()), (left, right), rate, delay, &defaults.queue, loss);
-    net.link(Some("bottleneck_rev".into()), (right, left), rate, delay, &defaults.queue, None);
-    let mut ends = Vec::new();
-    for (i, p) in plans.iter().enumerate() {
-        let s = net.host(format!("src{i}"));
-        let r = net.host(format!("dst{i}"));
-        let a = p.access_delay.unwrap_or(defaults.access_delay);
-        let q = &defaults.access_queue;
-        net.link(None, (s, left), defaults.access_rate, a, q, None);
-        net.link(None, (left, s), defaults.access_rate, a, q, None);
-        net.link(None, (right, r), defaults.access_rate, a, q, None);
-        net.link(None, (r, right), defaults.access_rate, a, q, None);
-        ends.push((s, r));
-    }
-    ends
-}
-
-/// Named nodes, each link duplex with a queue per direction.
-fn build_graph(g: &Graph, seed: u64, net: &mut Net, plans: &[FlowPlan]) -> Vec<(NodeId, NodeId)> {
-    for n in &g.nodes {
-        net.node(n.clone());
-    }
-    // Looked up once per link end and flow end: a search of the list each time made building a
-    // 100,000-node graph take minutes (fuzzing finding). Only looked up, never iterated, so
-    // the map's order cannot reach the results.
-    let ids: HashMap<&str, NodeId> =
-        g.nodes.iter().enumerate().map(|(i, n)| (n.as_str(), NodeId(i as u32))).collect();
-    let id_of = |name: &str| *ids.get(name).expect("validated node name");
-    for l in &g.links {
-        let (a, b) = (id_of(&l.a), id_of(&l.b));
-        let q = l.queue.as_ref().unwrap_or(&g.queue);
-        let loss = l.loss.as_ref().map(|spec| loss_model(spec, seed, net.links.len() as u32));
-        net.link(None, (a, b), l.rate.0, l.delay.0, q, loss);
-        net.link(None, (b, a), l.rate.0, l.delay.0, q, None);
-    }
-    plans
-        .iter()
-        .map(|p| {
-            let src = p.group.src.as_deref().expect("validated: graph flows have src");
-            let dst = p.group.dst.as_deref().expect("validated: graph flows have dst");
-            (id_of(src), id_of(dst))
-        })
-        .collect()
 }

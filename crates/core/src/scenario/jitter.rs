@@ -21,10 +21,9 @@
 //! Each entity has its own stream, so adding a flow or a link leaves the others' draws as they
 //! were, and the same scenario and seed give bit-identical results.
 
-use super::units::Dur;
 use super::{parse_at, ScenarioError};
 use crate::rng::{Rng, StreamKind};
-use crate::time::SimDuration;
+use crate::time::{Dur, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 

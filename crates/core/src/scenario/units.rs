@@ -4,7 +4,7 @@
 
 use super::limits;
 use crate::net::queue::QueueLimit;
-use crate::time::{parse_bytes, parse_duration, parse_rate, Rate, SimDuration};
+use crate::time::{parse_bytes, parse_duration, parse_rate, Dur, Rate, SimDuration};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize, Serializer};
 use std::fmt;
@@ -32,9 +32,7 @@ macro_rules! quantity {
     };
 }
 
-/// A duration written with a unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Dur(pub SimDuration);
+// `time::Dur`, within the scenario limits.
 quantity!(Dur, SimDuration, "a duration with a unit, e.g. \"100ms\" or \"1.5s\"", |s| {
     parse_duration(s).and_then(|d| limits::check_duration(d, s))
 });

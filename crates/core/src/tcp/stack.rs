@@ -20,8 +20,8 @@
 //! | new data outside recovery     | pipe < window             | below SND.UNA + window     | pipe < window       |
 //! | `cc = "cubic"` runs           | `cubic@linux-6` (Linux's) | RFC 9438                   | RFC 9438            |
 //!
-//! The last row is applied where the scenario is read (`scenario::profile_cc_name`): CUBIC is
-//! an algorithm, not a TCP setting, but Linux's is what a Linux host runs.
+//! The last row is applied where the scenario is read (`scenario::tcp_options::profile_cc_name`):
+//! CUBIC is an algorithm, not a TCP setting, but Linux's is what a Linux host runs.
 //!
 //! Sources: Linux 6.x `include/net/tcp.h` (`TCP_RTO_MIN`, `TCP_RTO_MAX`, `TCP_TIMEOUT_INIT`,
 //! `TCP_DELACK_MIN`), `net/ipv4/tcp_ipv4.c` (`sysctl_tcp_rmem` = 4096 131072 6291456),
@@ -75,7 +75,8 @@ impl Stack {
         }
     }
 
-    /// The profile's TCP configuration (every field a default a scenario key may override).
+    /// The profile's TCP configuration: every field a default a scenario key may override
+    /// (`scenario::tcp_options` puts a group's keys on top, once, when the scenario is read).
     pub fn config(self) -> TcpConfig {
         let plain = TcpConfig::default();
         match self {

@@ -27,11 +27,11 @@
 
 use crate::net::packet::NodeId;
 use crate::net::queue::QueueLimit;
-use crate::scenario::build::Net;
 use crate::scenario::queue::parse_queue;
-use crate::scenario::units::{Dur, RateQ};
+use crate::scenario::units::RateQ;
+use crate::scenario::wiring::Net;
 use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
-use crate::time::{Rate, SimDuration};
+use crate::time::{Dur, Rate, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 

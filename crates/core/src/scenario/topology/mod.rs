@@ -1,7 +1,8 @@
-//! Topologies beyond the dumbbell and the generic graph (which `build.rs` builds itself):
-//! the multi-bottleneck parking lot and seed 000's ring of LANs, and what every topology shares
-//! — where a flow group attaches (`path`, `lan`), the fixed part of a flow's path delay (for
-//! `rtt`), and a description of the built network for drawings (`ccarena topology`).
+//! Topologies: the dumbbell, the generic graph, the multi-bottleneck parking lot and seed 000's
+//! ring of LANs, each in its own module, and what they share — the host-link defaults of the
+//! dumbbell and the parking lot, where a flow group attaches (`path`, `lan`), the fixed part of a
+//! flow's path delay (for `rtt`), and a description of the built network for drawings
+//! (`ccarena topology`).
 //!
 //! | kind          | nodes                                   | flows attach                         |
 //! |---------------|-----------------------------------------|--------------------------------------|
@@ -10,15 +11,117 @@
 //! | `lan_ring`    | routers `R1`..`Rn` in a ring            | own hosts in LAN `lan`, peer opposite|
 //! | `graph`       | as listed                               | on the nodes `src`, `dst`            |
 
+pub mod dumbbell;
+pub mod graph;
 pub mod lan_ring;
 pub mod parking_lot;
 
+pub use dumbbell::Dumbbell;
+pub use graph::{Graph, GraphLink};
 pub use lan_ring::LanRing;
 pub use parking_lot::ParkingLot;
 
-use crate::scenario::{FlowGroup, Scenario, ScenarioError, Topology};
-use crate::time::SimDuration;
+use crate::net::queue::QueueLimit;
+use crate::scenario::{kind_of, FlowGroup, QueueSpec, Scenario, ScenarioError};
+use crate::time::{Rate, SimDuration};
+use crate::wire::tcp::TCP_IP_HEADER;
+use serde::Serialize;
 use serde_json::{json, Value};
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Topology {
+    Dumbbell(Dumbbell),
+    Graph(Graph),
+    ParkingLot(ParkingLot),
+    LanRing(LanRing),
+}
+
+impl Topology {
+    /// Reads `[topology]`: its `kind`, then that kind's keys.
+    pub(crate) fn parse(v: &Value) -> Result<Topology, ScenarioError> {
+        let (kind, rest) =
+            kind_of(v, "topology", &["dumbbell", "graph", "parking_lot", "lan_ring"])?;
+        let Value::Object(m) = rest else { unreachable!("kind_of returns a table") };
+        match kind.as_str() {
+            "dumbbell" => Dumbbell::parse(m),
+            "graph" => Graph::parse(m),
+            "parking_lot" => ParkingLot::parse(m),
+            "lan_ring" => LanRing::parse(m),
+            _ => unreachable!("kind_of checked the kind"),
+        }
+    }
+}
+
+/// Full-size packet on the wire (1460 B of payload, 40 B of TCP/IP headers), for sizing default
+/// buffers in packets.
+const TYPICAL_PACKET: u64 = 1460 + TCP_IP_HEADER as u64;
+
+/// The links every flow of a dumbbell or parking lot crosses between its own two host links:
+/// the bottleneck, or the chain of hops.
+pub(crate) struct Core {
+    pub fastest: Rate,
+    pub slowest: Rate,
+    /// One-way propagation delay from one end of the core to the other.
+    pub delay: SimDuration,
+}
+
+/// The host-link keys of a dumbbell or parking lot, as the scenario gives them.
+pub(crate) struct HostLinkKeys {
+    pub access_rate: Option<Rate>,
+    pub access_delay: Option<SimDuration>,
+    /// The queue of the core's links.
+    pub queue: Option<QueueSpec>,
+    pub access_queue: Option<QueueSpec>,
+}
+
+/// The host-link keys with every default filled in.
+pub(crate) struct HostLinks {
+    pub access_rate: Rate,
+    pub access_delay: SimDuration,
+    pub queue: QueueSpec,
+    pub access_queue: QueueSpec,
+}
+
+/// What the default access queue is as long as (but at least 1000 packets, so it never binds):
+/// the two topologies differ when the scenario gives the core a queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AccessQueueFrom {
+    /// The core's queue as the scenario gives it, else its default (the dumbbell).
+    CoreQueue,
+    /// The core's default queue, one BDP, whatever queue the scenario gives the core (the
+    /// parking lot).
+    Bdp,
+}
+
+/// The defaults of a dumbbell's or parking lot's host links and buffers, the keys the scenario
+/// gives kept.
+pub(crate) fn host_links(
+    core: Core,
+    keys: HostLinkKeys,
+    access_queue_from: AccessQueueFrom,
+) -> HostLinks {
+    // Access links much faster than the core, so that the core is where queues form.
+    let access_rate =
+        keys.access_rate.unwrap_or(Rate(core.fastest.0.saturating_mul(10).max(1_000_000_000)));
+    let access_delay = keys.access_delay.unwrap_or(SimDuration::from_millis(1));
+    // Default buffer: one bandwidth-delay product of the slowest core link at the RTT of a path
+    // across the whole core (the classic rule of thumb), at least 10 packets.
+    let rtt = core.delay.saturating_mul(2) + access_delay.saturating_mul(4);
+    let bdp_pkts = (core.slowest.bytes_in(rtt) / TYPICAL_PACKET).max(10);
+    let queue = keys.queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp_pkts)));
+    let access_pkts = match access_queue_from {
+        AccessQueueFrom::CoreQueue => match queue.limit() {
+            QueueLimit::Packets(n) => n,
+            QueueLimit::Bytes(b) => b / TYPICAL_PACKET,
+        },
+        AccessQueueFrom::Bdp => bdp_pkts,
+    };
+    let access_queue = keys
+        .access_queue
+        .unwrap_or(QueueSpec::droptail(QueueLimit::Packets(access_pkts.max(1000))));
+    HostLinks { access_rate, access_delay, queue, access_queue }
+}
 
 /// Which hops of a parking lot a flow crosses (1-based, inclusive): `"all"`, `"hop:N"`,
 /// `"hops:A-B"`.

@@ -13,18 +13,17 @@
 //! Background traffic (`[[background]]`) crosses every hop separately by default (seed 003,
 //! §4.2, Figure 4.12: cross traffic enters and leaves at each router).
 //!
-//! Defaults: access links 10× the fastest hop (at least 1 Gbit/s) and 1 ms; hop queues one
+//! Defaults (`topology::host_links`): access links 10× the fastest hop (at least 1 Gbit/s) and 1 ms; hop queues one
 //! bandwidth-delay product of the slowest hop at the RTT of a full-chain path (at least 10
 //! packets), access queues that BDP but at least 1000 packets (so they never bind).
 
-use super::HopRange;
+use super::{host_links, AccessQueueFrom, Core, HopRange, HostLinkKeys};
 use crate::net::packet::NodeId;
-use crate::net::queue::QueueLimit;
-use crate::scenario::build::Net;
 use crate::scenario::queue::parse_queue;
-use crate::scenario::units::{Dur, RateQ};
+use crate::scenario::units::RateQ;
+use crate::scenario::wiring::Net;
 use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
-use crate::time::{Rate, SimDuration};
+use crate::time::{Dur, Rate, SimDuration};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -74,9 +73,6 @@ fn per_hop<T: Clone + DeserializeOwned>(
     Ok(xs)
 }
 
-/// Full-size packet on the wire, for sizing default buffers (as the dumbbell does).
-const TYPICAL_PACKET: u64 = 1500;
-
 impl ParkingLot {
     /// Reads `[topology]` with `kind = "parking_lot"` (without `kind`).
     pub(crate) fn parse(mut m: Map<String, Value>) -> Result<Topology, ScenarioError> {
@@ -96,23 +92,25 @@ impl ParkingLot {
         let hop_delay: Vec<Dur> = per_hop(&raw.hop_delay, raw.hops, "hop_delay")?;
         let fastest = hop_rate.iter().map(|r| r.0 .0).max().unwrap_or(1);
         let slowest = hop_rate.iter().map(|r| r.0 .0).min().unwrap_or(1);
-        let access_rate =
-            raw.access_rate.unwrap_or(RateQ(Rate(fastest.saturating_mul(10).max(1_000_000_000))));
-        let access_delay = raw.access_delay.unwrap_or(Dur(SimDuration::from_millis(1)));
         let chain: SimDuration = hop_delay.iter().fold(SimDuration::ZERO, |a, d| a + d.0);
-        let rtt = chain.saturating_mul(2) + access_delay.0.saturating_mul(4);
-        let bdp = (Rate(slowest).bytes_in(rtt) / TYPICAL_PACKET).max(10);
-        let queue = queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp)));
-        let access_queue =
-            access_queue.unwrap_or(QueueSpec::droptail(QueueLimit::Packets(bdp.max(1000))));
+        let links = host_links(
+            Core { fastest: Rate(fastest), slowest: Rate(slowest), delay: chain },
+            HostLinkKeys {
+                access_rate: raw.access_rate.map(|r| r.0),
+                access_delay: raw.access_delay.map(|d| d.0),
+                queue,
+                access_queue,
+            },
+            AccessQueueFrom::Bdp,
+        );
         Ok(Topology::ParkingLot(ParkingLot {
             hops: raw.hops,
             hop_rate,
             hop_delay,
-            access_rate,
-            access_delay,
-            queue,
-            access_queue,
+            access_rate: RateQ(links.access_rate),
+            access_delay: Dur(links.access_delay),
+            queue: links.queue,
+            access_queue: links.access_queue,
         }))
     }
 

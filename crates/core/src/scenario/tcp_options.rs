@@ -1,0 +1,290 @@
+//! A TCP group's options, resolved once when the scenario is read: the stack profile's defaults
+//! (`tcp/stack.rs`) with the group's own keys on top, validated, and the congestion control they
+//! name. Both ends of each connection run the resolved [`TcpConfig`] as it is.
+
+use super::app_spec::AppSpec;
+use super::raw::RawFlowGroup;
+use super::units::Bytes;
+use super::ScenarioError;
+use crate::cc::CcConfig;
+use crate::tcp::{Recovery, RtoRule, Stack, TcpConfig};
+use crate::time::Dur;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+
+/// A TCP group's stack and that stack's profile, the default of every option.
+pub(super) struct Profile {
+    pub(super) stack: Stack,
+    pub(super) defaults: TcpConfig,
+}
+
+impl Profile {
+    /// The profile of `stack`; Linux's when neither the group nor the scenario names one.
+    pub(super) fn of(stack: Option<Stack>) -> Profile {
+        let stack = stack.unwrap_or_default();
+        Profile { stack, defaults: stack.config() }
+    }
+}
+
+/// TCP options of a flow group (absent for other protocols). The normalised form records every
+/// behaviour resolved (see [`TcpKeys`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TcpOptions {
+    /// The profile the defaults came from (`tcp/stack.rs`).
+    pub stack: Stack,
+    pub cc: String,
+    pub cc_params: Value,
+    pub cc_config: CcConfig,
+    /// The receive window as written; `config.rwnd` counts it in whole segments.
+    pub rwnd: Option<Bytes>,
+    /// Every parameter of the group's connections, segment size included.
+    pub config: TcpConfig,
+}
+
+/// The normalised form of a group's TCP options: the scenario keys, as a scenario writes them.
+#[derive(Serialize)]
+struct TcpKeys<'a> {
+    stack: Stack,
+    cc: &'a str,
+    cc_params: &'a Value,
+    recovery: Recovery,
+    initial_cwnd: f64,
+    /// Segments; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    initial_ssthresh: Option<f64>,
+    min_rto: Dur,
+    /// How the retransmission timeout follows SRTT and RTTVAR.
+    rto: RtoRule,
+    /// Retransmitting SND.UNA re-arms the timer (Linux); false = ns-2's one-way TCP.
+    head_retransmit_rearms_rto: bool,
+    /// Outside fast recovery, new data only below SND.UNA + window (ns-2); false = RFC 6675 pipe.
+    window_from_una: bool,
+    delayed_ack: bool,
+    /// Restart from the initial window after an idle period longer than the RTO.
+    slow_start_after_idle: bool,
+    /// Bytes; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rwnd: Option<Bytes>,
+    /// ECN-capable (RFC 3168): ECT on data, reduce once per window on ECN-Echo.
+    ecn: bool,
+    /// SQM-Response to ICMP Source Quench (seed 004 §3.3).
+    source_quench: bool,
+    /// Three-way handshake before data.
+    handshake: bool,
+    /// RFC 7323 timestamps.
+    timestamps: bool,
+    /// The receiver's quick-ACK mode.
+    quickack: bool,
+    /// RACK-TLP loss detection (RFC 8985).
+    rack_tlp: bool,
+    /// Proportional Rate Reduction (RFC 6937).
+    prr: bool,
+    /// Receive buffer, bytes; `None` = unlimited.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    rcv_buf: Option<Bytes>,
+}
+
+impl Serialize for TcpOptions {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let c = &self.config;
+        TcpKeys {
+            stack: self.stack,
+            cc: &self.cc,
+            cc_params: &self.cc_params,
+            recovery: c.recovery,
+            initial_cwnd: c.initial_cwnd,
+            initial_ssthresh: c.initial_ssthresh.is_finite().then_some(c.initial_ssthresh),
+            min_rto: Dur(c.min_rto),
+            rto: c.rto_rule,
+            head_retransmit_rearms_rto: c.head_retransmit_rearms_rto,
+            window_from_una: c.window_from_una,
+            delayed_ack: c.delayed_ack.is_some(),
+            slow_start_after_idle: c.slow_start_after_idle,
+            rwnd: self.rwnd,
+            ecn: c.ecn,
+            source_quench: c.source_quench,
+            handshake: c.handshake,
+            timestamps: c.timestamps,
+            quickack: c.quickack,
+            rack_tlp: c.rack_tlp,
+            prr: c.prr,
+            rcv_buf: (c.rcv_buf != u64::MAX).then_some(Bytes(c.rcv_buf)),
+        }
+        .serialize(s)
+    }
+}
+
+impl TcpOptions {
+    /// Reads the TCP options of group `g` (at `path`), whose segments carry `mss` bytes, over
+    /// `profile`: the congestion control, then every option resolved and the keys checked.
+    pub(super) fn parse(
+        g: &RawFlowGroup,
+        path: &str,
+        app: &AppSpec,
+        mss: Bytes,
+        profile: Profile,
+    ) -> Result<TcpOptions, ScenarioError> {
+        let stack = profile.stack;
+        let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
+        let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
+        let cc_config = CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref())
+            .map_err(|msg| {
+                if g.cc_params.is_some()
+                    && !msg.starts_with("unknown congestion control")
+                    && !msg.starts_with("unknown preset")
+                {
+                    ScenarioError::in_cc_params(path, msg)
+                } else {
+                    ScenarioError::new(format!("{path}.cc"), msg)
+                }
+            })?;
+        // `newreno` names Reno's window rule with RFC 6582 recovery.
+        let recovery =
+            g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
+        if matches!(cc_config, CcConfig::Bbr(_)) && recovery != Recovery::Sack {
+            // BBR's window and rate samples count what SACK reports delivered; this model has no
+            // validated non-SACK path for it (docs/algorithms/bbr.md: Linux with SACK off measured).
+            return Err(ScenarioError::new(
+                format!("{path}.recovery"),
+                format!(
+                    "{:?} is not supported with cc = \"bbr\": BBR needs recovery = \"sack\"",
+                    recovery.name()
+                ),
+            ));
+        }
+        let config = resolve(g, mss, recovery, profile);
+        check(g, &config, path, app)?;
+        Ok(TcpOptions {
+            stack,
+            cc,
+            cc_params: cc_config.params_json(),
+            cc_config,
+            rwnd: g.rwnd,
+            config,
+        })
+    }
+}
+
+/// The one place a group's TCP configuration is made: `profile`'s defaults with the keys `g`
+/// sets on top.
+fn resolve(g: &RawFlowGroup, mss: Bytes, recovery: Recovery, profile: Profile) -> TcpConfig {
+    let Profile { stack, defaults } = profile;
+    TcpConfig {
+        mss: mss.0 as u32,
+        initial_cwnd: g.initial_cwnd.unwrap_or(defaults.initial_cwnd),
+        initial_ssthresh: g.initial_ssthresh.unwrap_or(defaults.initial_ssthresh),
+        min_rto: g.min_rto.map_or(defaults.min_rto, |d| d.0),
+        rto_rule: g.rto.unwrap_or(defaults.rto_rule),
+        recovery,
+        delayed_ack: g
+            .delayed_ack
+            .unwrap_or(defaults.delayed_ack.is_some())
+            .then(|| stack.delayed_ack()),
+        rwnd: g.rwnd.map_or(defaults.rwnd, |b| b.0 / mss.0),
+        ecn: g.ecn.unwrap_or(defaults.ecn),
+        source_quench: g.source_quench.unwrap_or(defaults.source_quench),
+        head_retransmit_rearms_rto: g
+            .head_retransmit_rearms_rto
+            .unwrap_or(defaults.head_retransmit_rearms_rto),
+        slow_start_after_idle: g.slow_start_after_idle.unwrap_or(defaults.slow_start_after_idle),
+        handshake: g.handshake.unwrap_or(defaults.handshake),
+        timestamps: g.timestamps.unwrap_or(defaults.timestamps),
+        quickack: g.quickack.unwrap_or(defaults.quickack),
+        // Both need the SACK scoreboard; with another recovery variant they stay off.
+        rack_tlp: g.rack_tlp.unwrap_or(defaults.rack_tlp) && recovery == Recovery::Sack,
+        prr: g.prr.unwrap_or(defaults.prr) && recovery == Recovery::Sack,
+        rcv_buf: g.rcv_buf.map_or(defaults.rcv_buf, |b| b.0),
+        window_from_una: g.window_from_una.unwrap_or(defaults.window_from_una),
+        // The profile's own: timer bounds, dupthresh and the ECN details.
+        ..defaults
+    }
+}
+
+/// Refuses the resolved initial window and the sizes `g` sets when out of range, or too small
+/// for the group's segments (`config.mss`).
+fn check(
+    g: &RawFlowGroup,
+    config: &TcpConfig,
+    path: &str,
+    app: &AppSpec,
+) -> Result<(), ScenarioError> {
+    let initial_cwnd = config.initial_cwnd;
+    if !(1.0..=1e6).contains(&initial_cwnd) {
+        return Err(ScenarioError::new(
+            format!("{path}.initial_cwnd"),
+            format!("{initial_cwnd} is out of range: expected 1..1000000 segments"),
+        ));
+    }
+    if let Some(s) = g.initial_ssthresh {
+        if !(2.0..=crate::cc::MAX_SEGMENTS).contains(&s) {
+            return Err(ScenarioError::new(
+                format!("{path}.initial_ssthresh"),
+                format!(
+                    "{s} is out of range: expected 2..1000000 segments (leave it out for no limit)"
+                ),
+            ));
+        }
+    }
+    let mss = u64::from(config.mss);
+    if let Some(b) = g.rcv_buf {
+        // The window is half the buffer (receiver.rs): it must hold one segment.
+        if b.0 < 2 * mss {
+            return Err(ScenarioError::new(
+                format!("{path}.rcv_buf"),
+                format!(
+                    "{}B is smaller than two segments ({}B): the window is half the buffer",
+                    b.0,
+                    2 * mss
+                ),
+            ));
+        }
+    }
+    if let Some(r) = g.rwnd {
+        if r.0 < mss {
+            return Err(ScenarioError::new(
+                format!("{path}.rwnd"),
+                format!("{}B is smaller than one segment ({mss}B)", r.0),
+            ));
+        }
+    }
+    if let Some(packet_size) = app.packet_size() {
+        if packet_size.0 > mss {
+            return Err(ScenarioError::new(
+                format!("{path}.app.packet_size"),
+                format!(
+                    "{}B exceeds the mss {mss}B: a TCP message must fit one segment",
+                    packet_size.0
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The preset a plain algorithm name means under a profile: the `linux` stack runs Linux's own
+/// CUBIC (`cubic@linux-6`: its constants, whole segments and jiffies); the others, and any name
+/// with a preset, stay as written. The recorded `cc` keeps the name the scenario gave.
+fn profile_cc_name(stack: Stack, cc: &str) -> String {
+    match (stack, cc) {
+        (Stack::Linux, "cubic") => "cubic@linux-6".into(),
+        _ => cc.into(),
+    }
+}
+
+/// Reno's reduction follows the profile unless the group says otherwise: Linux halves cwnd
+/// (`tcp_reno_ssthresh`), as ns-2 halves its window; Reno's own default is RFC 5681 eq. (4)'s
+/// FlightSize.
+fn reno_basis_for(stack: Stack, cc: &str, params: Option<&Value>) -> Option<Value> {
+    if !matches!(cc, "reno" | "newreno") || stack == Stack::Rfc {
+        return params.cloned();
+    }
+    match params {
+        None => Some(serde_json::json!({ "basis": "cwnd" })),
+        Some(Value::Object(m)) if !m.contains_key("basis") => {
+            let mut m = m.clone();
+            m.insert("basis".into(), Value::String("cwnd".into()));
+            Some(Value::Object(m))
+        }
+        Some(other) => Some(other.clone()),
+    }
+}
