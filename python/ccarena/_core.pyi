@@ -1,7 +1,8 @@
 """Type stubs for the compiled simulator core (crates/py). Checked by ``mypy.stubtest``.
 
 The binding is deliberately thin: a scenario crosses the boundary once as JSON text, the run
-happens in Rust with the GIL released, and results come back as plain columns (dict of lists).
+happens in Rust with the GIL released, and results come back as plain columns: a dict of NumPy
+arrays (numbers: int64 counters, float64 quantities) and lists (text, and columns without rows).
 """
 
 import os
@@ -9,7 +10,10 @@ from collections.abc import Callable
 from typing import Any, final
 
 # PyO3 lists everything the module adds in __all__.
-__all__ = ["__version__", "validate", "run", "algorithms", "topology", "duration_s", "CcState"]
+__all__ = [
+    "__version__", "validate", "run", "algorithms", "topology", "plan", "duration_s", "rate_bps", "size_bytes", "queue_limit",
+    "CcState",
+]
 
 __version__: str
 
@@ -43,7 +47,7 @@ def run(
     Returns a dict with keys:
       ``meta``        dict: name, seed, duration_s, warmup_s, sample_interval_s, version, scenario (normalised dict)
       ``engine``      dict: events, wall_s, packets_forwarded, peak_packets, warmup_wall_s
-      ``flows``       dict of equal-length column lists, one row per flow
+      ``flows``       dict of equal-length columns, one row per flow
       ``flow_series`` dict of columns, one row per flow x sample interval
       ``links``       dict of columns, one row per link direction
       ``link_series`` dict of columns, one row per link direction x sample interval
@@ -61,9 +65,32 @@ def topology(scenario_json: str) -> dict[str, Any]:
     ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
     direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ccarena.errors.ScenarioError."""
 
+def plan(scenario_json: str) -> dict[str, Any]:
+    """How a scenario given as JSON text expands, without running it: a dict with keys
+      ``meta``     dict: as ``run``'s
+      ``flows``    dict of columns, one row per flow (main and background): the first columns of
+                   ``run``'s ``flows`` (id, group, protocol, cc, cc_params, recovery, stack, app,
+                   role, src, dst, start_s, rtt_base_s), with the same values
+      ``links``    dict of columns, one row per link direction: the first columns of ``run``'s
+                   ``links`` (name, src, dst, rate_bps, delay_s, queue)
+      ``columns``  dict: table name (flows, flow_series, links, link_series) -> the names of
+                   every column of that table of ``run``'s result, in order
+    Raises ccarena.errors.ScenarioError where ``run`` would."""
+
+# Quantities as scenarios write them, read by the core's own readers (units and limits): each
+# raises ccarena.errors.ScenarioError (a ValueError) with the message a scenario would give.
+
 def duration_s(text: str) -> float:
-    """A duration as scenarios write it (``"600s"``, ``"250ms"``, ``"2min"``) in seconds, read by
-    the core's own parser. Raises ValueError naming the value and the units allowed."""
+    """A duration (``"600s"``, ``"250ms"``, ``"2min"``) in seconds."""
+
+def rate_bps(text: str) -> float:
+    """A rate (``"10Mbps"``, ``"1Gbps"``) in bit/s."""
+
+def size_bytes(text: str) -> int:
+    """A size (``"1500B"``, ``"64KB"``) in bytes."""
+
+def queue_limit(text: str) -> tuple[int, str]:
+    """A queue limit (``"100pkt"``, ``"150KB"``) as its number and unit, ``"pkt"`` or ``"B"``."""
 
 
 @final

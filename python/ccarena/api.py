@@ -1,4 +1,5 @@
-"""The Python API: ``run`` a scenario, ``validate`` one, and the ``RunResult`` it returns.
+"""The Python API: ``run`` a scenario, ``validate`` one, ``plan`` one (how it expands, without
+running it), and the ``RunResult`` a run returns.
 
 The binding (``ccarena._core``) takes a scenario as JSON text and returns raw columns; this module
 adds what is derived (rates, ratios, utilisation, fairness) with the formulas of
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
     from ccarena.cc import CongestionControl
 
-__all__ = ["run", "validate", "prepare", "topology", "algorithms", "Algorithm", "RunResult", "ScenarioError", "JainOver"]
+__all__ = ["run", "validate", "prepare", "topology", "plan", "algorithms", "Algorithm", "Plan", "RunResult", "ScenarioError", "JainOver"]
 
 JainOver = Literal["flow", "group"]
 
@@ -77,6 +78,15 @@ def topology(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict
     "role", "src", "dst"}]}``, links listed per direction. Raises :class:`ScenarioError`."""
     doc = prepare(scenario, overrides=overrides)
     return _core.topology(_scenario.to_json(doc))
+
+
+def plan(scenario: ScenarioSource, *, overrides: Iterable[str] = (), seed: int | None = None) -> Plan:
+    """How a scenario expands, without running it: what a run of it would report before its first
+    packet (flows with their endpoints, start times, base RTTs and resolved options; link
+    directions; ``meta``). Backends that run the scenario elsewhere build on it. Takes the
+    arguments of :func:`run`; raises :class:`ScenarioError` where :func:`run` would."""
+    doc = prepare(scenario, overrides=overrides, seed=seed)
+    return Plan(_core.plan(_scenario.to_json(doc)))
 
 
 def run(
@@ -299,6 +309,44 @@ def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame({k: v for k, v in columns.items()})
 
 
+def _main(flows: pd.DataFrame) -> pd.DataFrame:
+    """The scenario's ``[[flows]]`` of a flow table (``role == "main"``), not its ``[[background]]`` sources."""
+    if "role" not in flows:
+        return flows
+    return flows[flows["role"] != "background"]
+
+
+class Plan:
+    """A scenario as the simulator would run it (:func:`plan`).
+
+    - ``meta``: as a run's (:class:`RunResult`), the normalised scenario in ``meta["scenario"]``;
+    - ``flows``: one row per flow (main and background), the first columns of a run's ``flows``
+      (``id`` … ``rtt_base_s``) with the values a run reports;
+    - ``links``: one row per link direction, the first columns of a run's ``links`` (``name``,
+      ``src``, ``dst``, ``rate_bps``, ``delay_s``, ``queue``);
+    - ``columns``: table name → every column of that table as the core records it in a run, in
+      order (:class:`RunResult` adds the derived ones).
+    """
+
+    def __init__(self, raw: Mapping[str, Any]) -> None:
+        self.meta: dict[str, Any] = dict(raw["meta"])
+        self.columns: dict[str, list[str]] = {table: list(names) for table, names in raw["columns"].items()}
+        self._tables = {"flows": raw["flows"], "links": raw["links"]}
+
+    @functools.cached_property
+    def flows(self) -> pd.DataFrame:
+        return _frame(self._tables["flows"])
+
+    @functools.cached_property
+    def links(self) -> pd.DataFrame:
+        return _frame(self._tables["links"])
+
+    @property
+    def main_flows(self) -> pd.DataFrame:
+        """The scenario's ``[[flows]]``, without the ``[[background]]`` sources."""
+        return _main(self.flows)
+
+
 class RunResult:
     """The outcome of one run: four tidy tables, metadata and a JSON-ready summary.
 
@@ -323,9 +371,9 @@ class RunResult:
             raise ArgumentError(f"RunResult: expected the raw result of a run (ccarena.run returns one), missing {missing[0]!r}")
         self.meta: dict[str, Any] = dict(raw["meta"])
         self.engine: dict[str, Any] = dict(raw["engine"])
-        # Plain columns (the summary needs nothing else); DataFrames are built on first use.
-        # The columns' module (NumPy) loads with the first result, so that `validate` and
-        # `topology` start without it.
+        # Plain columns (NumPy arrays, lists of text: the summary needs nothing else); DataFrames
+        # are built on first use. The columns' module loads with the first result, so that
+        # `validate` and `topology` start without it.
         from ccarena import _columns
 
         self._flow_cols = _columns.flow_columns(raw["flows"], float(self.meta["duration_s"]))
@@ -356,9 +404,7 @@ class RunResult:
     def main_flows(self) -> pd.DataFrame:
         """The scenario's ``[[flows]]`` (``role == "main"``): what Jain's index, the summary's
         ``flows`` and the tables cover. ``flows`` also holds the ``[[background]]`` sources."""
-        if "role" not in self.flows:
-            return self.flows
-        return self.flows[self.flows["role"] != "background"]
+        return _main(self.flows)
 
     def background(self) -> pd.DataFrame:
         """One row per background group (e.g. ``background:web``): its number of sources, the

@@ -17,6 +17,7 @@ pub mod cc;
 pub mod dccp;
 pub mod engine;
 pub mod net;
+pub mod plan;
 pub mod record;
 pub mod rng;
 pub mod scenario;

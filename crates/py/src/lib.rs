@@ -1,20 +1,22 @@
 //! `ccarena._core`: the thin binding between Python and the simulator core.
 //!
 //! A scenario crosses once as JSON text; the run happens with the GIL released; results come
-//! back as columns (dicts of lists). No per-packet or per-event call ever crosses the boundary.
-//! Every error becomes a Python exception of `ccarena.errors` (`ScenarioError`, also a `ValueError`,
-//! for bad scenarios; `SimulationError` for a panic, which is a bug;
-//! `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python unconverted.
+//! back as columns (dicts of NumPy arrays and lists, `tables`). No per-packet or per-event call
+//! ever crosses the boundary. Every error becomes a Python exception of `ccarena.errors`
+//! (`ScenarioError`, also a `ValueError`, for bad scenarios; `SimulationError` for a panic, which
+//! is a bug; `KeyboardInterrupt` when Ctrl-C stops a run); no Rust panic reaches Python
+//! unconverted.
 
 use ccarena_core::cc::{external, tcp_algorithms};
 use ccarena_core::dccp::dccp_algorithms;
 use ccarena_core::record::pcap::PcapOptions;
-use ccarena_core::record::result::{Column, RunResult, Table};
-use ccarena_core::scenario::Scenario;
+use ccarena_core::scenario::{Scenario, ScenarioError};
 use ccarena_core::sim::{self, RunError};
 
 mod pycc;
-use pyo3::exceptions::{PyKeyboardInterrupt, PyValueError};
+mod quantities;
+mod tables;
+use pyo3::exceptions::PyKeyboardInterrupt;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyType};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -46,53 +48,21 @@ fn internal_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
     Python::attach(|py| ccarena_error(py, "SimulationError", msg))
 }
 
+/// `build()`'s outcome, its scenario error or panic raised as the matching ccarena error.
+fn built<T>(build: impl FnOnce() -> Result<T, ScenarioError>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(build)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(scenario_error(e)),
+        Err(p) => Err(internal_error(p)),
+    }
+}
+
 pub(crate) fn json_to_py<'py>(
     py: Python<'py>,
     v: &serde_json::Value,
 ) -> PyResult<Bound<'py, PyAny>> {
     let json = py.import("json")?;
     json.call_method1("loads", (v.to_string(),))
-}
-
-/// The table as a dict of column lists; `rows = false` keeps the columns but no rows (series
-/// nobody asked for cost no Python objects).
-fn table_to_py<'py>(py: Python<'py>, t: &Table, rows: bool) -> PyResult<Bound<'py, PyDict>> {
-    let d = PyDict::new(py);
-    for (name, col) in &t.columns {
-        let list = match (col, rows) {
-            (_, false) => PyList::empty(py),
-            (Column::U64(v), true) => PyList::new(py, v)?,
-            (Column::F64(v), true) => PyList::new(py, v)?,
-            (Column::Str(v), true) => PyList::new(py, v)?,
-        };
-        d.set_item(*name, list)?;
-    }
-    Ok(d)
-}
-
-fn result_to_py<'py>(py: Python<'py>, r: &RunResult, series: bool) -> PyResult<Bound<'py, PyDict>> {
-    let meta = PyDict::new(py);
-    meta.set_item("name", &r.name)?;
-    meta.set_item("seed", r.seed)?;
-    meta.set_item("duration_s", r.duration_s)?;
-    meta.set_item("warmup_s", r.warmup_s)?;
-    meta.set_item("sample_interval_s", r.sample_interval_s)?;
-    meta.set_item("version", env!("CARGO_PKG_VERSION"))?;
-    meta.set_item("scenario", json_to_py(py, &r.scenario)?)?;
-    let engine = PyDict::new(py);
-    engine.set_item("events", r.engine.events)?;
-    engine.set_item("wall_s", r.engine.wall_s)?;
-    engine.set_item("packets_forwarded", r.engine.packets_forwarded)?;
-    engine.set_item("peak_packets", r.engine.peak_packets)?;
-    engine.set_item("warmup_wall_s", r.engine.warmup_wall_s)?;
-    let out = PyDict::new(py);
-    out.set_item("meta", meta)?;
-    out.set_item("engine", engine)?;
-    out.set_item("flows", table_to_py(py, &r.flows, true)?)?;
-    out.set_item("flow_series", table_to_py(py, &r.flow_series, series)?)?;
-    out.set_item("links", table_to_py(py, &r.links, true)?)?;
-    out.set_item("link_series", table_to_py(py, &r.link_series, series)?)?;
-    Ok(out)
 }
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
@@ -185,7 +155,7 @@ fn run<'py>(
             if let Some(cb) = &progress {
                 cb.call1(py, (1.0, duration_s))?;
             }
-            result_to_py(py, &result, series)
+            tables::result_to_py(py, result, series)
         }
         (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_error(e)),
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
@@ -209,18 +179,14 @@ fn run<'py>(
 #[pyfunction]
 fn topology<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
     let s = parse(scenario_json)?;
-    match catch_unwind(AssertUnwindSafe(|| ccarena_core::scenario::topology::describe(&s))) {
-        Ok(Ok(v)) => json_to_py(py, &v),
-        Ok(Err(e)) => Err(scenario_error(e)),
-        Err(p) => Err(internal_error(p)),
-    }
+    json_to_py(py, &built(|| ccarena_core::scenario::topology::describe(&s))?)
 }
 
-/// A duration as scenarios write it ("600s", "2min"), in seconds: the one reader of durations,
-/// so that Python (estimates, the testbed) accepts exactly what a scenario accepts.
+/// How a scenario expands (`ccarena_core::plan`), without running it.
 #[pyfunction]
-fn duration_s(text: &str) -> PyResult<f64> {
-    ccarena_core::time::parse_duration(text).map(|d| d.as_secs_f64()).map_err(PyValueError::new_err)
+fn plan<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyDict>> {
+    let s = parse(scenario_json)?;
+    tables::plan_to_py(py, built(|| ccarena_core::plan::plan(&s))?)
 }
 
 #[pyfunction]
@@ -247,7 +213,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
-    m.add_function(wrap_pyfunction!(duration_s, m)?)?;
+    m.add_function(wrap_pyfunction!(plan, m)?)?;
+    m.add_function(wrap_pyfunction!(quantities::duration_s, m)?)?;
+    m.add_function(wrap_pyfunction!(quantities::rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(quantities::size_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(quantities::queue_limit, m)?)?;
     m.add_class::<pycc::PyCcState>()?;
     Ok(())
 }

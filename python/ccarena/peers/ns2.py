@@ -53,10 +53,10 @@ def available() -> str | None:
 
 
 def plan(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None) -> tuple[dict[str, Any], Any]:
-    """The peer plan of ``scenario`` after ns-2's refusals, and the simulator's plan run."""
-    p, sim, valid = peer_plan.build(scenario, overrides=overrides, seed=seed, peer="ns-2")
+    """The peer plan of ``scenario`` after ns-2's refusals, and the simulator's plan."""
+    p, sim_plan, valid = peer_plan.build(scenario, overrides=overrides, seed=seed, peer="ns-2")
     ns2_tcl.refuse(p, valid)
-    return p, sim
+    return p, sim_plan
 
 
 def script(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None) -> str:
@@ -74,7 +74,7 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
     why = available()
     if why:
         raise PeerError(why)
-    p, sim = plan(scenario, overrides=overrides, seed=seed)
+    p, sim_plan = plan(scenario, overrides=overrides, seed=seed)
     text = ns2_tcl.script(p)
     with tempfile.TemporaryDirectory(prefix="ccarena-ns2-") as tmp:
         path = Path(tmp) / "run.tcl"
@@ -90,7 +90,7 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
         raise PeerError(f"ns-2 failed (exit {done.returncode}): {lines[-1] if lines else 'no output'}")
     raw = read(done.stdout, p)
     raw["wall_s"] = wall
-    return results.build(sim, raw, backend=NAME, facts={"version": VERSION, "program": "run.tcl"})
+    return results.build(sim_plan, raw, backend=NAME, facts={"version": VERSION, "program": "run.tcl"})
 
 
 def _timeout(p: dict[str, Any]) -> float:

@@ -295,9 +295,9 @@ def _program(plan: dict[str, Any], valid: dict[str, Any]) -> dict[str, Any]:
 
 
 def _prepare(scenario: Any, overrides: Iterable[str], seed: int | None) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-    plan, sim, valid = plan_mod.build(scenario, overrides=overrides, seed=seed, peer="ns-3")
+    plan, sim_plan, valid = plan_mod.build(scenario, overrides=overrides, seed=seed, peer="ns-3")
     refuse(plan, valid)
-    return _program(plan, valid), sim, valid
+    return _program(plan, valid), sim_plan, valid
 
 
 def program(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None) -> str:
@@ -318,7 +318,7 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
     """Run ``scenario`` on ns-3.37: a :class:`~ccarena.api.RunResult` with backend "ns3"."""
     from ccarena.peers import results
 
-    prog, sim, _ = _prepare(scenario, overrides, seed)
+    prog, sim_plan, _ = _prepare(scenario, overrides, seed)
     exe = driver()
     timeout = _timeout_s(prog)
     with tempfile.TemporaryDirectory(prefix="ccarena-ns3-") as tmp:
@@ -342,7 +342,7 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
     facts = {"version": VERSION, "driver": exe.parent.name, "process_wall_s": elapsed,
              "congestion_ops": sorted({f["ns3"]["congestion_ops"] for f in prog["flows"] if f["ns3"]}),
              "differences": _differences(prog)}
-    return results.build(sim, raw, backend=NAME, facts=facts)
+    return results.build(sim_plan, raw, backend=NAME, facts=facts)
 
 
 __all__ = ["NAME", "VERSION", "available", "driver", "program", "refuse", "run"]

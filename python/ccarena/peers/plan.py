@@ -36,10 +36,13 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ccarena.errors import PeerError
 from ccarena.testbed import units
+
+if TYPE_CHECKING:
+    from ccarena.api import Plan
 
 #: IPv4 + TCP headers without options, and the timestamp option as Linux sends it (padded).
 TCP_HEADERS, TIMESTAMP_OPTION = 40, 12
@@ -54,22 +57,21 @@ _DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)$")
 _RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
 
 
-def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, peer: str) -> tuple[dict[str, Any], Any, dict[str, Any]]:
-    """The peer plan of ``scenario``, the simulator's plan run (a ``RunResult`` whose flow and
-    link tables give the identities a peer's result is built on) and the validated scenario
-    (each group's keys, for a peer's refusals). ``peer`` names the backend in refusals. Raises
-    :class:`PeerError` for what no peer can run."""
+def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, peer: str) -> tuple[dict[str, Any], Plan, dict[str, Any]]:
+    """The peer plan of ``scenario``, the simulator's plan (:class:`~ccarena.api.Plan`: the flow
+    and link identities a peer's result is built on, the columns of its tables) and the
+    validated scenario (each group's keys, for a peer's refusals). ``peer`` names the backend in
+    refusals. Raises :class:`PeerError` for what no peer can run."""
     from ccarena import api
 
-    doc = api.prepare(scenario, overrides=overrides, seed=seed)
-    valid = api.validate(doc)
+    sim_plan = api.plan(scenario, overrides=overrides, seed=seed)
+    valid = sim_plan.meta["scenario"]
     _refuse_common(valid, peer)
-    sim = api.run(doc, series=False)
-    meta = sim.meta
+    meta = sim_plan.meta
     groups = valid["flows"]
     group_of = [g for g, group in enumerate(groups) for _ in range(int(group.get("count", 1)))]
-    flows = [_flow(row, groups[g], f"flows[{g}]", float(meta["duration_s"])) for row, g in zip(sim.main_flows.to_dict("records"), group_of)]
-    links = [_link(row, peer) for row in sim.links.to_dict("records")]
+    flows = [_flow(row, groups[g], f"flows[{g}]", float(meta["duration_s"])) for row, g in zip(sim_plan.main_flows.to_dict("records"), group_of)]
+    links = [_link(row, peer) for row in sim_plan.links.to_dict("records")]
     _attach_losses(valid, links, peer)
     nodes = list(dict.fromkeys(n for link in links for n in (link["src"], link["dst"])))
     plan = {
@@ -78,7 +80,7 @@ def build(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = No
         "sample_interval_s": float(meta["sample_interval_s"]),
         "nodes": nodes, "links": links, "flows": flows,
     }
-    return plan, sim, valid
+    return plan, sim_plan, valid
 
 
 def _refuse_common(valid: dict[str, Any], peer: str) -> None:

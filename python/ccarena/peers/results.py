@@ -22,7 +22,10 @@ per-flow one-way delays, in-flight and ECN/Source-Quench columns are always NaN 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ccarena.api import Plan
 
 NAN = math.nan
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
@@ -129,31 +132,29 @@ def _columns(rows: list[dict[str, Any]], order: list[str]) -> dict[str, list[Any
     return {c: [r.get(c, NAN) for r in rows] for c in order}
 
 
-def build(sim: Any, raw: dict[str, Any], *, backend: str, facts: dict[str, Any]) -> Any:
-    """A RunResult from the simulator's plan run ``sim`` (its flow and link identities) and a
-    peer's ``raw`` measurements; ``meta["backend"]`` is ``backend`` and ``meta["peer"]`` holds
-    ``facts`` (the peer's version, what it was given)."""
+def build(sim_plan: Plan, raw: dict[str, Any], *, backend: str, facts: dict[str, Any]) -> Any:
+    """A RunResult from the simulator's plan ``sim_plan`` (its flow and link identities, its
+    tables' columns) and a peer's ``raw`` measurements; ``meta["backend"]`` is ``backend`` and
+    ``meta["peer"]`` holds ``facts`` (the peer's version, what it was given)."""
     from ccarena.api import RunResult
 
-    meta = dict(sim.meta)
+    meta = dict(sim_plan.meta)
     meta["backend"] = backend
     meta["peer"] = facts
     by_flow = {int(f["id"]): f for f in raw["flows"]}
     by_link = {str(x["name"]): x for x in raw["links"]}
-    plan_flows = sim.main_flows.to_dict("records")
-    plan_links = [row for row in sim.links.to_dict("records") if row["name"] in by_link]
+    plan_flows = sim_plan.main_flows.to_dict("records")
+    plan_links = [row for row in sim_plan.links.to_dict("records") if row["name"] in by_link]
     flow_rows = [_flow_row(f, by_flow[int(f["id"])], meta) for f in plan_flows]
     flow_series = [r for f in plan_flows for r in _flow_series(int(f["id"]), by_flow[int(f["id"])]["series"])]
     link_rows = [_link_row(x, by_link[x["name"]], meta) for x in plan_links]
     link_series = [r for x in plan_links for r in _link_series(x["name"], by_link[x["name"]]["series"])]
-    flow_cols = [c for c in sim.flows.columns if c not in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s")]
-    link_cols = [c for c in sim.links.columns if c != "utilisation"]
     return RunResult({
         "meta": meta,
         "engine": {"events": NAN, "wall_s": float(raw["wall_s"]), "packets_forwarded": sum(x["tx_pkts"] for x in link_rows),
                    "peak_packets": NAN, "warmup_wall_s": NAN},
-        "flows": _columns(flow_rows, flow_cols),
-        "flow_series": _columns(flow_series, list(sim.flow_series.columns)),
-        "links": _columns(link_rows, link_cols),
-        "link_series": _columns(link_series, list(sim.link_series.columns)),
+        "flows": _columns(flow_rows, sim_plan.columns["flows"]),
+        "flow_series": _columns(flow_series, sim_plan.columns["flow_series"]),
+        "links": _columns(link_rows, sim_plan.columns["links"]),
+        "link_series": _columns(link_series, sim_plan.columns["link_series"]),
     })

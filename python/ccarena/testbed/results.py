@@ -9,11 +9,14 @@ counters of each flow's own sender namespace (:mod:`ccarena.testbed.mib`).
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ccarena.testbed.agent import INFINITE_SSTHRESH
+
+if TYPE_CHECKING:
+    from ccarena.api import Plan
 
 NAN = math.nan
 #: IPv4 (20 B) + TCP without options (20 B).
@@ -154,8 +157,9 @@ def _columns(rows: list[dict[str, Any]], order: list[str]) -> dict[str, list[Any
     return {c: [r.get(c, NAN) for r in rows] for c in order}
 
 
-def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float) -> Any:
-    """A RunResult from the simulator's ``plan`` (its flow and link identities) and the run's ``raw``
+def build(plan: Plan, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float) -> Any:
+    """A RunResult from the simulator's ``plan`` (:class:`~ccarena.api.Plan`: its flow and link
+    identities, its tables' columns), the plan's main ``flows`` and the run's ``raw``
     measurements, with the testbed's own facts in ``meta["testbed"]``."""
     from ccarena.api import RunResult
 
@@ -176,15 +180,13 @@ def build(plan: Any, flows: Any, raw: dict[str, Any], *, lateness_limit_s: float
         # Each flow's TcpExt counters, sender and receiver namespace (tail-loss probes, delayed ACKs).
         "tcp_counters": counters,
     }
-    flow_cols = [c for c in plan.flows.columns if c not in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s")]
-    link_cols = [c for c in plan.links.columns if c != "utilisation"]
     return RunResult({
         "meta": meta,
         # No simulator events on the kernel; packets forwarded are the bottleneck's (forward direction).
         "engine": {"events": 0, "wall_s": raw["wall_s"], "packets_forwarded": links[0]["tx_pkts"], "peak_packets": NAN,
                    "warmup_wall_s": NAN},
-        "flows": _columns(flow_rows, flow_cols),
-        "flow_series": _columns(series, list(plan.flow_series.columns)),
-        "links": _columns(links, link_cols),
-        "link_series": _columns(link_series, list(plan.link_series.columns)),
+        "flows": _columns(flow_rows, plan.columns["flows"]),
+        "flow_series": _columns(series, plan.columns["flow_series"]),
+        "links": _columns(links, plan.columns["links"]),
+        "link_series": _columns(link_series, plan.columns["link_series"]),
     })

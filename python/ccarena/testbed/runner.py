@@ -80,12 +80,11 @@ def run(
     from ccarena import api
 
     checks.require_privileges()
-    doc = api.prepare(scenario, overrides=overrides, seed=seed)
-    valid = api.validate(doc)
-    checks.refuse_unsupported(valid)
     # The simulator expands flow groups (counts, random starts and RTTs from the seed) and names
     # the links; the testbed runs exactly that plan.
-    plan = api.run(doc)
+    plan = api.plan(scenario, overrides=overrides, seed=seed)
+    valid = plan.meta["scenario"]
+    checks.refuse_unsupported(valid)
     flows = plan.main_flows.reset_index(drop=True)
     if len(flows) > MAX_FLOWS:
         raise TestbedError(f"flows: {len(flows)} flows, the testbed runs at most {MAX_FLOWS}")

@@ -1,44 +1,41 @@
-"""The scenario quantities the testbed hands to tc and the traffic agent (SCENARIO.md units:
-decimal prefixes, rates in bit/s, sizes in bytes, queue limits in packets or bytes)."""
+"""The scenario quantities the testbed hands to tc and the traffic agent, read by the core's own
+readers (SCENARIO.md units: decimal prefixes, rates in bit/s, sizes in bytes, queue limits in
+packets or bytes), so the testbed accepts exactly what a scenario accepts. A bad value raises
+:class:`TestbedError` naming the field, with the message the scenario would give."""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Callable
+from typing import TypeVar
 
+from ccarena import _core
 from ccarena.errors import TestbedError
 
-_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
-_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([kKMG]?)(bps|B|pkt)\s*$")
+T = TypeVar("T")
 
 
-def _parse(text: object, unit: str, field: str) -> float:
-    m = _QUANTITY.match(str(text))
-    if not m or m.group(3) != unit:
-        raise TestbedError(f"{field}: {text!r} is not a quantity in {unit}")
-    return float(m.group(1)) * _PREFIX[m.group(2)]
-
-
-def rate_bps(text: object, field: str) -> float:
-    return _parse(text, "bps", field)
-
-
-def size_bytes(text: object, field: str) -> int:
-    return int(_parse(text, "B", field))
-
-
-def seconds(text: object, field: str) -> float:
-    """``"40s"`` → 40.0, ``"250ms"`` → 0.25 (the core's reader of scenario durations)."""
-    from ccarena import _core
-
+def _read(parse: Callable[[str], T], text: object, field: str) -> T:
     try:
-        return _core.duration_s(str(text))
+        return parse(str(text))
     except ValueError as exc:
         raise TestbedError(f"{field}: {exc}") from None
 
 
+def rate_bps(text: object, field: str) -> float:
+    """``"10Mbps"`` → 10e6."""
+    return _read(_core.rate_bps, text, field)
+
+
+def size_bytes(text: object, field: str) -> int:
+    """``"1500B"`` → 1500, ``"64KB"`` → 64000."""
+    return _read(_core.size_bytes, text, field)
+
+
+def seconds(text: object, field: str) -> float:
+    """``"40s"`` → 40.0, ``"250ms"`` → 0.25."""
+    return _read(_core.duration_s, text, field)
+
+
 def queue_limit(text: object, field: str) -> tuple[int, str]:
     """``"100pkt"`` → ``(100, "pkt")``; ``"50kB"`` → ``(50000, "B")``."""
-    m = _QUANTITY.match(str(text))
-    if not m or m.group(3) not in ("pkt", "B"):
-        raise TestbedError(f"{field}: {text!r} is not a packet or byte count")
-    return int(float(m.group(1)) * _PREFIX[m.group(2)]), m.group(3)
+    return _read(_core.queue_limit, text, field)
