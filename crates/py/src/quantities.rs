@@ -4,7 +4,8 @@
 //! raises, `ccarena.errors.ScenarioError` (a `ValueError`) with the same message.
 
 use ccarena_core::net::queue::QueueLimit;
-use ccarena_core::scenario::units::{Bytes, Dur, Limit, RateQ};
+use ccarena_core::scenario::units::{Bytes, Limit, RateQ};
+use ccarena_core::time::Dur;
 use pyo3::prelude::*;
 use serde::de::DeserializeOwned;
 
