@@ -17,10 +17,11 @@ __all__ = [
 
 __version__: str
 
-def validate(scenario_json: str) -> dict[str, Any]:
+def validate(scenario_json: str, cc_factory: Callable[[str, dict[str, Any], int], tuple[Any, dict[str, bool]]] | None = None) -> dict[str, Any]:
     """Parse and validate a scenario given as JSON text; return it normalised (every default
     filled in, groups kept as groups) as a dict that is itself a valid scenario. Raises
-    ccarena.errors.ScenarioError."""
+    ccarena.errors.ScenarioError. ``cc_factory`` makes the flows' Python congestion controls, as
+    for :func:`run` (``py:`` names are refused without it)."""
 
 def run(
     scenario_json: str,

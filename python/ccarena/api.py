@@ -65,11 +65,28 @@ def prepare(
     return doc
 
 
-def validate(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict[str, Any]:
+def validate(
+    scenario: ScenarioSource, *, overrides: Iterable[str] = (), algorithms: Mapping[str, type[CongestionControl]] | None = None
+) -> dict[str, Any]:
     """Check a scenario without running it; return it normalised by the core (defaults filled in,
-    every flow group expanded). Raises :class:`ScenarioError` with the path of the bad field."""
+    every flow group expanded). Raises :class:`ScenarioError` with the path of the bad field.
+    Congestion controls written in Python (``algorithms``, ``py:module.Class``) are imported and
+    made, one per flow, as :func:`run` would."""
+    from ccarena import cc as _cc
+
     doc = prepare(scenario, overrides=overrides)
-    return _core.validate(_scenario.to_json(doc))
+    cc_factory = _cc.factory_for(doc, algorithms, _folder_of(scenario))
+    return _core.validate(_scenario.to_json(doc), cc_factory)
+
+
+def _folder_of(scenario: ScenarioSource) -> list[str]:
+    """The folder of a scenario given as a file: where ``py:module.Class`` modules are looked
+    for after the current directory (:func:`ccarena.cc.resolve`)."""
+    if isinstance(scenario, (str, os.PathLike)) and not (isinstance(scenario, str) and "\n" in scenario):
+        path = Path(scenario)
+        if path.is_file():
+            return [str(path.resolve().parent)]
+    return []
 
 
 def topology(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict[str, Any]:
@@ -127,7 +144,7 @@ def run(
     _check_flag(progress, "progress")
     pcap_dir, links = _check_pcap(pcap, pcap_links, pcap_snaplen)
     doc = prepare(scenario, overrides=overrides, seed=seed)
-    cc_factory = _cc.factory_for(doc, algorithms)
+    cc_factory = _cc.factory_for(doc, algorithms, _folder_of(scenario))
     text = _scenario.to_json(doc)
     if not progress:
         return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory))

@@ -77,10 +77,24 @@ fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
 }
 
 #[pyfunction]
-fn validate<'py>(py: Python<'py>, scenario_json: &str) -> PyResult<Bound<'py, PyAny>> {
+#[pyo3(signature = (scenario_json, cc_factory=None))]
+fn validate<'py>(
+    py: Python<'py>,
+    scenario_json: &str,
+    cc_factory: Option<Py<PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
     let s = parse(scenario_json)?;
-    // Building catches what only wiring reveals (unreachable nodes, impossible RTTs).
-    s.build().map_err(scenario_error)?;
+    // Building catches what only wiring reveals (unreachable nodes, impossible RTTs); with
+    // `cc_factory`, the flows' Python congestion controls are made too (their parameters checked).
+    let cc_errors: pycc::ErrorSlot = Default::default();
+    let built = match cc_factory {
+        Some(make) => external::with_factory(pycc::factory(make, cc_errors.clone()), || s.build()),
+        None => s.build(),
+    };
+    if let Some(e) = cc_errors.lock().ok().and_then(|mut e| e.take()) {
+        return Err(e); // the user's constructor raised: its own exception
+    }
+    built.map_err(scenario_error)?;
     json_to_py(py, &s.normalised())
 }
 

@@ -36,10 +36,15 @@ def plan(experiment: Experiment, backend: str = "sim") -> tuple[list[dict[str, A
     """Every run with its store key; the runs whose scenario the core refuses (key → error);
     and the scenario of every valid run (key → scenario). A run on a backend other than the
     simulator has a key of its own (``backend`` is part of what is hashed)."""
+    from ccarena import cc as _cc
+
     rows, invalid, scenarios = [], {}, {}
     for spec in experiment.iter_runs():  # one run at a time: no list of every scenario besides `scenarios`
         try:
-            normalised = _core.validate(_scenario.to_json(spec.scenario))
+            # Python congestion controls are imported and made here, so a bad one is one failure
+            # per run before any worker starts.
+            factory = _cc.factory_for(spec.scenario, None, experiment.folders)
+            normalised = _core.validate(_scenario.to_json(spec.scenario), factory)
             key = run_key(normalised if backend == "sim" else {**normalised, "backend": backend}, _store_version())
             scenarios[key] = spec.scenario
         except ScenarioError as exc:
@@ -67,6 +72,7 @@ def run_campaigns(
     ``backend`` runs them on the simulator (``"sim"``), ns-2, ns-3 or the kernel testbed
     (:mod:`ccarena.backends`); a run a backend refuses is recorded as failed with its reason."""
     from ccarena import backends as _backends
+    from ccarena import cc as _cc
     from ccarena.experiment.result import ExperimentResult
 
     (backend,) = _backends.names([backend]) if isinstance(backend, str) else _backends.names(backend)
@@ -81,7 +87,7 @@ def run_campaigns(
     store = Store(store_dir)
     store.prepare()
     descriptions, bars = [], []
-    todo: dict[str, tuple[dict[str, Any], bool, str]] = {}
+    todo: dict[str, tuple[dict[str, Any], bool, str, tuple[str, ...]]] = {}
     owners: dict[str, list[int]] = {}  # run key -> the experiments (progress bars) it counts for
     scenarios: dict[str, dict[str, Any]] = {}
     for index, (experiment, series) in enumerate(experiments):
@@ -99,8 +105,10 @@ def run_campaigns(
                 store.write_failure(row["key"], {"error": invalid[row["key"]], "params": row["params"], "seed": row["seed"]})
         pending = [k for k in keys if k not in invalid and (force or not store.has(k))]
         for key in pending:
-            scenario, wanted, _ = todo.get(key, (valid[key], False, backend))
-            todo[key] = (scenario, wanted or series, backend)
+            scenario, wanted, _, _ = todo.get(key, (valid[key], False, backend, ()))
+            # The folders a worker adds to its path to import the run's Python congestion controls.
+            folders = tuple(_cc.module_folders(scenario, experiment.folders))
+            todo[key] = (scenario, wanted or series, backend, folders)
             owners.setdefault(key, []).append(index)
         n_invalid = sum(k in invalid for k in keys)
         bars.append((description["name"], len(keys), len(keys) - len(pending), n_invalid))

@@ -87,6 +87,11 @@ class Experiment:
                 f"(axes {self._axes_text()}); an experiment may have at most {MAX_RUNS} runs"
             )
         self.name = str(name if name is not None else self.base.get("name", "experiment"))
+        #: Where ``py:module.Class`` modules are looked for after the current directory: the base
+        #: scenario's folder, and the experiment file's (:func:`ccarena.cc.resolve`).
+        self.folders: list[str] = []
+        if isinstance(base, (str, Path)) and not (isinstance(base, str) and "\n" in base) and Path(base).is_file():
+            self.folders.append(str(Path(base).resolve().parent))
 
     @classmethod
     def from_toml(cls, path: str | Path, *, replications: int | None = None) -> Experiment:
@@ -137,7 +142,9 @@ class Experiment:
         if not isinstance(zips, list):
             raise ExperimentError("experiment.zip: expected [[experiment.zip]] tables of KEY = [values]")
         reps = exp.get("replications", 1) if replications is None else replications
-        return cls(base, grid, zip=zips, replications=reps, name=exp.get("name"), overrides=sets)
+        experiment = cls(base, grid, zip=zips, replications=reps, name=exp.get("name"), overrides=sets)
+        experiment.folders = list(dict.fromkeys([str(p.resolve().parent), *experiment.folders]))
+        return experiment
 
     @property
     def keys(self) -> list[str]:

@@ -7,7 +7,9 @@ picklable values and never touches the store, so a worker needs only ``pip insta
 from __future__ import annotations
 
 import math
+import sys
 import traceback
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -37,14 +39,16 @@ class RunOutcome:
     error: str | None = None
 
 
-def execute(key: str, scenario: dict[str, Any], series: bool, backend: str = "sim") -> RunOutcome:
+def execute(key: str, scenario: dict[str, Any], series: bool, backend: str = "sim", folders: Sequence[str] = ()) -> RunOutcome:
     """Run ``scenario`` on ``backend`` (the simulator by default; :mod:`ccarena.backends`) and
     return its tables (``flows``, ``links`` and, with ``series``, the time series) and its
-    per-run metrics. Any failure, a backend's refusal too, becomes ``RunOutcome.error``: a
-    campaign goes on when one of its runs fails."""
+    per-run metrics. ``folders`` go on ``sys.path`` first: where the campaign found the modules
+    of the run's ``py:module.Class`` congestion controls. Any failure, a backend's refusal too,
+    becomes ``RunOutcome.error``: a campaign goes on when one of its runs fails."""
     from ccarena import backends
     from ccarena.errors import Error
 
+    sys.path.extend(f for f in folders if f not in sys.path)
     try:
         res = backends.runner(backend)(scenario)
     except Error as exc:
