@@ -1,4 +1,4 @@
-"""The core's robustness contract seen from Python (issue 12): series on request, limits as
+"""The core's robustness contract seen from Python: series on request, limits as
 ScenarioError, jitter making seeds distinct samples."""
 
 from __future__ import annotations

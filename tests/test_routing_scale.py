@@ -1,4 +1,4 @@
-"""Routing scale (issue 12): routes only towards used destinations, and a clean refusal beyond
+"""Routing scale: routes only towards used destinations, and a clean refusal beyond
 the documented limit (docs/topologies.md, "Limits of scale")."""
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ shortened to 10 simulated seconds, and prints the engine's wall time after a 4 s
 summed over the sample: the steady part, which a 600 s run repeats, without the start-up it
 pays once. The sample keeps the campaign's proportions (21 runs: 13 on the dumbbell,
 8 on the parking lot, loads 0.2 to 0.8, 155 Mbit/s to 5 Gbit/s), so the sum moves as the
-campaign's cost does (BENCHMARKS.md, session 42).
+campaign's cost does.
 
     .venv/bin/python tools/campaign_sample.py
     .venv/bin/python tools/campaign_sample.py --compare /tmp/a /tmp/b --rounds 2

@@ -1,4 +1,4 @@
-"""The cost model of issue 14: engine wall time against packet hops, over B1-B3 and seed-003
+"""The cost model: engine wall time against packet hops, over B1-B3 and seed-003
 points, each run as `ccarena bench` runs a case (`ccarena.bench.run_bench`: a child process
 per run, on huge pages, its own peak RSS), all of them pinned to the last core, and printed as a Markdown table for BENCHMARKS.md with each case's time per
 hop and the least-squares line through the origin that prices a hop over all of them.

@@ -1,6 +1,6 @@
 """Where one function's executed instructions go, source line by source line, per call: what
 `callgrind_annotate` cannot say, since its per-line numbers add a line's instructions up over
-every function it was inlined into and over all calls (BENCHMARKS.md, session 44). It runs the
+every function it was inlined into and over all calls. It runs the
 engine's benchmark binary under `callgrind --dump-instr=yes` (or reads a profile made so),
 takes the instructions the function executed at each of its addresses (not those of the
 functions it calls), gives each address the source line `objdump -l` prints for it (an inlined

@@ -8,7 +8,7 @@ Usage::
 Writes the corpus to ``DIR/corpus/`` (TOML files, written with tomli-w) and prints the count per
 outcome: a clean error (exit 2, one line on stderr), accepted, a traceback, an abort (killed by a
 signal or another exit status) or a hang (over ``--timeout`` seconds). Files of the last three
-classes are listed for reproduction. Issue 12's acceptance: zero aborts, hangs and tracebacks.
+classes are listed for reproduction. The aim: zero aborts, hangs and tracebacks.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ Three ways to run a round (each takes the commands as shell words):
   stopped with SIGSTOP meanwhile), and each timed by the CPU time the kernel counted for it and
   its children. Both meet the same host, slice after slice, so a drift of the host's speed over
   seconds, which moves whole runs by ±25 % on a shared guest, cancels in the ratio: a build
-  against itself stays within ±2 % a round (BENCHMARKS.md, session 39).
+  against itself stays within ±2 % a round.
 
     .venv/bin/python tools/paired.py --interleaved 8 "/tmp/b1-old s.toml" "/tmp/b1-new s.toml"
     .venv/bin/python tools/paired.py --sequential 20 "/tmp/b1-old s.toml" "/tmp/b1-new s.toml"

@@ -36,7 +36,8 @@ def run_paper(
     from ccarena.experiment.campaign import run_campaigns
 
     experiments = paper.experiments(scale)
-    # One pool for all of them: no core idles at the end of each experiment (issue 9's 30 minutes).
+    # One pool for all of them: no core idles at the end of each experiment
+    # waiting for its slowest run.
     done = run_campaigns(
         [(exp, name in paper.series) for name, exp in experiments.items()], out_dir / "store",
         executor=executor, jobs=jobs, scheduler=scheduler, force=False, progress=progress,

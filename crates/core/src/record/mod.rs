@@ -19,7 +19,7 @@ use jitter::Jitter;
 /// half, the rare counters (drops, marks, Source Quench) the rest. A seed-003 run has tens of
 /// thousands of flows, so the array runs to megabytes and each line a packet touches is likely
 /// a miss; in Rust's own order an emission touched two lines and a delivery four
-/// (BENCHMARKS.md, session 35). `tests::hot_counters_share_lines` keeps it so.
+/// (measured with callgrind). `tests::hot_counters_share_lines` keeps it so.
 #[derive(Clone, Debug, Default)]
 #[repr(C, align(64))]
 pub struct FlowCounters {
