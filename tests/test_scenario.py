@@ -129,3 +129,18 @@ def test_core_errors_are_raised_as_the_package_scenario_error() -> None:
     # The binding raises ccarena.errors.ScenarioError itself, so `except ccarena.Error` catches it.
     with pytest.raises(ccarena.Error, match=r"flows\[0\]\.cc"):
         ccarena.validate({**BASE, "duration": "1s", "topology": {**BASE["topology"], "bottleneck_delay": "10ms"}, "flows": [{"cc": "no-such-cc"}]})
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("topology.queu=1", "topology.queu: unknown field `queu`, expected one of `bottleneck_rate`, `bottleneck_delay`, `access_rate`, `access_delay`, `kind`, `queue`, `access_queue`, `loss`; did you mean `queue`?"),
+        ("durtion=1s", "durtion: unknown field `durtion`, expected one of `name`, `duration`, `seed`, `sample_interval`, `warmup`, `topology`, `flows`, `background`, `jitter`, `stack`; did you mean `duration`?"),
+        ("flows[0].cc=nan", 'flows[0].cc: unknown congestion control "nan": expected one of reno, cubic, bic, highspeed, scalable, htcp, vegas, fast, compound, libra, bbr, newreno'),
+    ],
+    ids=["topology-key-taken-before-serde", "top-level", "nan-is-a-name"],
+)
+def test_an_unknown_key_names_every_allowed_key_and_the_nearest(override: str, message: str) -> None:
+    with pytest.raises(ccarena.ScenarioError) as err:
+        ccarena.validate(Path(__file__).resolve().parents[1] / "scenarios" / "reno-pair.toml", overrides=[override])
+    assert str(err.value) == message

@@ -163,8 +163,10 @@ def parse_override_value(text: str, what: str = "override value") -> Any:
 
     The text is read as a TOML value if it is one (``3`` → 3, ``true`` → True, ``"x"`` → "x",
     ``{kind="file", size="5MB"}`` → dict, ``[1, 2]`` → list); otherwise it is taken as a plain
-    string (``1Gbps`` → "1Gbps", ``reno`` → "reno"). A value nesting arrays or tables more than
-    :data:`MAX_NESTING` deep raises :class:`ScenarioError` naming ``what``.
+    string (``1Gbps`` → "1Gbps", ``reno`` → "reno"). TOML's bare ``nan`` and ``inf`` stay strings:
+    no scenario value is a non-finite number, and ``flows[0].cc=nan`` means a name. A value
+    nesting arrays or tables more than :data:`MAX_NESTING` deep raises :class:`ScenarioError`
+    naming ``what``.
     """
     if not isinstance(text, str):
         raise ScenarioError(f"{what}: expected the value as text (a str), not {type(text).__name__}")
@@ -172,11 +174,12 @@ def parse_override_value(text: str, what: str = "override value") -> Any:
     if deepest > MAX_NESTING:
         raise ScenarioError(f"{what}: arrays or tables nested {deepest} deep; at most {MAX_NESTING} levels are allowed")
     try:
-        return tomllib.loads(f"x = {text}")["x"]
+        value = tomllib.loads(f"x = {text}")["x"]
     except tomllib.TOMLDecodeError:
         return text.strip()
     except RecursionError:  # not expected below MAX_NESTING, but never a traceback
         raise ScenarioError(f"{what}: nested too deeply to parse (at most {MAX_NESTING} levels are allowed)") from None
+    return text.strip() if isinstance(value, float) and not math.isfinite(value) else value
 
 
 def _parse_path(path: str) -> list[str | int]:

@@ -20,7 +20,61 @@ fn allowed(rust_type: &str) -> Option<String> {
 
 /// The rewritten message, or `message` itself.
 pub(crate) fn plain(message: &str) -> String {
-    rewrite(message).unwrap_or_else(|| message.to_string())
+    plain_with(message, &[])
+}
+
+/// [`plain`], where the caller took the keys `also` out of the table before serde read the rest:
+/// an unknown key's message lists them too, so that it names every key the table allows.
+pub(crate) fn plain_with(message: &str, also: &[&str]) -> String {
+    unknown_field(message, also).or_else(|| rewrite(message)).unwrap_or_else(|| message.to_string())
+}
+
+/// serde's `unknown field `queu`, expected one of `a`, `b`` (or `expected `a``, or `there are no
+/// fields`) with `also` added to the allowed keys and the closest one suggested.
+fn unknown_field(message: &str, also: &[&str]) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (key, expected) = rest.split_once('`')?;
+    let mut allowed: Vec<&str> = expected.split('`').skip(1).step_by(2).collect();
+    for k in also {
+        if !allowed.contains(k) {
+            allowed.push(k);
+        }
+    }
+    if allowed.is_empty() {
+        return None;
+    }
+    let list = allowed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ");
+    let what = if allowed.len() == 1 { "expected" } else { "expected one of" };
+    let hint = closest(key, &allowed).map(|k| format!("; did you mean `{k}`?")).unwrap_or_default();
+    Some(format!("unknown field `{key}`, {what} {list}{hint}"))
+}
+
+/// The allowed key nearest to `key` by edit distance, if it is near enough to be a slip of the
+/// keyboard: at most one edit for short keys, two from six letters on.
+fn closest<'a>(key: &str, allowed: &[&'a str]) -> Option<&'a str> {
+    let limit = if key.chars().count() >= 6 { 2 } else { 1 };
+    allowed
+        .iter()
+        .map(|k| (edit_distance(key, k), *k))
+        .filter(|(d, _)| *d <= limit)
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != *cb));
+            diagonal = above;
+        }
+    }
+    row[b.len()]
 }
 
 fn rewrite(message: &str) -> Option<String> {
@@ -49,7 +103,32 @@ fn rewrite(message: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::plain;
+    use super::{plain, plain_with};
+
+    #[test]
+    fn an_unknown_key_lists_every_allowed_key_and_suggests_the_nearest() {
+        assert_eq!(
+            plain_with("unknown field `queu`, expected one of `bottleneck_rate`, `access_rate`", &["queue", "loss"]),
+            "unknown field `queu`, expected one of `bottleneck_rate`, `access_rate`, `queue`, `loss`; did you mean `queue`?"
+        );
+        assert_eq!(
+            plain("unknown field `durtion`, expected one of `name`, `duration`, `seed`"),
+            "unknown field `durtion`, expected one of `name`, `duration`, `seed`; did you mean `duration`?"
+        );
+        // Far from every key: no guess. One allowed key: "expected", as serde says it.
+        assert_eq!(
+            plain("unknown field `colour`, expected one of `name`, `count`"),
+            "unknown field `colour`, expected one of `name`, `count`"
+        );
+        assert_eq!(
+            plain("unknown field `ab`, expected `a`"),
+            "unknown field `ab`, expected `a`; did you mean `a`?"
+        );
+        assert_eq!(
+            plain_with("unknown field `x`, there are no fields", &["kind"]),
+            "unknown field `x`, expected `kind`"
+        );
+    }
 
     #[test]
     fn integer_and_number_errors_name_the_allowed_range() {

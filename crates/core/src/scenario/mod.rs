@@ -101,9 +101,21 @@ fn join(prefix: &str, rest: &str) -> String {
 
 /// Deserialises `v` as `T`, reporting errors at `prefix` + the path inside `v`.
 pub(crate) fn parse_at<T: DeserializeOwned>(v: &Value, prefix: &str) -> Result<T, ScenarioError> {
+    parse_rest_at(v, prefix, &[])
+}
+
+/// [`parse_at`] for a table whose keys `taken` were read (and removed) before: an unknown key's
+/// message names them among the allowed ones.
+pub(crate) fn parse_rest_at<T: DeserializeOwned>(
+    v: &Value,
+    prefix: &str,
+    taken: &[&str],
+) -> Result<T, ScenarioError> {
     serde_path_to_error::deserialize(v).map_err(|e| {
         let path = join(prefix, &e.path().to_string());
-        let message = messages::plain(&e.inner().to_string());
+        // `taken` are keys of the table itself, not of the tables inside it.
+        let also = if e.path().iter().count() <= 1 { taken } else { &[] };
+        let message = messages::plain_with(&e.inner().to_string(), also);
         // At the root serde's path is "."; name the missing key itself instead.
         match (
             path.as_str(),

@@ -7,7 +7,7 @@ use crate::scenario::losses::{parse_loss, LossSpec};
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
 use crate::scenario::wiring::Net;
-use crate::scenario::{parse_at, QueueSpec, ScenarioError};
+use crate::scenario::{parse_rest_at, QueueSpec, ScenarioError};
 use crate::time::{Dur, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -46,7 +46,11 @@ impl Dumbbell {
             .map(|q| parse_queue(&q, "topology.access_queue"))
             .transpose()?;
         let loss = m.remove("loss").map(|l| parse_loss(&l, "topology.loss")).transpose()?;
-        let raw: Raw = parse_at(&Value::Object(m), "topology")?;
+        let raw: Raw = parse_rest_at(
+            &Value::Object(m),
+            "topology",
+            &["kind", "queue", "access_queue", "loss"],
+        )?;
         let bottleneck = raw.bottleneck_rate.0;
         let links = host_links(
             Core { fastest: bottleneck, slowest: bottleneck, delay: raw.bottleneck_delay.0 },

@@ -8,7 +8,7 @@ use crate::scenario::losses::{parse_loss, LossSpec};
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
 use crate::scenario::wiring::Net;
-use crate::scenario::{limits, parse_at, QueueSpec, ScenarioError};
+use crate::scenario::{limits, parse_at, parse_rest_at, QueueSpec, ScenarioError};
 use crate::time::Dur;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -98,7 +98,7 @@ impl Graph {
                 .transpose()?;
             let loss =
                 lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
-            let mut link: GraphLink = parse_at(&Value::Object(lm), &path)?;
+            let mut link: GraphLink = parse_rest_at(&Value::Object(lm), &path, &["queue", "loss"])?;
             for (key, n) in [("a", &link.a), ("b", &link.b)] {
                 if !seen.contains(n.as_str()) {
                     return Err(ScenarioError::new(

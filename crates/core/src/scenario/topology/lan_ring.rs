@@ -30,7 +30,7 @@ use crate::net::queue::QueueLimit;
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
 use crate::scenario::wiring::Net;
-use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
+use crate::scenario::{parse_rest_at, QueueSpec, ScenarioError, Topology};
 use crate::time::{Dur, Rate, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -59,7 +59,7 @@ struct Raw {
     ring_delay: Dur,
 }
 
-/// Seed 000: 300-packet DropTail between the routers.
+/// The `dccp-voip` paper (Doria et al.): 300-packet DropTail between the routers.
 const SEED_QUEUE: u64 = 300;
 
 impl LanRing {
@@ -75,7 +75,8 @@ impl LanRing {
             .map(|q| parse_queue(&q, "topology.lan_queue"))
             .transpose()?
             .unwrap_or(droptail(SEED_QUEUE));
-        let raw: Raw = parse_at(&Value::Object(m), "topology")?;
+        let raw: Raw =
+            parse_rest_at(&Value::Object(m), "topology", &["kind", "queue", "lan_queue"])?;
         let lans = raw.lans.unwrap_or(4);
         if lans < 4 || !lans.is_multiple_of(2) || lans > 1000 {
             return Err(ScenarioError::new("topology.lans", format!("{lans} is not allowed: expected an even number from 4 to 1000 (each LAN talks to the one opposite)")));

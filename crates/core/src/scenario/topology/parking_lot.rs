@@ -22,7 +22,7 @@ use crate::net::packet::NodeId;
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
 use crate::scenario::wiring::Net;
-use crate::scenario::{parse_at, QueueSpec, ScenarioError, Topology};
+use crate::scenario::{parse_at, parse_rest_at, QueueSpec, ScenarioError, Topology};
 use crate::time::{Dur, Rate, SimDuration};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -81,7 +81,8 @@ impl ParkingLot {
             .remove("access_queue")
             .map(|q| parse_queue(&q, "topology.access_queue"))
             .transpose()?;
-        let raw: Raw = parse_at(&Value::Object(m), "topology")?;
+        let raw: Raw =
+            parse_rest_at(&Value::Object(m), "topology", &["kind", "queue", "access_queue"])?;
         if !(1..=1000).contains(&raw.hops) {
             return Err(ScenarioError::new(
                 "topology.hops",
