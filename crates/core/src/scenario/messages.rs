@@ -1,6 +1,7 @@
 //! serde's type errors in the words of a scenario: `invalid value: integer `-1`, expected u32`
 //! becomes `-1 is out of range: expected an integer from 0 to 4294967295`. The field path is
-//! added by the caller ([`super::parse_at`]); messages that are not type errors pass unchanged.
+//! added by the caller ([`super::parse_at`]); an unknown key gets the whole list of allowed keys
+//! and the nearest one; other messages pass unchanged.
 
 /// What a Rust type a scenario field deserialises into allows, in words.
 fn allowed(rust_type: &str) -> Option<String> {
@@ -18,13 +19,9 @@ fn allowed(rust_type: &str) -> Option<String> {
     }
 }
 
-/// The rewritten message, or `message` itself.
-pub(crate) fn plain(message: &str) -> String {
-    plain_with(message, &[])
-}
-
-/// [`plain`], where the caller took the keys `also` out of the table before serde read the rest:
-/// an unknown key's message lists them too, so that it names every key the table allows.
+/// The rewritten message, or `message` itself. `also` are keys the caller took out of the table
+/// before serde read the rest: an unknown key's message lists them too, so that it names every
+/// key the table allows.
 pub(crate) fn plain_with(message: &str, also: &[&str]) -> String {
     unknown_field(message, also).or_else(|| rewrite(message)).unwrap_or_else(|| message.to_string())
 }
@@ -103,7 +100,11 @@ fn rewrite(message: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{plain, plain_with};
+    use super::plain_with;
+
+    fn plain(message: &str) -> String {
+        plain_with(message, &[])
+    }
 
     #[test]
     fn an_unknown_key_lists_every_allowed_key_and_suggests_the_nearest() {
