@@ -382,6 +382,7 @@ impl Recorder {
         let cc =
             |f: &dyn Fn(&CcName) -> String| strs(&|m| m.cc.as_ref().map_or_else(String::new, f));
         flows.push("cc", cc(&|c| c.to_string()));
+        flows.push("cc_algorithm", cc(&|c| c.algorithm().to_string()));
         flows.push("cc_params", strs(&|m| m.cc_params.clone()));
         flows.push("recovery", strs(&|m| m.recovery.clone()));
         flows.push("stack", strs(&|m| m.stack.to_string()));
