@@ -20,7 +20,7 @@ from ccarena import metrics
 
 #: Version of the per-run metric definitions below: part of every run's store key, so that a
 #: changed definition recomputes the runs instead of mixing old and new values in one table.
-METRICS_VERSION = 3
+METRICS_VERSION = 4
 
 #: Width of the bins a flow's rate is averaged over for convergence: seed 003 §4.1.4 used 1 s.
 CONVERGENCE_BIN_S = 1.0
@@ -132,9 +132,9 @@ def _rtt_fairness(flows: pd.DataFrame) -> float:
 
 def _reno_share(flows: pd.DataFrame) -> float:
     """Share of the main goodput the Reno flows get, when Reno shares the link with another
-    algorithm (the numerator of :func:`ccarena.metrics.reno_compatibility`)."""
-    cc = flows["cc"].astype(str)
-    is_reno = cc.str.split("@").str[0] == "reno"
+    algorithm (the numerator of :func:`ccarena.metrics.reno_compatibility`). Reno is the
+    algorithm the core resolved (``cc_algorithm``): ``newreno`` flows are Reno."""
+    is_reno = flows["cc_algorithm"].astype(str) == "reno"
     total = float(flows["goodput_bps"].sum())
     if not is_reno.any() or is_reno.all() or total <= 0:
         return math.nan

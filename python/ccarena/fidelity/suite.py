@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ccarena.peers.plan import split_preset
+
 #: Algorithms of the suite: every TCP algorithm one of the peers has, in the ccarena name (and
 #: preset) that is that peer's code; DCCP's CCIDs in the profile ns-2 runs.
 TCP_ALGORITHMS = ("reno", "cubic@linux-2.6.22", "cubic", "bic", "highspeed", "htcp", "scalable@linux-2.6.22", "scalable", "vegas", "bbr")
@@ -104,7 +106,8 @@ RED_ALGORITHMS = ("reno",)
 
 
 def _label(cc: str) -> str:
-    return cc.split("@")[0]
+    """A row's group name: the algorithm as written, without its preset."""
+    return split_preset(cc)[0]
 
 
 @dataclass(frozen=True)

@@ -27,6 +27,9 @@ The plan::
                                "rcv_buf_bytes", "rwnd_bytes"},
                 "dccp": None | {"packet_size"}}]}
 
+A flow's ``cc`` is the name as written, ``cc_base`` the algorithm it selects (the simulator's
+``cc_algorithm``: ``newreno`` is ``reno``) and ``cc_preset`` what follows ``@``, if anything.
+
 Quantities are SI: bit/s, seconds, bytes; a TCP flow's packet on the wire is ``mss +
 header_bytes`` bytes (IPv4 + TCP, plus the timestamp option when on).
 """
@@ -195,11 +198,11 @@ def _tcp(group: dict[str, Any], where: str) -> dict[str, Any]:
 def _flow(row: dict[str, Any], group: dict[str, Any], where: str, duration_s: float) -> dict[str, Any]:
     proto = row["protocol"]
     cc = str(row.get("cc") or "")
-    base, _, preset = cc.partition("@")
     stop = group.get("stop")
     return {
         "id": int(row["id"]), "group": row["group"], "where": where, "protocol": proto,
-        "cc": cc, "cc_base": base, "cc_preset": preset or None, "cc_params": group.get("cc_params") or {},
+        "cc": cc, "cc_base": str(row.get("cc_algorithm") or ""), "cc_preset": split_preset(cc)[1],
+        "cc_params": group.get("cc_params") or {},
         "recovery": group.get("recovery"), "stack": group.get("stack"),
         "src": row["src"], "dst": row["dst"],
         "start_s": float(row["start_s"]),
@@ -209,6 +212,15 @@ def _flow(row: dict[str, Any], group: dict[str, Any], where: str, duration_s: fl
         "tcp": _tcp(group, where) if proto == "tcp" else None,
         "dccp": {"packet_size": units.size_bytes(group["mss"], f"{where}.mss")} if proto == "dccp" else None,
     }
+
+
+def split_preset(cc: str) -> tuple[str, str | None]:
+    """A congestion control's name as written and its preset, for code that holds a name before
+    any run: ``"cubic@linux-2.6.22"`` → ``("cubic", "linux-2.6.22")``, ``"newreno"`` →
+    ``("newreno", None)``. The algorithm a name selects (aliases resolved) is what the core
+    parsed it to: a result's ``cc_algorithm`` column."""
+    name, _, preset = cc.partition("@")
+    return name, preset or None
 
 
 def default_cc_params(cc: str, stack: str | None) -> dict[str, Any]:

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 NAN = math.nan
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
-PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_params", "recovery", "stack", "app", "role", "src", "dst", "start_s", "rtt_base_s")
+PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "stack", "app", "role", "src", "dst", "start_s", "rtt_base_s")
 #: Flow-table columns no peer backend measures.
 NAN_FLOW_COLUMNS = (
     "in_flight_pkts", "ack_dropped_pkts", "meas_dropped_pkts", "delay_count", "delay_mean_s", "delay_min_s",

@@ -26,7 +26,7 @@ TIMESTAMP_OPTION = 12
 #: IPv4 + UDP headers.
 UDP_HEADERS = 28
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
-PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_params", "recovery", "app", "role", "src", "dst", "start_s", "rtt_base_s")
+PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "app", "role", "src", "dst", "start_s", "rtt_base_s")
 #: Flow-table columns the kernel cannot measure per flow.
 NAN_FLOW_COLUMNS = (
     "dropped_pkts", "in_flight_pkts", "ack_dropped_pkts", "meas_dropped_pkts", "delay_count", "delay_mean_s",

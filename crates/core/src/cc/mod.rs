@@ -15,6 +15,7 @@ pub mod external;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
+mod identity;
 pub mod libra;
 pub mod reno;
 mod round_rtt;
@@ -23,6 +24,8 @@ pub mod vegas;
 
 #[cfg(test)]
 mod ack_clock;
+
+pub use identity::{Algorithm, Alias, CcError, CcName};
 
 use crate::time::{Rate, SimDuration, SimTime};
 use serde::de::DeserializeOwned;
@@ -219,26 +222,32 @@ pub fn check_param(name: &str, value: f64, ok: bool, allowed: &str) -> Result<()
     }
 }
 
-/// Resolves `preset` then overlays `params` (a table of parameter values).
+/// Resolves `preset` then overlays `params` (a table of parameter values). An unknown preset is
+/// an error of the name; the rest, of the parameters.
 pub(crate) fn resolve<P: CcParams>(
     algorithm: &str,
     preset: Option<&str>,
     params: Option<&Value>,
-) -> Result<P, String> {
+) -> Result<P, CcError> {
     let base = match preset {
         None => P::default(),
         Some(name) => P::preset(name).ok_or_else(|| {
             let known: Vec<&str> = P::PRESETS.iter().map(|(n, _)| *n).collect();
-            if known.is_empty() {
+            CcError::Name(if known.is_empty() {
                 format!("unknown preset {name:?}: {algorithm} has no presets")
             } else {
                 format!(
                     "unknown preset {name:?} of {algorithm}: expected one of {}",
                     known.join(", ")
                 )
-            }
+            })
         })?,
     };
+    overlay(base, params).map_err(CcError::Params)
+}
+
+/// `base` with `params` (a table of parameter values) on top, validated.
+fn overlay<P: CcParams>(base: P, params: Option<&Value>) -> Result<P, String> {
     let Some(params) = params else { return base.validate().map(|()| base) };
     let Value::Object(overrides) = params else {
         return Err(format!("expected a table of parameters, got {params}"));
@@ -303,8 +312,8 @@ macro_rules! algorithms {
         }
 
         impl CcConfig {
-            fn lookup(base: &str, preset: Option<&str>, params: Option<&Value>) -> Option<Result<CcConfig, String>> {
-                match base {
+            fn lookup(algorithm: &str, preset: Option<&str>, params: Option<&Value>) -> Option<Result<CcConfig, CcError>> {
+                match algorithm {
                     $( $name => Some(resolve::<$module::$cfg>($name, preset, params).map(CcConfig::$variant)), )*
                     _ => None,
                 }
@@ -390,6 +399,9 @@ macro_rules! algorithms {
             }
         }
 
+        /// The names of the built-in TCP algorithms, in listing order.
+        const TCP_NAMES: &[&str] = &[ $( $name, )* ];
+
         /// Every built-in TCP algorithm, in listing order.
         pub fn tcp_algorithms() -> Vec<AlgorithmInfo> {
             vec![ $( AlgorithmInfo {
@@ -416,39 +428,47 @@ algorithms! {
     "bbr" => Bbr(bbr::Bbr, BbrConfig, boxed), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
 }
 
-/// `newreno` is Reno's window rule; the name also selects RFC 6582 recovery by default.
-const ALIASES: &[(&str, &str)] = &[("newreno", "reno")];
+impl CcName {
+    /// A TCP congestion control's name: a built-in algorithm or one of its aliases, with an
+    /// optional preset (`"cubic@linux-6"`), or an external one (`"py:…"`).
+    pub fn tcp(name: &str) -> Result<CcName, String> {
+        CcName::external(name).unwrap_or_else(|| {
+            CcName::builtin(name, TCP_NAMES, &Alias::ALL).ok_or_else(|| unknown_tcp(name))
+        })
+    }
+}
+
+/// The error of a name that selects no TCP algorithm: it lists the names and aliases.
+fn unknown_tcp(name: &str) -> String {
+    let names: Vec<&str> =
+        TCP_NAMES.iter().copied().chain(Alias::ALL.iter().map(|a| a.name())).collect();
+    format!("unknown congestion control {name:?}: expected one of {}", names.join(", "))
+}
 
 impl CcConfig {
-    /// The configuration named `name` (`"cubic"` or `"cubic@preset"`), with `params` overriding
-    /// the defaults (or the preset's values).
-    pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcConfig, String> {
-        if let Some(ext) = name.strip_prefix(external::PREFIX) {
-            if ext.is_empty() {
-                return Err(format!("{name:?} names no algorithm: expected \"py:Name\" (registered with ccarena.run(..., algorithms=...)) or \"py:module.Class\""));
+    /// The configuration `name` selects, with `params` overriding the defaults (or the
+    /// preset's values).
+    pub fn new(name: &CcName, params: Option<&Value>) -> Result<CcConfig, CcError> {
+        match name.algorithm() {
+            Algorithm::External(ext) => {
+                let params = params.cloned().unwrap_or_else(|| Value::Object(Default::default()));
+                if !params.is_object() {
+                    return Err(CcError::Params(format!(
+                        "expected a table of parameters, got {params}"
+                    )));
+                }
+                Ok(CcConfig::External(external::ExternalCc { name: ext.clone(), params }))
             }
-            let params = params.cloned().unwrap_or_else(|| Value::Object(Default::default()));
-            if !params.is_object() {
-                return Err(format!("expected a table of parameters, got {params}"));
-            }
-            return Ok(CcConfig::External(external::ExternalCc { name: ext.to_string(), params }));
+            Algorithm::Builtin(algorithm) => CcConfig::lookup(algorithm, name.preset(), params)
+                .unwrap_or_else(|| Err(CcError::Name(unknown_tcp(&name.to_string())))),
         }
-        let (base, preset) = match name.split_once('@') {
-            Some((b, p)) => (b, Some(p)),
-            None => (name, None),
-        };
-        let base = ALIASES.iter().find(|(a, _)| *a == base).map_or(base, |(_, target)| target);
-        CcConfig::lookup(base, preset, params).unwrap_or_else(|| {
-            let names: Vec<&str> = tcp_algorithms()
-                .iter()
-                .map(|a| a.name)
-                .chain(ALIASES.iter().map(|(a, _)| *a))
-                .collect();
-            Err(format!(
-                "unknown congestion control {name:?}: expected one of {}",
-                names.join(", ")
-            ))
-        })
+    }
+
+    /// The configuration named `name` (`"cubic"` or `"cubic@preset"`), with `params` overriding
+    /// the defaults (or the preset's values): [`CcName::tcp`] then [`CcConfig::new`].
+    pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcConfig, String> {
+        let name = CcName::tcp(name)?;
+        CcConfig::new(&name, params).map_err(CcError::into_message)
     }
 }
 

@@ -52,7 +52,7 @@ pub use crate::wire::dccp::{DccpHeader, DccpOptions, DccpType};
 pub use receiver::DccpReceiver;
 pub use sender::DccpSender;
 
-use crate::cc::{resolve, AlgorithmInfo, CcParams};
+use crate::cc::{resolve, AlgorithmInfo, CcError, CcName, CcParams};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Probe;
 use serde_json::Value;
@@ -215,26 +215,39 @@ const CCIDS: &[(&str, &str)] = &[
     ("fast_tfrc", "FAST-TFRC: TFRC with delay-driven multiplicative increase and max() updates (Froldi & da Fonseca)"),
 ];
 
+/// The names of the CCIDs, in listing order.
+const CCID_NAMES: [&str; 3] = [CCIDS[0].0, CCIDS[1].0, CCIDS[2].0];
+
+impl CcName {
+    /// A DCCP congestion control's name: a CCID, with an optional preset (`"ccid2@preset"`).
+    pub fn dccp(name: &str) -> Result<CcName, String> {
+        CcName::builtin(name, &CCID_NAMES, &[]).ok_or_else(|| unknown_ccid(name))
+    }
+}
+
+/// The error of a name that selects no CCID: it lists the CCIDs.
+fn unknown_ccid(name: &str) -> String {
+    format!("unknown DCCP congestion control {name:?}: expected one of {}", CCID_NAMES.join(", "))
+}
+
 impl CcidConfig {
-    /// The configuration named `name` (`"ccid2"` or `"ccid2@preset"`) with `params` overriding
-    /// the defaults.
-    pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcidConfig, String> {
-        let (base, preset) = match name.split_once('@') {
-            Some((b, p)) => (b, Some(p)),
-            None => (name, None),
-        };
-        match base {
-            "ccid2" => resolve(base, preset, params).map(CcidConfig::Ccid2),
-            "ccid3" => resolve(base, preset, params).map(CcidConfig::Ccid3),
-            "fast_tfrc" => resolve(base, preset, params).map(CcidConfig::FastTfrc),
-            _ => {
-                let names: Vec<&str> = CCIDS.iter().map(|(n, _)| *n).collect();
-                Err(format!(
-                    "unknown DCCP congestion control {name:?}: expected one of {}",
-                    names.join(", ")
-                ))
-            }
+    /// The configuration `name` selects (a [`CcName::dccp`]), with `params` overriding the
+    /// defaults (or the preset's values).
+    pub fn new(name: &CcName, params: Option<&Value>) -> Result<CcidConfig, CcError> {
+        let preset = name.preset();
+        match name.builtin_algorithm() {
+            Some(ccid @ "ccid2") => resolve(ccid, preset, params).map(CcidConfig::Ccid2),
+            Some(ccid @ "ccid3") => resolve(ccid, preset, params).map(CcidConfig::Ccid3),
+            Some(ccid @ "fast_tfrc") => resolve(ccid, preset, params).map(CcidConfig::FastTfrc),
+            _ => Err(CcError::Name(unknown_ccid(&name.to_string()))),
         }
+    }
+
+    /// The configuration named `name` (`"ccid2"` or `"ccid2@preset"`) with `params` overriding
+    /// the defaults: [`CcName::dccp`] then [`CcidConfig::new`].
+    pub fn from_name(name: &str, params: Option<&Value>) -> Result<CcidConfig, String> {
+        let name = CcName::dccp(name)?;
+        CcidConfig::new(&name, params).map_err(CcError::into_message)
     }
 
     /// The parameter values in effect.

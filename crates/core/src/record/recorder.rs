@@ -11,6 +11,7 @@
 //! as they are taken, and they read the network only at instants `Recorder::next_read`
 //! announced in advance, so that fed links never run past one (`net::forward`).
 
+use crate::cc::CcName;
 use crate::engine::{EpId, FlowSetup};
 use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{FlowId, LinkId, Packet, PacketSlab, PktId};
@@ -378,7 +379,10 @@ impl Recorder {
         flows.push("id", Column::U64((0..n as u64).collect()));
         flows.push("group", strs(&|m| m.group.clone()));
         flows.push("protocol", strs(&|m| m.protocol.to_string()));
-        flows.push("cc", strs(&|m| m.cc.clone()));
+        let cc =
+            |f: &dyn Fn(&CcName) -> String| strs(&|m| m.cc.as_ref().map_or_else(String::new, f));
+        flows.push("cc", cc(&|c| c.to_string()));
+        flows.push("cc_algorithm", cc(&|c| c.algorithm().to_string()));
         flows.push("cc_params", strs(&|m| m.cc_params.clone()));
         flows.push("recovery", strs(&|m| m.recovery.clone()));
         flows.push("stack", strs(&|m| m.stack.to_string()));

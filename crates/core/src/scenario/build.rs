@@ -10,6 +10,7 @@ use super::{AppSpec, FlowGroup, Protocol, Scenario, ScenarioError, Topology};
 use crate::app::ftp::FtpApp;
 use crate::app::web::WebApp;
 use crate::app::AppSource;
+use crate::cc::CcName;
 use crate::dccp::sender::DccpConfig;
 use crate::dccp::{DccpReceiver, DccpSender};
 use crate::engine::{Endpoint, FlowSetup, WorldParts};
@@ -30,7 +31,8 @@ use std::sync::Arc;
 pub struct FlowMeta {
     pub group: String,
     pub protocol: &'static str,
-    pub cc: String,
+    /// The congestion control as the group names it; `None` for UDP.
+    pub cc: Option<CcName>,
     pub cc_params: String,
     pub recovery: String,
     /// TCP's stack profile (`""` for other protocols).
@@ -324,8 +326,7 @@ impl Scenario {
                     .tcp
                     .as_ref()
                     .map(|t| t.cc.clone())
-                    .or_else(|| g.dccp.as_ref().map(|d| d.cc.clone()))
-                    .unwrap_or_default(),
+                    .or_else(|| g.dccp.as_ref().map(|d| d.cc.clone())),
                 cc_params: g
                     .tcp
                     .as_ref()

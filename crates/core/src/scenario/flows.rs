@@ -6,6 +6,7 @@ use super::raw::RawFlowGroup;
 use super::tcp_options::{Profile, TcpOptions};
 use super::units::{Bytes, Spread};
 use super::{limits, Protocol, ScenarioError};
+use crate::cc::CcName;
 use crate::dccp::CcidConfig;
 use crate::time::Dur;
 use serde::Serialize;
@@ -15,7 +16,7 @@ use serde_json::Value;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DccpGroupOptions {
     /// `ccid2`, `ccid3` or `fast_tfrc`.
-    pub cc: String,
+    pub cc: CcName,
     pub cc_params: Value,
     #[serde(skip)]
     pub ccid: CcidConfig,
@@ -144,8 +145,8 @@ pub(super) fn parse_group(
         }
     };
     let name = g.name.unwrap_or_else(|| match (&tcp, &dccp) {
-        (Some(t), _) => t.cc.clone(),
-        (None, Some(d)) => d.cc.clone(),
+        (Some(t), _) => t.cc.to_string(),
+        (None, Some(d)) => d.cc.to_string(),
         (None, None) => protocol.as_str().to_string(),
     });
     Ok(FlowGroup {
@@ -204,16 +205,12 @@ fn parse_dccp_options(
             "is a TCP option: this group has protocol = \"dccp\" (CCID parameters go in cc_params)",
         ));
     }
-    let cc = g.cc.clone().unwrap_or_else(|| "ccid2".into());
+    let cc = CcName::dccp(g.cc.as_deref().unwrap_or("ccid2"))
+        .map_err(|msg| ScenarioError::new(format!("{path}.cc"), msg))?;
+    let ccid = CcidConfig::new(&cc, g.cc_params.as_ref())
+        .map_err(|e| ScenarioError::in_cc(path, e, g.cc_params.is_some()))?;
     // "field: what is wrong" becomes an error at cc_params.field.
     let params_error = |msg: String| ScenarioError::in_cc_params(path, msg);
-    let ccid = CcidConfig::from_name(&cc, g.cc_params.as_ref()).map_err(|msg| {
-        if g.cc_params.is_some() && !msg.starts_with("unknown DCCP congestion control") {
-            params_error(msg)
-        } else {
-            ScenarioError::new(format!("{path}.cc"), msg)
-        }
-    })?;
     ccid.validate().map_err(params_error)?;
     if let Some(d) = g.max_queue_delay {
         if d.0.as_nanos() == 0 {

@@ -39,6 +39,7 @@ pub use queue::QueueSpec;
 pub use tcp_options::TcpOptions;
 pub use topology::{Dumbbell, Graph, GraphLink, Topology};
 
+use crate::cc::CcError;
 use crate::tcp::Stack;
 use crate::time::Dur;
 use background::Background;
@@ -73,6 +74,15 @@ impl ScenarioError {
                 ScenarioError::new(format!("{path}.cc_params.{field}"), rest)
             }
             _ => ScenarioError::new(format!("{path}.cc_params"), msg),
+        }
+    }
+
+    /// Group `path`'s congestion control cannot be configured: a wrong name is an error at
+    /// `cc`; wrong parameters, at `cc_params` (see `in_cc_params`) when the group gave them.
+    pub(crate) fn in_cc(path: &str, err: CcError, params_given: bool) -> Self {
+        match err {
+            CcError::Params(msg) if params_given => ScenarioError::in_cc_params(path, msg),
+            err => ScenarioError::new(format!("{path}.cc"), err.into_message()),
         }
     }
 }

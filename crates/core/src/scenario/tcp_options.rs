@@ -6,11 +6,12 @@ use super::app_spec::AppSpec;
 use super::raw::RawFlowGroup;
 use super::units::Bytes;
 use super::ScenarioError;
-use crate::cc::CcConfig;
+use crate::cc::{Alias, CcConfig, CcName};
 use crate::tcp::{Recovery, RtoRule, Stack, TcpConfig};
 use crate::time::Dur;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+use std::borrow::Cow;
 
 /// A TCP group's stack and that stack's profile, the default of every option.
 pub(super) struct Profile {
@@ -32,7 +33,8 @@ impl Profile {
 pub struct TcpOptions {
     /// The profile the defaults came from (`tcp/stack.rs`).
     pub stack: Stack,
-    pub cc: String,
+    /// The congestion control as the group names it (the stack's default preset not applied).
+    pub cc: CcName,
     pub cc_params: Value,
     pub cc_config: CcConfig,
     /// The receive window as written; `config.rwnd` counts it in whole segments.
@@ -45,7 +47,7 @@ pub struct TcpOptions {
 #[derive(Serialize)]
 struct TcpKeys<'a> {
     stack: Stack,
-    cc: &'a str,
+    cc: &'a CcName,
     cc_params: &'a Value,
     recovery: Recovery,
     initial_cwnd: f64,
@@ -125,22 +127,17 @@ impl TcpOptions {
         profile: Profile,
     ) -> Result<TcpOptions, ScenarioError> {
         let stack = profile.stack;
-        let cc = g.cc.clone().unwrap_or_else(|| "reno".into());
+        let cc = CcName::tcp(g.cc.as_deref().unwrap_or("reno"))
+            .map_err(|msg| ScenarioError::new(format!("{path}.cc"), msg))?;
         let cc_params = reno_basis_for(stack, &cc, g.cc_params.as_ref());
-        let cc_config = CcConfig::from_name(&profile_cc_name(stack, &cc), cc_params.as_ref())
-            .map_err(|msg| {
-                if g.cc_params.is_some()
-                    && !msg.starts_with("unknown congestion control")
-                    && !msg.starts_with("unknown preset")
-                {
-                    ScenarioError::in_cc_params(path, msg)
-                } else {
-                    ScenarioError::new(format!("{path}.cc"), msg)
-                }
-            })?;
+        let cc_config = CcConfig::new(&profile_cc_name(stack, &cc), cc_params.as_ref())
+            .map_err(|e| ScenarioError::in_cc(path, e, g.cc_params.is_some()))?;
         // `newreno` names Reno's window rule with RFC 6582 recovery.
-        let recovery =
-            g.recovery.unwrap_or(if cc == "newreno" { Recovery::NewReno } else { Recovery::Sack });
+        let recovery = g.recovery.unwrap_or(if cc.alias() == Some(Alias::NewReno) {
+            Recovery::NewReno
+        } else {
+            Recovery::Sack
+        });
         if matches!(cc_config, CcConfig::Bbr(_)) && recovery != Recovery::Sack {
             // BBR's window and rate samples count what SACK reports delivered; this model has no
             // validated non-SACK path for it (docs/algorithms/bbr.md: Linux with SACK off measured).
@@ -264,18 +261,19 @@ fn check(
 /// The preset a plain algorithm name means under a profile: the `linux` stack runs Linux's own
 /// CUBIC (`cubic@linux-6`: its constants, whole segments and jiffies); the others, and any name
 /// with a preset, stay as written. The recorded `cc` keeps the name the scenario gave.
-fn profile_cc_name(stack: Stack, cc: &str) -> String {
-    match (stack, cc) {
-        (Stack::Linux, "cubic") => "cubic@linux-6".into(),
-        _ => cc.into(),
+fn profile_cc_name(stack: Stack, cc: &CcName) -> Cow<'_, CcName> {
+    if stack == Stack::Linux && cc.builtin_algorithm() == Some("cubic") && cc.preset().is_none() {
+        Cow::Owned(cc.with_preset("linux-6"))
+    } else {
+        Cow::Borrowed(cc)
     }
 }
 
 /// Reno's reduction follows the profile unless the group says otherwise: Linux halves cwnd
 /// (`tcp_reno_ssthresh`), as ns-2 halves its window; Reno's own default is RFC 5681 eq. (4)'s
-/// FlightSize.
-fn reno_basis_for(stack: Stack, cc: &str, params: Option<&Value>) -> Option<Value> {
-    if !matches!(cc, "reno" | "newreno") || stack == Stack::Rfc {
+/// FlightSize. `newreno` is Reno's window rule, so the same.
+fn reno_basis_for(stack: Stack, cc: &CcName, params: Option<&Value>) -> Option<Value> {
+    if cc.builtin_algorithm() != Some("reno") || stack == Stack::Rfc {
         return params.cloned();
     }
     match params {
@@ -286,5 +284,50 @@ fn reno_basis_for(stack: Stack, cc: &str, params: Option<&Value>) -> Option<Valu
             Some(Value::Object(m))
         }
         Some(other) => Some(other.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Scenario;
+
+    fn group(keys: &str) -> Result<Scenario, String> {
+        let text = format!(
+            "duration = \"1s\"\n[topology]\nkind = \"dumbbell\"\nbottleneck_rate = \"10Mbps\"\n\
+             bottleneck_delay = \"10ms\"\n[[flows]]\n{keys}\n"
+        );
+        Scenario::from_toml(&text).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn newreno_is_reno_with_rfc_6582_recovery_and_keeps_its_name() {
+        let s = group("cc = \"newreno\"").unwrap();
+        let f = &s.normalised()["flows"][0];
+        assert_eq!((f["cc"].as_str(), f["recovery"].as_str()), (Some("newreno"), Some("newreno")));
+        assert_eq!(f["cc_params"]["basis"], "cwnd");
+        let s = group("cc = \"newreno\"\nrecovery = \"sack\"").unwrap();
+        assert_eq!(s.normalised()["flows"][0]["recovery"], "sack");
+    }
+
+    #[test]
+    fn the_linux_stack_runs_linux_cubic_and_records_the_name_as_written() {
+        let linux = group("cc = \"cubic\"").unwrap().normalised();
+        assert_eq!(linux["flows"][0]["cc"], "cubic");
+        assert_eq!(linux["flows"][0]["cc_params"]["arithmetic"], "linux");
+        let rfc = group("cc = \"cubic\"\nstack = \"rfc\"").unwrap().normalised();
+        assert_eq!(rfc["flows"][0]["cc_params"]["arithmetic"], "real");
+    }
+
+    #[test]
+    fn a_wrong_name_is_an_error_at_cc_and_wrong_parameters_at_cc_params() {
+        let e = group("cc = \"reno@x\"\ncc_params = { beta = 0.7 }").unwrap_err();
+        assert!(e.starts_with("flows[0].cc: unknown preset \"x\": reno has no presets"), "{e}");
+        let e = group("cc = \"py:\"\ncc_params = { a = 1 }").unwrap_err();
+        assert!(e.starts_with("flows[0].cc: \"py:\" names no algorithm"), "{e}");
+        let e = group("protocol = \"dccp\"\ncc = \"ccid2@x\"\ncc_params = { ack_ratio = 2 }")
+            .unwrap_err();
+        assert!(e.starts_with("flows[0].cc: unknown preset \"x\" of ccid2"), "{e}");
+        let e = group("cc = \"cubic\"\ncc_params = { beta = 1.5 }").unwrap_err();
+        assert!(e.starts_with("flows[0].cc_params.beta:"), "{e}");
     }
 }

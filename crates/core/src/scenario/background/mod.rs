@@ -19,6 +19,7 @@ use super::raw::RawFlowGroup;
 use super::tcp_options::Profile;
 use super::units::Bytes;
 use super::{parse_at, AppSpec, ScenarioError, TcpOptions, Topology};
+use crate::cc::CcName;
 use crate::scenario::topology::{HopRange, LanRing};
 use crate::tcp::Recovery;
 use crate::tcp::Stack;
@@ -71,7 +72,7 @@ pub struct Background {
     pub start: Dur,
     /// The TCP profile of the background's TCP sources (`tcp/stack.rs`).
     pub stack: Stack,
-    pub cc: String,
+    pub cc: CcName,
     pub cc_params: Value,
     pub recovery: Recovery,
     #[serde(skip)]
