@@ -7,10 +7,8 @@
 //! holds them as the identity columns of a run's `flows` and `links` tables (the same names,
 //! order and values), with the names of every column of a run's four tables.
 
-use crate::net::link::Link;
-use crate::record::result::{Column, Table};
-use crate::record::secs;
-use crate::scenario::build::FlowMeta;
+use crate::record::identity::{flow_identity, link_identity};
+use crate::record::result::Table;
 use crate::scenario::{Scenario, ScenarioError};
 use serde_json::Value;
 
@@ -20,6 +18,7 @@ pub const FLOW_COLUMNS: &[&str] = &[
     "group",
     "protocol",
     "cc",
+    "cc_algorithm",
     "cc_params",
     "recovery",
     "stack",
@@ -153,39 +152,6 @@ pub fn plan(scenario: &Scenario) -> Result<Plan, ScenarioError> {
         flows: flow_identity(&built.flows),
         links: link_identity(&built.parts.links, &built.node_names),
     })
-}
-
-/// Who each flow is: group, protocol and options, endpoints, start time and base RTT.
-pub fn flow_identity(metas: &[FlowMeta]) -> Table {
-    let mut t = Table::default();
-    let strs = |f: &dyn Fn(&FlowMeta) -> String| Column::Str(metas.iter().map(f).collect());
-    t.push("id", Column::U64((0..metas.len() as u64).collect()));
-    t.push("group", strs(&|m| m.group.clone()));
-    t.push("protocol", strs(&|m| m.protocol.to_string()));
-    t.push("cc", strs(&|m| m.cc.clone()));
-    t.push("cc_params", strs(&|m| m.cc_params.clone()));
-    t.push("recovery", strs(&|m| m.recovery.clone()));
-    t.push("stack", strs(&|m| m.stack.to_string()));
-    t.push("app", strs(&|m| m.app.to_string()));
-    t.push("role", strs(&|m| m.role.to_string()));
-    t.push("src", strs(&|m| m.src.clone()));
-    t.push("dst", strs(&|m| m.dst.clone()));
-    t.push("start_s", Column::F64(metas.iter().map(|m| secs(m.start)).collect()));
-    t.push("rtt_base_s", Column::F64(metas.iter().map(|m| m.rtt_base.as_secs_f64()).collect()));
-    t
-}
-
-/// What each link direction is: its name, ends (node names), rate, delay and queue.
-pub fn link_identity(links: &[Link], node_names: &[String]) -> Table {
-    let mut t = Table::default();
-    let node = |n: u32| node_names[n as usize].clone();
-    t.push("name", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
-    t.push("src", Column::Str(links.iter().map(|l| node(l.from.0)).collect()));
-    t.push("dst", Column::Str(links.iter().map(|l| node(l.to.0)).collect()));
-    t.push("rate_bps", Column::F64(links.iter().map(|l| l.rate.as_bps_f64()).collect()));
-    t.push("delay_s", Column::F64(links.iter().map(|l| l.delay.as_secs_f64()).collect()));
-    t.push("queue", Column::Str(links.iter().map(|l| l.queue_description()).collect()));
-    t
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 //! keeps them during a run and assembles the result tables at its end.
 
 pub mod histogram;
+pub mod identity;
 pub mod jitter;
 pub mod pcap;
 pub mod recorder;

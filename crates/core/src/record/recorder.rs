@@ -11,10 +11,10 @@
 //! as they are taken, and they read the network only at instants `Recorder::next_read`
 //! announced in advance, so that fed links never run past one (`net::forward`).
 
-use crate::cc::CcName;
 use crate::engine::{EpId, FlowSetup};
 use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{FlowId, LinkId, Packet, PacketSlab, PktId};
+use crate::record::identity::{flow_identity, link_identity};
 use crate::record::pcap::PcapTap;
 use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::{secs, FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
@@ -374,27 +374,7 @@ impl Recorder {
         probes: &[(Probe, Probe)],
     ) -> Table {
         let n = metas.len();
-        let mut flows = Table::default();
-        let strs = |f: &dyn Fn(&FlowMeta) -> String| Column::Str(metas.iter().map(f).collect());
-        flows.push("id", Column::U64((0..n as u64).collect()));
-        flows.push("group", strs(&|m| m.group.clone()));
-        flows.push("protocol", strs(&|m| m.protocol.to_string()));
-        let cc =
-            |f: &dyn Fn(&CcName) -> String| strs(&|m| m.cc.as_ref().map_or_else(String::new, f));
-        flows.push("cc", cc(&|c| c.to_string()));
-        flows.push("cc_algorithm", cc(&|c| c.algorithm().to_string()));
-        flows.push("cc_params", strs(&|m| m.cc_params.clone()));
-        flows.push("recovery", strs(&|m| m.recovery.clone()));
-        flows.push("stack", strs(&|m| m.stack.to_string()));
-        flows.push("app", strs(&|m| m.app.to_string()));
-        flows.push("role", strs(&|m| m.role.to_string()));
-        flows.push("src", strs(&|m| m.src.clone()));
-        flows.push("dst", strs(&|m| m.dst.clone()));
-        flows.push("start_s", Column::F64(metas.iter().map(|m| secs(m.start)).collect()));
-        flows.push(
-            "rtt_base_s",
-            Column::F64(metas.iter().map(|m| m.rtt_base.as_secs_f64()).collect()),
-        );
+        let mut flows = flow_identity(metas);
 
         let c = &self.counters;
         let u = |f: &dyn Fn(usize) -> u64| Column::U64((0..n).map(f).collect());
@@ -474,17 +454,7 @@ impl Recorder {
         let lc: Vec<_> = links.iter_mut().map(|l| l.counters(end)).collect();
         let lw = &self.links_at_warmup;
         let ln = links.len();
-        let mut link_table = Table::default();
-        link_table.push("name", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
-        let names = |n: u32| node_names[n as usize].clone();
-        link_table.push("src", Column::Str(links.iter().map(|l| names(l.from.0)).collect()));
-        link_table.push("dst", Column::Str(links.iter().map(|l| names(l.to.0)).collect()));
-        link_table
-            .push("rate_bps", Column::F64(links.iter().map(|l| l.rate.as_bps_f64()).collect()));
-        link_table
-            .push("delay_s", Column::F64(links.iter().map(|l| l.delay.as_secs_f64()).collect()));
-        link_table
-            .push("queue", Column::Str(links.iter().map(|l| l.queue_description()).collect()));
+        let mut link_table = link_identity(links, node_names);
         let lu = |f: &dyn Fn(usize) -> u64| Column::U64((0..ln).map(f).collect());
         link_table.push("tx_pkts", lu(&|i| lc[i].tx_pkts));
         link_table.push("tx_bytes", lu(&|i| lc[i].tx_bytes));
