@@ -28,7 +28,7 @@
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::{SeqRange, SeqRanges};
-use super::rtt::RttEstimator;
+use super::rtt::{RtoConfig, RttEstimator};
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -124,7 +124,7 @@ impl TcpReceiver {
     pub fn new(addr: Addr, cfg: &TcpConfig) -> Self {
         let window_bytes = cfg.rcv_buf / 2;
         let mss = cfg.mss.max(1) as u64;
-        let rtt = RttEstimator::new(cfg);
+        let rtt = RttEstimator::new(RtoConfig::from(cfg));
         TcpReceiver {
             addr,
             rcv_nxt: 0,

@@ -26,7 +26,7 @@ use super::rack::Rack;
 use super::rate_sample::RateSampler;
 use super::receiver::ts_clock;
 use super::recovery::{CaState, Phase};
-use super::rtt::RttEstimator;
+use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::SqmState;
 use crate::app::AppSource;
@@ -164,7 +164,7 @@ impl TcpSender {
     ) -> Self {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
-        let rtt = RttEstimator::new(&cfg);
+        let rtt = RttEstimator::new(RtoConfig::from(&*cfg));
         let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         TcpSender {
             addr,
