@@ -43,6 +43,11 @@ pub(super) fn ts_clock(now: SimTime) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
 }
 
+/// The RTT an echoed timestamp `tsecr` measures at `now`: on the millisecond clock, at least 1.
+pub(super) fn ts_echo_rtt(now: SimTime, tsecr: u32) -> SimDuration {
+    SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(tsecr).max(1)))
+}
+
 /// Laid out in the order written (`repr(C)`): what every segment reads first, in five cache
 /// lines; the RTT estimator, which only the handshake's sample changes, last. Why: see
 /// [`TcpSender`](super::sender::TcpSender).

@@ -20,11 +20,11 @@
 
 use super::config::{EchoGrowth, Recovery, TcpConfig};
 use super::ecn::EcnState;
-use super::handshake::Handshake;
+use super::handshake::{Handshake, SynStep};
 use super::prr::Prr;
 use super::rack::Rack;
 use super::rate_sample::RateSampler;
-use super::receiver::ts_clock;
+use super::receiver::{ts_clock, ts_echo_rtt};
 use super::recovery::{CaState, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
@@ -201,6 +201,12 @@ impl TcpSender {
         }
     }
 
+    /// The RTT estimator (tests).
+    #[cfg(test)]
+    pub(super) fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
+    }
+
     /// Swaps in another congestion controller before the connection starts (tests).
     #[cfg(test)]
     pub(super) fn replace_cc(&mut self, cc: AnyCc) {
@@ -235,12 +241,22 @@ impl TcpSender {
         &self.cc
     }
 
-    pub(super) fn addr(&self) -> Addr {
-        self.addr
+    /// The SYN-ACK arrived: the handshake's RTT is the first sample.
+    fn on_syn_ack(&mut self, now: SimTime, tsecr: Option<u32>) {
+        let Some(syn_ack) = self.handshake.as_mut().and_then(|h| h.on_syn_ack(now, tsecr)) else {
+            return;
+        };
+        self.timers.syn.clear();
+        if let Some(r) = syn_ack.rtt_sample {
+            self.on_rtt_sample(now, r);
+        }
+        if syn_ack.window_of_one {
+            self.st.cwnd = 1.0; // Linux tcp_init_transfer, RFC 5681 §3.1
+        }
     }
 
     /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
-    pub(super) fn on_rtt_sample(&mut self, now: SimTime, r: SimDuration) {
+    fn on_rtt_sample(&mut self, now: SimTime, r: SimDuration) {
         self.rtt.on_sample(r);
         self.st.srtt = self.rtt.srtt();
         self.st.min_rtt = self.rtt.min_rtt();
@@ -441,8 +457,15 @@ impl TcpSender {
         if !self.begin(now) {
             return None;
         }
-        if let Some(syn) = self.poll_handshake(now) {
-            return syn;
+        if let Some(hs) = &mut self.handshake {
+            match hs.poll(now, self.addr, self.cfg.timestamps) {
+                SynStep::Established => {}
+                SynStep::Wait => return None,
+                SynStep::Send(syn) => {
+                    self.timers.syn.set(now + self.rtt.rto());
+                    return Some(syn);
+                }
+            }
         }
         if self.probe_due {
             if let Some(p) = self.send_tail_probe(now) {
@@ -506,11 +529,7 @@ impl TcpSender {
         self.st.delivered += acked;
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
-        let echo_rtt = || {
-            a.tsecr.filter(|_| ack > prev_una).map(|ts| {
-                SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))
-            })
-        };
+        let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| ts_echo_rtt(now, ts));
         let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent).or_else(echo_rtt);
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
@@ -614,7 +633,9 @@ impl Transport for TcpSender {
         }
         if self.timers.syn.is_due(now) {
             self.timers.syn.clear();
-            self.on_syn_timeout();
+            if self.handshake.as_mut().is_some_and(Handshake::on_timeout) {
+                self.rtt.back_off();
+            }
         }
         if self.timers.reorder.is_due(now) {
             self.timers.reorder.clear();
@@ -662,7 +683,7 @@ impl Transport for TcpSender {
             rate_bps: None,
             delivered_bytes: 0,
             completed_at: self.completed_at,
-            timeouts: self.timeouts,
+            timeouts: self.timeouts + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
             fast_recoveries: self.fast_recoveries,
             loss_probes: self.loss_probes,
             ecn_reductions: self.ecn.reductions,
