@@ -145,7 +145,13 @@ impl TcpSender {
                         self.leave_loss();
                     }
                 }
-                CaState::Cwr { high_water } => self.on_ack_in_cwr(high_water),
+                // ECN's reduced window (`ecn.rs`) is over once everything sent before the
+                // reduction is acknowledged.
+                CaState::Cwr { high_water } => {
+                    if ack >= high_water {
+                        self.state = CaState::Open;
+                    }
+                }
                 CaState::SourceQuench { icmp_recover } => {
                     self.on_ack_in_source_quench(icmp_recover)
                 }

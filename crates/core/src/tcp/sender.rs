@@ -18,8 +18,8 @@
 //! acknowledges new data") and Linux `tcp_may_raise_cwnd`; SACKed segments reported by earlier
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
-use super::config::{EchoGrowth, Recovery, TcpConfig};
-use super::ecn::EcnState;
+use super::config::{Recovery, TcpConfig};
+use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
 use super::prr::Prr;
 use super::rack::Rack;
@@ -30,7 +30,7 @@ use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::SqmState;
 use crate::app::AppSource;
-use crate::cc::{AckSample, AnyCc, CcState, RateSample};
+use crate::cc::{AckSample, AnyCc, CcState, CongestionEvent, CongestionKind, RateSample};
 use crate::net::packet::Packet;
 use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -140,7 +140,7 @@ pub struct TcpSender {
     pub(super) handshake: Option<Handshake>,
     /// Proportional Rate Reduction in progress (`prr.rs`).
     pub(super) prr: Option<Prr>,
-    pub(super) ecn: EcnState,
+    pub(super) ecn: Ecn,
     pub(super) sqm: SqmState,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
@@ -187,7 +187,7 @@ impl TcpSender {
             timeouts: 0,
             fast_recoveries: 0,
             loss_probes: 0,
-            ecn: EcnState::default(),
+            ecn: Ecn::default(),
             sqm: SqmState::default(),
             last_data_sent: None,
             handshake: cfg.handshake.then(Handshake::default),
@@ -253,6 +253,20 @@ impl TcpSender {
         if syn_ack.window_of_one {
             self.st.cwnd = 1.0; // Linux tcp_init_transfer, RFC 5681 §3.1
         }
+    }
+
+    /// The window was just reduced: ECN's bookkeeping notes SND.MAX (and CWR is due).
+    pub(super) fn note_window_reduction(&mut self) {
+        self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
+    }
+
+    /// An ECN-Echo or a Source Quench cuts the window: the algorithm sets ssthresh from
+    /// FlightSize, cwnd comes down to it (at least one segment, no retransmission).
+    pub(super) fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
+        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
+        self.note_window_reduction();
     }
 
     /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
@@ -536,8 +550,9 @@ impl TcpSender {
         }
         let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
         let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
-        if ece {
-            self.on_ecn_echo(now, ack);
+        if ece && self.ecn.on_echo(ack, self.cfg.ecn, self.state == CaState::Open) {
+            self.reduce_window(now, CongestionKind::Ecn);
+            self.state = CaState::Cwr { high_water: self.sb.high_tx() };
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
         if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
@@ -563,14 +578,7 @@ impl TcpSender {
         } else if ack > prev_una && restart_rto {
             self.timers.rto.set(now + self.rtt.rto()); // RFC 6298 §5.3
         }
-        // RFC 3168 §6.1.2: no growth in response to an ECN-Echo, as each profile reads it.
-        let echo = ece
-            && self.cfg.ecn
-            && match self.cfg.ecn_echo_growth {
-                EchoGrowth::Grows => false,
-                EchoGrowth::BelowSsthresh => !self.st.in_slow_start(),
-                EchoGrowth::Held => true,
-            };
+        let echo = ece && Ecn::echo_holds_growth(&self.cfg, &self.st);
         if ack > prev_una
             && could_grow
             && self.state.allows_growth()
@@ -686,7 +694,7 @@ impl Transport for TcpSender {
             timeouts: self.timeouts + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
             fast_recoveries: self.fast_recoveries,
             loss_probes: self.loss_probes,
-            ecn_reductions: self.ecn.reductions,
+            ecn_reductions: self.ecn.reductions(),
             sq_reductions: self.sqm.reductions,
         }
     }
