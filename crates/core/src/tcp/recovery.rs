@@ -48,6 +48,7 @@
 
 use super::config::Recovery;
 use super::sender::TcpSender;
+use super::sqm::Sqm;
 use crate::cc::{CongestionEvent, CongestionKind};
 use crate::time::SimTime;
 
@@ -153,7 +154,9 @@ impl TcpSender {
                     }
                 }
                 CaState::SourceQuench { icmp_recover } => {
-                    self.on_ack_in_source_quench(icmp_recover)
+                    if Sqm::on_ack_in_episode(&mut self.st, ack, icmp_recover) {
+                        self.state = CaState::Open;
+                    }
                 }
             }
         } else if self.is_dupack(new_sack_info) {
@@ -171,7 +174,7 @@ impl TcpSender {
     /// Enters fast recovery if a loss is detected and this state allows it.
     pub(super) fn maybe_enter_recovery(&mut self, now: SimTime) {
         let unreported =
-            !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
+            !matches!(self.state, CaState::SourceQuench { .. }) || Sqm::hole_unreported(&self.sb);
         if self.state.detects_loss()
             && self.loss_detected()
             && self.may_enter_recovery()

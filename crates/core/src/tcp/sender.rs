@@ -28,14 +28,14 @@ use super::receiver::{ts_clock, ts_echo_rtt};
 use super::recovery::{CaState, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
-use super::sqm::SqmState;
+use super::sqm::Sqm;
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, CongestionEvent, CongestionKind, RateSample};
 use crate::net::packet::Packet;
 use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
-use crate::wire::Header;
+use crate::wire::{Header, QuenchCode};
 use std::sync::Arc;
 
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
@@ -141,7 +141,7 @@ pub struct TcpSender {
     /// Proportional Rate Reduction in progress (`prr.rs`).
     pub(super) prr: Option<Prr>,
     pub(super) ecn: Ecn,
-    pub(super) sqm: SqmState,
+    pub(super) sqm: Sqm,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
     /// Tail-loss probes sent (RFC 8985 §7).
@@ -188,7 +188,7 @@ impl TcpSender {
             fast_recoveries: 0,
             loss_probes: 0,
             ecn: Ecn::default(),
-            sqm: SqmState::default(),
+            sqm: Sqm::default(),
             last_data_sent: None,
             handshake: cfg.handshake.then(Handshake::default),
             rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
@@ -267,6 +267,38 @@ impl TcpSender {
         self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
         self.note_window_reduction();
+    }
+
+    /// An ICMP Source Quench about data segment `seq` (the copy sent at `copy_sent_at`) arrived:
+    /// SQM-Response (`sqm.rs`).
+    fn on_source_quench(
+        &mut self,
+        now: SimTime,
+        code: QuenchCode,
+        seq: u64,
+        copy_sent_at: SimTime,
+    ) {
+        if !self.cfg.source_quench {
+            return;
+        }
+        let cut = self.sqm.on_quench(now, self.state == CaState::Open, self.rtt.srtt());
+        if cut {
+            self.reduce_window(now, CongestionKind::SourceQuench);
+        }
+        let resent = code == QuenchCode::Dropped && self.sb.quench(seq, copy_sent_at);
+        if resent {
+            self.force_retransmit = true;
+        }
+        self.state = match self.state {
+            CaState::Open | CaState::Cwr { .. } if cut || resent => {
+                CaState::SourceQuench { icmp_recover: seq }
+            }
+            CaState::SourceQuench { icmp_recover } if resent => {
+                CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) }
+            }
+            other => other,
+        };
+        self.st.in_flight = self.sb.pipe();
     }
 
     /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
@@ -695,7 +727,7 @@ impl Transport for TcpSender {
             fast_recoveries: self.fast_recoveries,
             loss_probes: self.loss_probes,
             ecn_reductions: self.ecn.reductions(),
-            sq_reductions: self.sqm.reductions,
+            sq_reductions: self.sqm.reductions(),
         }
     }
 }
