@@ -251,14 +251,6 @@ impl TcpSender {
         self.st.in_flight = self.sb.pipe();
     }
 
-    /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
-    fn end_tail_probe(&mut self) {
-        if let Some(rack) = &mut self.rack {
-            rack.probe = None;
-        }
-        self.clear_probe();
-    }
-
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
     /// RTO timer must not be restarted.
     fn on_ack_in_recovery(
@@ -322,6 +314,23 @@ impl TcpSender {
         self.force_retransmit = false;
         self.dupacks = 0;
         self.state = CaState::Loss { high_water, entry_una: self.sb.una() };
+    }
+
+    /// RFC 8985 §6.3: the reorder timer marked losses; fast recovery starts with one PRR step as
+    /// if one segment had been delivered (Linux tcp_rack_reo_timeout).
+    pub(super) fn on_reorder_losses(&mut self, now: SimTime) {
+        let was_open = !matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
+        self.maybe_enter_recovery(now);
+        if was_open && matches!(self.state, CaState::Recovery { .. }) {
+            if let Some(cwnd) = self
+                .prr
+                .as_mut()
+                .and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true))
+            {
+                self.st.cwnd = cwnd;
+            }
+        }
+        self.st.in_flight = self.sb.pipe();
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6).

@@ -144,8 +144,6 @@ pub struct TcpSender {
     pub(super) sqm: Sqm,
     pub(super) timeouts: u64,
     pub(super) fast_recoveries: u64,
-    /// Tail-loss probes sent (RFC 8985 §7).
-    pub(super) loss_probes: u64,
 }
 
 impl TcpSender {
@@ -186,7 +184,6 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             timeouts: 0,
             fast_recoveries: 0,
-            loss_probes: 0,
             ecn: Ecn::default(),
             sqm: Sqm::default(),
             last_data_sent: None,
@@ -370,7 +367,7 @@ impl TcpSender {
 
     /// True if the application has a new segment ready and the receiver window has room.
     #[inline(always)]
-    pub(super) fn new_data_ready(&self, now: SimTime) -> bool {
+    fn new_data_ready(&self, now: SimTime) -> bool {
         let next = self.sb.high_tx();
         next < self.app.available(now)
             && self.app.total().is_none_or(|t| next < t)
@@ -408,7 +405,7 @@ impl TcpSender {
         NextSeg::Wait { cwnd_limited: false }
     }
 
-    pub(super) fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+    fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
         if retransmit {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
@@ -542,9 +539,114 @@ impl TcpSender {
     }
 
     /// No loss probe is scheduled, nor one left to schedule when the burst ends.
-    pub(super) fn clear_probe(&mut self) {
+    fn clear_probe(&mut self) {
         self.timers.probe.clear();
         self.probe_after_burst = false;
+    }
+
+    /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
+    pub(super) fn end_tail_probe(&mut self) {
+        if let Some(rack) = &mut self.rack {
+            rack.cancel_probe();
+        }
+        self.clear_probe();
+    }
+
+    /// RACK (`rack.rs`) on an ACK (or the reorder timer, `delivered = None`): marks overdue
+    /// copies lost and arms the reorder timer. Returns the segments newly marked.
+    pub(super) fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
+        let Some(rack) = &mut self.rack else {
+            return 0; // every ACK asks: without RACK, before the reordering window is worked out
+        };
+        let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
+        let (marked, deadline) = rack.mark_losses(
+            now,
+            delivered,
+            in_recovery,
+            self.cfg.dupthresh,
+            &self.rtt,
+            &mut self.sb,
+        );
+        self.timers.reorder = deadline.into();
+        marked
+    }
+
+    /// RFC 8985 §6.3: the reorder timer fired; what is now overdue is lost.
+    fn on_reorder_timeout(&mut self, now: SimTime) {
+        if self.rack_detect_loss(now, None) > 0 {
+            self.on_reorder_losses(now);
+        }
+    }
+
+    /// RFC 8985 §7.2: a probe may be scheduled in the Open state with data outstanding and no
+    /// probe in flight (Linux tcp_schedule_loss_probe also allows CWR).
+    fn may_probe(&self) -> bool {
+        let open = matches!(self.state, CaState::Open | CaState::Cwr { .. });
+        self.rack.as_ref().is_some_and(|r| !r.probe_outstanding())
+            && open
+            && self.sb.packets_out() > 0
+    }
+
+    /// Whether a loss probe could be sent now: probing is allowed and there is new data to send or
+    /// a last segment neither SACKed (nothing to learn from resending it) nor already marked lost.
+    fn tail_probe_possible(&self, now: SimTime) -> bool {
+        if !self.may_probe() {
+            return false;
+        }
+        let last = self.sb.high_tx() - 1;
+        self.new_data_ready(now) || !(self.sb.is_sacked(last) || self.sb.is_lost(last))
+    }
+
+    /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
+    fn arm_probe_or_rto(&mut self, now: SimTime) {
+        if !self.may_probe() {
+            self.timers.probe.clear();
+            return;
+        }
+        let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
+        self.timers
+            .probe
+            .set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+    }
+
+    /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
+    /// cwnd says, else the highest outstanding segment again; then re-arms the RTO.
+    fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
+        self.probe_due = false;
+        if !self.tail_probe_possible(now) {
+            return None;
+        }
+        let (seq, retransmission) = if self.new_data_ready(now) {
+            (self.sb.high_tx(), false)
+        } else {
+            let last = self.sb.high_tx() - 1;
+            self.sb.mark_lost(last);
+            (last, true)
+        };
+        let pkt = self.transmit(now, seq, retransmission);
+        if let Some(rack) = &mut self.rack {
+            rack.on_probe_sent(self.sb.high_tx(), retransmission);
+        }
+        self.clear_probe();
+        self.timers.rto.set(now + self.rtt.rto());
+        Some(pkt)
+    }
+
+    /// RFC 8985 §7.4: a probe that repaired a loss is answered by a window reduction.
+    fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
+        let una = self.sb.una();
+        let repaired =
+            self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack));
+        if repaired && self.state == CaState::Open {
+            let ev = CongestionEvent {
+                now,
+                kind: CongestionKind::Loss,
+                flight_size: self.sb.packets_out(),
+            };
+            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
+            self.note_window_reduction();
+        }
     }
 
     /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
@@ -725,7 +827,7 @@ impl Transport for TcpSender {
             completed_at: self.completed_at,
             timeouts: self.timeouts + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
             fast_recoveries: self.fast_recoveries,
-            loss_probes: self.loss_probes,
+            loss_probes: self.rack.as_ref().map_or(0, |r| r.loss_probes()),
             ecn_reductions: self.ecn.reductions(),
             sq_reductions: self.sqm.reductions(),
         }
