@@ -21,11 +21,10 @@
 use super::config::{Recovery, TcpConfig};
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
-use super::prr::Prr;
 use super::rack::Rack;
 use super::rate_sample::RateSampler;
 use super::receiver::{ts_clock, ts_echo_rtt};
-use super::recovery::{CaState, Phase};
+use super::recovery::{AckStep, Connection, LossRecovery, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
@@ -93,18 +92,14 @@ enum NextSeg {
 pub struct TcpSender {
     /// Shared by the senders built from one configuration: tens of thousands of background
     /// senders read one copy, which stays in the cache, instead of each its own cold lines.
-    pub(super) cfg: Arc<TcpConfig>,
-    pub(super) cc: AnyCc,
+    cfg: Arc<TcpConfig>,
+    cc: AnyCc,
     /// Window state shared with the congestion controller (cwnd, ssthresh in segments).
-    pub(super) st: CcState,
-    pub(super) sb: Scoreboard,
-    pub(super) rtt: RttEstimator,
-    pub(super) timers: Timers,
-    pub(super) state: CaState,
+    st: CcState,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    timers: Timers,
     usage: CwndUsage,
-    /// SND.MAX at the last fast retransmit or timeout (RFC 6582 `recover` + 1, RFC 6675
-    /// `RecoveryPoint` + 1); `None` before the first.
-    pub(super) recover: Option<u64>,
     completed_at: Option<SimTime>,
     /// When data last left (for the restart after idle).
     last_data_sent: Option<SimTime>,
@@ -117,39 +112,33 @@ pub struct TcpSender {
     /// Boxed: only algorithms that want rate samples (BBR) have one, and it is 144 bytes.
     rate: Option<Box<RateSampler>>,
     /// RACK-TLP state (`rack.rs`), when configured.
-    pub(super) rack: Option<Box<Rack>>,
+    rack: Option<Box<Rack>>,
     /// Nothing is sent before this instant (the connection starts established).
     start: SimTime,
     app: AppSource,
     addr: Addr,
-    /// Duplicate ACKs since SND.UNA last advanced.
-    pub(super) dupacks: u32,
     started: bool,
-    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
-    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
-    pub(super) force_retransmit: bool,
     /// A segment was sent since the last `poll_transmit` that returned `None`.
     burst_sent: bool,
     /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
-    pub(super) probe_due: bool,
+    probe_due: bool,
     /// New data went out in the burst under way: the loss probe is scheduled once, when the
     /// burst ends (`poll_transmit` returning `None`), as Linux's tcp_write_xmit schedules it
     /// after its loop, not after each segment (RACK only).
     probe_after_burst: bool,
     /// The three-way handshake, when configured (`handshake.rs`).
-    pub(super) handshake: Option<Handshake>,
-    /// Proportional Rate Reduction in progress (`prr.rs`).
-    pub(super) prr: Option<Prr>,
-    pub(super) ecn: Ecn,
-    pub(super) sqm: Sqm,
-    pub(super) timeouts: u64,
-    pub(super) fast_recoveries: u64,
+    handshake: Option<Handshake>,
+    /// The loss-recovery state machine (`recovery.rs`): its hot fields end the hot part, its
+    /// PRR state and counters begin the cold one.
+    recovery: LossRecovery,
+    ecn: Ecn,
+    sqm: Sqm,
 }
 
 impl TcpSender {
     /// Bytes from the start that an ACK reads (the hot part, see the layout test).
     pub(crate) const HOT_BYTES: usize =
-        std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
+        std::mem::offset_of!(TcpSender, recovery) + LossRecovery::HOT_BYTES;
 }
 
 impl TcpSender {
@@ -173,23 +162,17 @@ impl TcpSender {
             started: false,
             sb: Scoreboard::new(),
             rtt,
-            state: CaState::Open,
-            dupacks: 0,
-            recover: None,
-            force_retransmit: false,
+            recovery: LossRecovery::new(),
             timers: Timers::default(),
             usage: CwndUsage::default(),
             burst_sent: false,
             completed_at: None,
             next_send: SimTime::ZERO,
-            timeouts: 0,
-            fast_recoveries: 0,
             ecn: Ecn::default(),
             sqm: Sqm::default(),
             last_data_sent: None,
             handshake: cfg.handshake.then(Handshake::default),
             rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
-            prr: None,
             probe_due: false,
             probe_after_burst: false,
             snd_wnd: u64::MAX,
@@ -216,7 +199,7 @@ impl TcpSender {
         &self.st
     }
     pub fn phase(&self) -> Phase {
-        self.state.phase()
+        self.recovery.phase()
     }
     /// SND.UNA, the oldest unacknowledged segment.
     pub fn snd_una(&self) -> u64 {
@@ -252,14 +235,47 @@ impl TcpSender {
         }
     }
 
+    /// The state machine and, apart, what its steps work on.
+    fn recovery_and_connection(&mut self) -> (&mut LossRecovery, Connection<'_>) {
+        let cx = Connection {
+            cfg: &self.cfg,
+            rack: self.rack.is_some(),
+            sb: &mut self.sb,
+            st: &mut self.st,
+            cc: &mut self.cc,
+        };
+        (&mut self.recovery, cx)
+    }
+
+    /// Fast recovery began: the reduction is noted for ECN and no tail probe stays scheduled.
+    fn after_fast_retransmit(&mut self) {
+        self.note_window_reduction();
+        self.end_tail_probe();
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6; the state machine's part in
+    /// `recovery.rs`): the RTO backs off and is re-armed, RACK forgets its transmissions.
+    fn on_retransmission_timeout(&mut self, now: SimTime) {
+        let (recovery, cx) = self.recovery_and_connection();
+        recovery.on_timeout(now, cx);
+        self.rtt.back_off();
+        self.end_tail_probe();
+        if let Some(rack) = &mut self.rack {
+            rack.on_timeout();
+        }
+        self.timers.reorder.clear();
+        self.note_window_reduction();
+        self.timers.rto.set(now + self.rtt.rto());
+    }
+
     /// The window was just reduced: ECN's bookkeeping notes SND.MAX (and CWR is due).
-    pub(super) fn note_window_reduction(&mut self) {
+    fn note_window_reduction(&mut self) {
         self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
     }
 
     /// An ECN-Echo or a Source Quench cuts the window: the algorithm sets ssthresh from
     /// FlightSize, cwnd comes down to it (at least one segment, no retransmission).
-    pub(super) fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
+    fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
         let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
         self.cc.inner_mut().on_congestion(&mut self.st, &ev);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
@@ -278,23 +294,12 @@ impl TcpSender {
         if !self.cfg.source_quench {
             return;
         }
-        let cut = self.sqm.on_quench(now, self.state == CaState::Open, self.rtt.srtt());
+        let cut = self.sqm.on_quench(now, self.recovery.is_open(), self.rtt.srtt());
         if cut {
             self.reduce_window(now, CongestionKind::SourceQuench);
         }
         let resent = code == QuenchCode::Dropped && self.sb.quench(seq, copy_sent_at);
-        if resent {
-            self.force_retransmit = true;
-        }
-        self.state = match self.state {
-            CaState::Open | CaState::Cwr { .. } if cut || resent => {
-                CaState::SourceQuench { icmp_recover: seq }
-            }
-            CaState::SourceQuench { icmp_recover } if resent => {
-                CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) }
-            }
-            other => other,
-        };
+        self.recovery.on_source_quench(seq, cut, resent);
         self.st.in_flight = self.sb.pipe();
     }
 
@@ -330,12 +335,8 @@ impl TcpSender {
         if !self.cfg.window_from_una {
             return false;
         }
-        let limited_transmit = match self.state {
-            CaState::Recovery { .. } => return false,
-            CaState::Loss { .. } => 0,
-            CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. } => {
-                u64::from(self.dupacks.min(self.cfg.dupthresh.saturating_sub(1)))
-            }
+        let Some(limited_transmit) = self.recovery.limited_transmit(self.cfg.dupthresh) else {
+            return false;
         };
         self.sb.packets_out() >= self.window() + limited_transmit
     }
@@ -375,7 +376,7 @@ impl TcpSender {
     }
 
     fn next_segment(&mut self, now: SimTime) -> NextSeg {
-        if std::mem::take(&mut self.force_retransmit) {
+        if self.recovery.take_forced_retransmit() {
             if let Some(seq) = self.sb.next_retransmission() {
                 return NextSeg::Retransmit(seq);
             }
@@ -433,15 +434,11 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.on_sent(seq, self.sb.order_of(seq), now);
         }
-        // The state first: outside recovery the PRR line stays untouched.
-        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            prr.on_sent();
-        }
+        self.recovery.on_sent();
         self.burst_sent = true;
         // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
         // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
-        let after_partial_ack = matches!(self.state, CaState::Recovery { partial_acked: true, .. });
-        let rearm_head = self.cfg.head_retransmit_rearms_rto || !after_partial_ack;
+        let rearm_head = self.cfg.head_retransmit_rearms_rto || !self.recovery.after_partial_ack();
         if !self.timers.rto.is_set() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
             // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
@@ -545,7 +542,7 @@ impl TcpSender {
     }
 
     /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
-    pub(super) fn end_tail_probe(&mut self) {
+    fn end_tail_probe(&mut self) {
         if let Some(rack) = &mut self.rack {
             rack.cancel_probe();
         }
@@ -554,11 +551,11 @@ impl TcpSender {
 
     /// RACK (`rack.rs`) on an ACK (or the reorder timer, `delivered = None`): marks overdue
     /// copies lost and arms the reorder timer. Returns the segments newly marked.
-    pub(super) fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
+    fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
         let Some(rack) = &mut self.rack else {
             return 0; // every ACK asks: without RACK, before the reordering window is worked out
         };
-        let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
+        let in_recovery = self.recovery.repairing();
         let (marked, deadline) = rack.mark_losses(
             now,
             delivered,
@@ -573,17 +570,20 @@ impl TcpSender {
 
     /// RFC 8985 §6.3: the reorder timer fired; what is now overdue is lost.
     fn on_reorder_timeout(&mut self, now: SimTime) {
-        if self.rack_detect_loss(now, None) > 0 {
-            self.on_reorder_losses(now);
+        if self.rack_detect_loss(now, None) == 0 {
+            return;
+        }
+        let (recovery, cx) = self.recovery_and_connection();
+        if recovery.on_reorder_losses(now, cx) {
+            self.after_fast_retransmit();
         }
     }
 
     /// RFC 8985 §7.2: a probe may be scheduled in the Open state with data outstanding and no
     /// probe in flight (Linux tcp_schedule_loss_probe also allows CWR).
     fn may_probe(&self) -> bool {
-        let open = matches!(self.state, CaState::Open | CaState::Cwr { .. });
         self.rack.as_ref().is_some_and(|r| !r.probe_outstanding())
-            && open
+            && self.recovery.allows_tail_probe()
             && self.sb.packets_out() > 0
     }
 
@@ -637,7 +637,7 @@ impl TcpSender {
         let una = self.sb.una();
         let repaired =
             self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack));
-        if repaired && self.state == CaState::Open {
+        if repaired && self.recovery.is_open() {
             let ev = CongestionEvent {
                 now,
                 kind: CongestionKind::Loss,
@@ -660,7 +660,7 @@ impl TcpSender {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
         let prior_in_flight = self.st.in_flight;
-        let could_grow = self.state.allows_growth();
+        let could_grow = self.recovery.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
         self.snd_wnd = u64::from(a.wnd);
         let mut sacked = Sacked::default();
@@ -683,23 +683,18 @@ impl TcpSender {
             self.on_rtt_sample(now, r);
         }
         let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
-        let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
-        if ece && self.ecn.on_echo(ack, self.cfg.ecn, self.state == CaState::Open) {
+        let (recovery, cx) = self.recovery_and_connection();
+        let AckStep { restart_rto, entered_recovery } =
+            recovery.on_ack(now, prev_una, sacked.segments > 0, cx);
+        if entered_recovery {
+            self.after_fast_retransmit();
+        }
+        if ece && self.ecn.on_echo(ack, self.cfg.ecn, self.recovery.is_open()) {
             self.reduce_window(now, CongestionKind::Ecn);
-            self.state = CaState::Cwr { high_water: self.sb.high_tx() };
+            self.recovery.enter_cwr(self.sb.high_tx());
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
-        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            if let Some(cwnd) = prr.cwnd_after_ack(
-                acked,
-                self.sb.pipe(),
-                self.st.ssthresh,
-                ack > prev_una,
-                newly_lost > 0,
-            ) {
-                self.st.cwnd = cwnd;
-            }
-        }
+        self.recovery.prr_on_ack(acked, ack > prev_una, newly_lost > 0, &self.sb, &mut self.st);
         if self.sb.packets_out() == 0 {
             self.timers.rto.clear(); // RFC 6298 §5.2
             self.sb.release_spare();
@@ -715,7 +710,7 @@ impl TcpSender {
         let echo = ece && Ecn::echo_holds_growth(&self.cfg, &self.st);
         if ack > prev_una
             && could_grow
-            && self.state.allows_growth()
+            && self.recovery.allows_growth()
             && !echo
             && self.is_cwnd_limited()
         {
@@ -825,8 +820,10 @@ impl Transport for TcpSender {
             rate_bps: None,
             delivered_bytes: 0,
             completed_at: self.completed_at,
-            timeouts: self.timeouts + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
-            fast_recoveries: self.fast_recoveries,
+            // The SYN's timeouts are the handshake's retransmissions.
+            timeouts: self.recovery.timeouts()
+                + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
+            fast_recoveries: self.recovery.fast_recoveries(),
             loss_probes: self.rack.as_ref().map_or(0, |r| r.loss_probes()),
             ecn_reductions: self.ecn.reductions(),
             sq_reductions: self.sqm.reductions(),
@@ -850,12 +847,8 @@ mod tests {
     #[test]
     fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
         use std::mem::{offset_of, size_of};
-        let cold = [
-            offset_of!(TcpSender, prr),
-            offset_of!(TcpSender, ecn),
-            offset_of!(TcpSender, sqm),
-            offset_of!(TcpSender, timeouts),
-        ];
+        // The state machine's PRR state and counters lie past its `HOT_BYTES` (`repr(C)`).
+        let cold = [offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm)];
         let hot_end = TcpSender::HOT_BYTES;
         assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
         assert!(
