@@ -60,6 +60,7 @@
 //!   choice); RFC 5681 suggests at most one SMSS per ACK.
 
 pub mod config;
+mod cwnd_usage;
 mod ecn;
 mod handshake;
 pub mod idle;
@@ -74,6 +75,7 @@ pub mod scoreboard;
 pub mod sender;
 mod sqm;
 pub mod stack;
+mod timers;
 
 #[cfg(test)]
 mod testutil;

@@ -19,6 +19,7 @@
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
 use super::config::{Recovery, TcpConfig};
+use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
 use super::rack::Rack;
@@ -28,50 +29,15 @@ use super::recovery::{AckStep, Connection, LossRecovery, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
+use super::timers::Timers;
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, CongestionEvent, CongestionKind, RateSample};
 use crate::net::packet::Packet;
-use crate::time::{Deadline, SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
 use crate::wire::{Header, QuenchCode};
 use std::sync::Arc;
-
-/// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Timers {
-    /// Retransmission timeout (RFC 6298 §5).
-    pub(super) rto: Deadline,
-    /// A rate-based application produces its next message.
-    pub(super) app: Deadline,
-    /// The pacing gap since the last transmission ends (algorithms with a pacing rate).
-    pub(super) pace: Deadline,
-    /// SYN retransmission (handshake).
-    pub(super) syn: Deadline,
-    /// RACK's reorder timer: a copy becomes overdue (RFC 8985 §6.3).
-    pub(super) reorder: Deadline,
-    /// Tail loss probe (RFC 8985 §7).
-    pub(super) probe: Deadline,
-}
-
-impl Timers {
-    /// The earliest deadline set, if any.
-    fn earliest(&self) -> Option<SimTime> {
-        Deadline::earliest([self.rto, self.app, self.pace, self.syn, self.reorder, self.probe])
-    }
-}
-
-/// Whether the window, rather than the application or rwnd, limited sending in the last round
-/// trip (Linux `tcp_cwnd_validate`: `is_cwnd_limited`, `max_packets_out`, `cwnd_usage_seq`).
-#[derive(Clone, Copy, Debug, Default)]
-struct CwndUsage {
-    /// A burst ended with data waiting and the congestion window full.
-    limited: bool,
-    /// Most segments outstanding at the end of a burst in this period.
-    max_out: u64,
-    /// The period ends when SND.UNA reaches this segment (SND.MAX when it began).
-    until: u64,
-}
 
 /// What to do on a transmit opportunity.
 enum NextSeg {
@@ -118,8 +84,6 @@ pub struct TcpSender {
     app: AppSource,
     addr: Addr,
     started: bool,
-    /// A segment was sent since the last `poll_transmit` that returned `None`.
-    burst_sent: bool,
     /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
     probe_due: bool,
     /// New data went out in the burst under way: the loss probe is scheduled once, when the
@@ -165,7 +129,6 @@ impl TcpSender {
             recovery: LossRecovery::new(),
             timers: Timers::default(),
             usage: CwndUsage::default(),
-            burst_sent: false,
             completed_at: None,
             next_send: SimTime::ZERO,
             ecn: Ecn::default(),
@@ -435,7 +398,7 @@ impl TcpSender {
             rack.on_sent(seq, self.sb.order_of(seq), now);
         }
         self.recovery.on_sent();
-        self.burst_sent = true;
+        self.usage.on_sent();
         // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
         // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
         let rearm_head = self.cfg.head_retransmit_rearms_rto || !self.recovery.after_partial_ack();
@@ -481,17 +444,6 @@ impl TcpSender {
         }
     }
 
-    /// A burst of transmissions ended: update the cwnd-limited record (Linux tcp_cwnd_validate).
-    fn end_burst(&mut self, cwnd_limited: bool) {
-        if std::mem::take(&mut self.burst_sent) || cwnd_limited {
-            let out = self.sb.packets_out();
-            let u = &mut self.usage;
-            if self.sb.una() >= u.until || cwnd_limited || out > u.max_out {
-                *u = CwndUsage { limited: cwnd_limited, max_out: out, until: self.sb.high_tx() };
-            }
-        }
-    }
-
     /// What `poll_transmit` returns, before the burst's end is settled.
     fn next_packet(&mut self, now: SimTime) -> Option<Packet> {
         if !self.begin(now) {
@@ -515,14 +467,14 @@ impl TcpSender {
         if now < self.next_send && self.cc.pacing_rate(&self.st).is_some() {
             // Paced: the sender, not the application, holds data back until `next_send`.
             self.timers.pace.set(self.next_send);
-            self.end_burst(true);
+            self.usage.on_burst_end(true, &self.sb);
             return None;
         }
         match self.next_segment(now) {
             NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
             NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
             NextSeg::Wait { cwnd_limited } => {
-                self.end_burst(cwnd_limited);
+                self.usage.on_burst_end(cwnd_limited, &self.sb);
                 None
             }
         }
@@ -649,13 +601,6 @@ impl TcpSender {
         }
     }
 
-    /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
-    /// slow start, cwnd is less than twice the most segments recently outstanding.
-    fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited
-            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
-    }
-
     fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
@@ -712,7 +657,7 @@ impl TcpSender {
             && could_grow
             && self.recovery.allows_growth()
             && !echo
-            && self.is_cwnd_limited()
+            && self.usage.is_cwnd_limited(&self.st)
         {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
@@ -856,23 +801,6 @@ mod tests {
             "a cold field {cold:?} before the hot part's end {hot_end}"
         );
         assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
-    }
-
-    #[test]
-    fn timers_report_the_earliest_deadline_set_and_an_unset_one_is_never_due() {
-        let mut t = Timers::default();
-        assert_eq!(t.earliest(), None);
-        assert!(!t.rto.is_due(SimTime::MAX), "unset: not due even at the last instant");
-        t.probe.set(ms(30));
-        t.rto.set(ms(200));
-        t.app = Some(ms(50)).into();
-        assert_eq!(t.earliest(), Some(ms(30)));
-        assert!(t.probe.is_due(ms(30)) && !t.probe.is_due(ms(29)));
-        t.probe.clear();
-        assert_eq!(t.earliest(), Some(ms(50)));
-        t.app = None.into();
-        assert_eq!((t.earliest(), t.app.get(), t.rto.get()), (Some(ms(200)), None, Some(ms(200))));
-        assert_eq!(std::mem::size_of::<Timers>(), 48, "one cache line with room to spare");
     }
 
     fn ack(n: u64) -> Packet {
