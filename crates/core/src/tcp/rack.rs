@@ -60,6 +60,14 @@ struct TailProbe {
     retransmission: bool,
 }
 
+/// The segment a due loss probe sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ProbeSegment {
+    pub(super) seq: u64,
+    /// The highest outstanding segment again (to be marked lost first), not new data.
+    pub(super) retransmission: bool,
+}
+
 impl Rack {
     /// Frees the per-transmission storage of past windows (see `tcp::release_spare`).
     pub(super) fn release_spare(&mut self) {
@@ -189,9 +197,50 @@ impl Rack {
         pto.min(rto_left)
     }
 
-    /// A loss probe is in flight (sent, not yet acknowledged).
-    pub(super) fn probe_outstanding(&self) -> bool {
-        self.probe.is_some()
+    /// RFC 8985 §7.2: a probe may be scheduled with data outstanding and no probe in flight, in
+    /// a state that allows it (`state_allows`, see `LossRecovery::allows_tail_probe`).
+    fn may_probe(&self, state_allows: bool, packets_out: u64) -> bool {
+        self.probe.is_none() && state_allows && packets_out > 0
+    }
+
+    /// After an ACK or a burst of new data: when the probe timer is to fire, `None` if no probe
+    /// may be scheduled. The PTO is capped at what the RTO timer (due at `rto_at`) has left.
+    pub(super) fn probe_deadline(
+        &self,
+        now: SimTime,
+        state_allows: bool,
+        sb: &Scoreboard,
+        rtt: &RttEstimator,
+        rto_at: Option<SimTime>,
+    ) -> Option<SimTime> {
+        if !self.may_probe(state_allows, sb.packets_out()) {
+            return None;
+        }
+        let rto_left = rto_at.map_or(rtt.rto(), |t| t.saturating_since(now));
+        Some(now + Rack::probe_timeout(rtt.srtt(), sb.packets_out(), rto_left))
+    }
+
+    /// RFC 8985 §7.3: what a due probe sends, `None` if none may be sent now. One new segment if
+    /// the application has one (`new_data`), whatever cwnd says, else the highest outstanding
+    /// segment again, unless it is SACKed (nothing to learn from resending it) or already
+    /// marked lost.
+    pub(super) fn probe_segment(
+        &self,
+        state_allows: bool,
+        sb: &Scoreboard,
+        new_data: impl FnOnce() -> bool,
+    ) -> Option<ProbeSegment> {
+        if !self.may_probe(state_allows, sb.packets_out()) {
+            return None;
+        }
+        let last = sb.high_tx() - 1;
+        if new_data() {
+            Some(ProbeSegment { seq: sb.high_tx(), retransmission: false })
+        } else if !(sb.is_sacked(last) || sb.is_lost(last)) {
+            Some(ProbeSegment { seq: last, retransmission: true })
+        } else {
+            None
+        }
     }
 
     /// A loss probe left (`retransmission`: the last segment again); SND.MAX is now `high_seq`.

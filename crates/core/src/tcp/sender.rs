@@ -22,7 +22,7 @@ use super::config::{Recovery, TcpConfig};
 use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
-use super::rack::Rack;
+use super::rack::{ProbeSegment, Rack};
 use super::rate_sample::RateSampler;
 use super::receiver::{ts_clock, ts_echo_rtt};
 use super::recovery::{AckStep, Connection, LossRecovery, Phase};
@@ -236,11 +236,16 @@ impl TcpSender {
         self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
     }
 
+    /// Tells the algorithm of a congestion event: it sets ssthresh from FlightSize.
+    fn congestion_event(&mut self, now: SimTime, kind: CongestionKind) {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
+        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+    }
+
     /// An ECN-Echo or a Source Quench cuts the window: the algorithm sets ssthresh from
     /// FlightSize, cwnd comes down to it (at least one segment, no retransmission).
     fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
-        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
-        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+        self.congestion_event(now, kind);
         self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
         self.note_window_reduction();
     }
@@ -531,50 +536,28 @@ impl TcpSender {
         }
     }
 
-    /// RFC 8985 §7.2: a probe may be scheduled in the Open state with data outstanding and no
-    /// probe in flight (Linux tcp_schedule_loss_probe also allows CWR).
-    fn may_probe(&self) -> bool {
-        self.rack.as_ref().is_some_and(|r| !r.probe_outstanding())
-            && self.recovery.allows_tail_probe()
-            && self.sb.packets_out() > 0
-    }
-
-    /// Whether a loss probe could be sent now: probing is allowed and there is new data to send or
-    /// a last segment neither SACKed (nothing to learn from resending it) nor already marked lost.
-    fn tail_probe_possible(&self, now: SimTime) -> bool {
-        if !self.may_probe() {
-            return false;
-        }
-        let last = self.sb.high_tx() - 1;
-        self.new_data_ready(now) || !(self.sb.is_sacked(last) || self.sb.is_lost(last))
+    /// The segment a loss probe would send now (`rack.rs`), if one may be sent.
+    fn tail_probe(&self, now: SimTime) -> Option<ProbeSegment> {
+        let state_allows = self.recovery.allows_tail_probe();
+        self.rack.as_ref()?.probe_segment(state_allows, &self.sb, || self.new_data_ready(now))
     }
 
     /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
     fn arm_probe_or_rto(&mut self, now: SimTime) {
-        if !self.may_probe() {
-            self.timers.probe.clear();
-            return;
-        }
-        let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
-        self.timers
-            .probe
-            .set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
+        let deadline = self.rack.as_ref().and_then(|r| {
+            let state_allows = self.recovery.allows_tail_probe();
+            r.probe_deadline(now, state_allows, &self.sb, &self.rtt, self.timers.rto.get())
+        });
+        self.timers.probe = deadline.into();
     }
 
-    /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
-    /// cwnd says, else the highest outstanding segment again; then re-arms the RTO.
+    /// The probe timer fired: the probe goes out, then the RTO is re-armed.
     fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
         self.probe_due = false;
-        if !self.tail_probe_possible(now) {
-            return None;
+        let ProbeSegment { seq, retransmission } = self.tail_probe(now)?;
+        if retransmission {
+            self.sb.mark_lost(seq);
         }
-        let (seq, retransmission) = if self.new_data_ready(now) {
-            (self.sb.high_tx(), false)
-        } else {
-            let last = self.sb.high_tx() - 1;
-            self.sb.mark_lost(last);
-            (last, true)
-        };
         let pkt = self.transmit(now, seq, retransmission);
         if let Some(rack) = &mut self.rack {
             rack.on_probe_sent(self.sb.high_tx(), retransmission);
@@ -590,12 +573,7 @@ impl TcpSender {
         let repaired =
             self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack));
         if repaired && self.recovery.is_open() {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Loss,
-                flight_size: self.sb.packets_out(),
-            };
-            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+            self.congestion_event(now, CongestionKind::Loss);
             self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
             self.note_window_reduction();
         }
@@ -727,7 +705,7 @@ impl Transport for TcpSender {
         if self.timers.probe.is_due(now) {
             self.clear_probe();
             self.probe_due = true;
-            probing = self.tail_probe_possible(now);
+            probing = self.tail_probe(now).is_some();
         }
         // Linux runs the loss probe and the RTO on one timer (`icsk_pending`): a probe scheduled
         // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
