@@ -64,6 +64,7 @@ mod cwnd_usage;
 mod ecn;
 mod handshake;
 pub mod idle;
+mod next_seg;
 mod prr;
 mod rack;
 mod ranges;

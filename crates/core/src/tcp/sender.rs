@@ -1,12 +1,11 @@
-//! The TCP sender: what to send next, per-ACK bookkeeping, timers and the congestion-control glue.
-//! The loss-recovery state machine (Tahoe, Reno, NewReno, SACK, RTO) lives in `recovery.rs`.
+//! The TCP sender: transmission, per-ACK bookkeeping, timers and the congestion-control glue,
+//! composing the parts that own their state: what to send next (`next_seg.rs`), the
+//! loss-recovery state machine (Tahoe, Reno, NewReno, SACK, RTO; `recovery.rs`), RACK-TLP
+//! (`rack.rs`), ECN (`ecn.rs`), SQM (`sqm.rs`) and the handshake (`handshake.rs`). They decide;
+//! the sender applies what they return.
 //!
 //! ```text
-//! window  = min(⌊cwnd⌋, rwnd)                                   segments, at least 1
-//! send while pipe < window:                                    (RFC 6675 §5 step C)
-//!     1. a segment deemed lost and not yet retransmitted, lowest first   (NextSeg rule 1)
-//!     2. new data, if the application has it and SND.MAX − SND.UNA < rwnd (NextSeg rule 2)
-//!        (`window_from_una`, ns-2: outside fast recovery, SND.MAX − SND.UNA < window)
+//! per transmit opportunity: NextSeg within min(⌊cwnd⌋, rwnd)   (RFC 6675 §5 step C)
 //! per ACK: SND.UNA advances; SACK blocks update the scoreboard (recovery = sack only);
 //!     RTT sample (Karn: only segments sent once, not SACKed before);
 //!     recovery state machine; RTO timer (RFC 6298 §5.2–5.3);
@@ -22,6 +21,7 @@ use super::config::{Recovery, TcpConfig};
 use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
+use super::next_seg::{self, NextSeg, Window};
 use super::rack::{ProbeSegment, Rack};
 use super::rate_sample::RateSampler;
 use super::receiver::{ts_clock, ts_echo_rtt};
@@ -38,16 +38,6 @@ use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
 use crate::wire::{Header, QuenchCode};
 use std::sync::Arc;
-
-/// What to do on a transmit opportunity.
-enum NextSeg {
-    Retransmit(u64),
-    New(u64),
-    /// Nothing to send; `cwnd_limited` if the congestion window held data back.
-    Wait {
-        cwnd_limited: bool,
-    },
-}
 
 /// Laid out in the order written (`repr(C)`): what an ACK or a transmission reads first, in ten
 /// cache lines, then what only a recovery, an ECN or Source Quench reaction or a report reads.
@@ -279,34 +269,11 @@ impl TcpSender {
         self.cc.on_rtt_sample(&mut self.st, now, r);
     }
 
-    /// Segments the window allows in the network.
-    fn window(&self) -> u64 {
-        self.cwnd_segments().min(self.rwnd())
-    }
     /// The receiver window: the configured limit or the advertised window, whichever is
     /// smaller, at least one segment (we do not model zero-window probing).
+    #[inline]
     fn rwnd(&self) -> u64 {
         self.cfg.rwnd.min(self.snd_wnd).max(1)
-    }
-    fn cwnd_segments(&self) -> u64 {
-        // `as` truncates, which is the floor for a window (never negative); `f64::floor` is a
-        // library call on baseline x86-64. Through `i64`: one conversion instruction, where a
-        // conversion to `u64` takes a dozen to handle values from 2^63 on (no window is that large).
-        (self.st.cwnd as i64).max(1) as u64
-    }
-
-    /// ns-2's window outside fast recovery (`TcpConfig::window_from_una`): new data only below
-    /// SND.UNA + window, however much of the span above a hole has been SACKed, plus one segment
-    /// for each of the first dupthresh − 1 duplicate ACKs (limited transmit, RFC 3042; ns-2
-    /// `singledup_ 1` and `send_one`). After a timeout ns-2 counts no duplicates (`timeout_`).
-    fn window_holds_back_new_data(&self) -> bool {
-        if !self.cfg.window_from_una {
-            return false;
-        }
-        let Some(limited_transmit) = self.recovery.limited_transmit(self.cfg.dupthresh) else {
-            return false;
-        };
-        self.sb.packets_out() >= self.window() + limited_transmit
     }
 
     /// Starts the connection at `start`; false while nothing may be sent.
@@ -343,35 +310,26 @@ impl TcpSender {
             && self.sb.packets_out() < self.rwnd()
     }
 
+    /// What this transmit opportunity sends (`next_seg.rs`).
     fn next_segment(&mut self, now: SimTime) -> NextSeg {
-        if self.recovery.take_forced_retransmit() {
-            if let Some(seq) = self.sb.next_retransmission() {
-                return NextSeg::Retransmit(seq);
-            }
-        }
-        let pipe = self.sb.pipe();
+        let forced = self.recovery.take_forced_retransmit();
+        let window = Window::new(self.st.cwnd, self.rwnd());
         let new_ready = self.new_data_ready(now);
-        if pipe >= self.window() {
-            let waiting = new_ready || self.sb.lost_out() > self.sb.retrans_out();
-            return NextSeg::Wait { cwnd_limited: waiting && pipe >= self.cwnd_segments() };
-        }
-        if let Some(seq) = self.sb.next_retransmission() {
-            return NextSeg::Retransmit(seq);
-        }
-        if new_ready {
-            if self.window_holds_back_new_data() {
-                return NextSeg::Wait { cwnd_limited: true };
-            }
-            return NextSeg::New(self.sb.high_tx());
-        }
+        let (cfg, recovery) = (&self.cfg, &self.recovery);
+        let from_una =
+            || cfg.window_from_una.then(|| recovery.limited_transmit(cfg.dupthresh)).flatten();
+        next_seg::choose(&mut self.sb, window, forced, new_ready, from_una)
+    }
+
+    /// The window has room and nothing is ready to send.
+    fn on_nothing_ready(&mut self, now: SimTime) {
         if self.sb.high_tx() >= self.app.available(now) {
             // Application-limited: a rate-based source says when its next message exists.
             if let Some(rate) = &mut self.rate {
-                rate.on_app_limited(pipe);
+                rate.on_app_limited(self.sb.pipe());
             }
             self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
         }
-        NextSeg::Wait { cwnd_limited: false }
     }
 
     fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
@@ -480,6 +438,11 @@ impl TcpSender {
             NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
             NextSeg::Wait { cwnd_limited } => {
                 self.usage.on_burst_end(cwnd_limited, &self.sb);
+                None
+            }
+            NextSeg::NothingReady => {
+                self.on_nothing_ready(now);
+                self.usage.on_burst_end(false, &self.sb);
                 None
             }
         }
