@@ -47,11 +47,13 @@
 //! slow-starting).
 
 use super::config::{Recovery, TcpConfig};
+use super::ecn::Ecn;
 use super::prr::Prr;
 use super::scoreboard::Scoreboard;
 use super::sqm::Sqm;
 use crate::cc::{AnyCc, CcState, CongestionEvent, CongestionKind};
 use crate::time::SimTime;
+use crate::wire::QuenchCode;
 
 /// Loss-recovery state (Linux `tcp_ca_state` without Disorder and CWR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -132,6 +134,29 @@ pub(super) struct Connection<'a> {
     pub(super) st: &'a mut CcState,
     /// Told of each congestion event (it sets ssthresh) and of the end of fast recovery.
     pub(super) cc: &'a mut AnyCc,
+    /// Notes each window reduction (`ecn.rs`: its echoes and CWR depend on it).
+    pub(super) ecn: &'a mut Ecn,
+}
+
+impl Connection<'_> {
+    /// Tells the algorithm of a congestion event: it sets ssthresh from FlightSize.
+    fn congestion_event(&mut self, now: SimTime, kind: CongestionKind) {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
+        self.cc.inner_mut().on_congestion(self.st, &ev);
+    }
+
+    /// The window was just reduced: ECN notes SND.MAX (and CWR is due).
+    fn note_window_reduction(&mut self) {
+        self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
+    }
+
+    /// An ECN-Echo or a Source Quench cuts the window: ssthresh from the algorithm, cwnd down
+    /// to it (at least one segment, no retransmission).
+    fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
+        self.congestion_event(now, kind);
+        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
+        self.note_window_reduction();
+    }
 }
 
 /// What an ACK did to the state machine.
@@ -139,7 +164,7 @@ pub(super) struct Connection<'a> {
 pub(super) struct AckStep {
     /// The RTO timer may be restarted (NewReno: on its first partial ACK only).
     pub(super) restart_rto: bool,
-    /// Fast recovery (tahoe: its go-back-N) began: the window was reduced.
+    /// Fast recovery (tahoe: its go-back-N) began: no tail probe stays scheduled.
     pub(super) entered_recovery: bool,
 }
 
@@ -328,15 +353,41 @@ impl LossRecovery {
         entered
     }
 
-    /// ECN-Echo cut the window in the Open state (`ecn.rs`): Open → Cwr until SND.UNA reaches
-    /// `high_water`.
-    pub(super) fn enter_cwr(&mut self, high_water: u64) {
-        self.state = CaState::Cwr { high_water };
+    /// An acceptable ACK carried ECN-Echo (`ack`: its cumulative acknowledgement). If `ecn.rs`
+    /// answers it, the window is cut: Open → Cwr until SND.UNA reaches SND.MAX.
+    pub(super) fn on_ecn_echo(&mut self, now: SimTime, ack: u64, mut cx: Connection<'_>) {
+        if cx.ecn.on_echo(ack, cx.cfg.ecn, self.is_open()) {
+            cx.reduce_window(now, CongestionKind::Ecn);
+            self.state = CaState::Cwr { high_water: cx.sb.high_tx() };
+        }
     }
 
-    /// A Source Quench about `seq` (`sqm.rs`) cut the window (`cut`) or had it resent
-    /// (`resent`): the SQM-Response episode starts or extends to `seq`.
-    pub(super) fn on_source_quench(&mut self, seq: u64, cut: bool, resent: bool) {
+    /// RFC 8985 §7.4: a loss probe repaired a loss (`rack.rs`); in the Open state the window
+    /// is reduced as for a loss.
+    pub(super) fn on_tail_loss_repaired(&mut self, now: SimTime, mut cx: Connection<'_>) {
+        if self.is_open() {
+            cx.congestion_event(now, CongestionKind::Loss);
+            cx.st.cwnd = cx.st.cwnd.min(cx.st.ssthresh);
+            cx.note_window_reduction();
+        }
+    }
+
+    /// SQM-Response (`sqm.rs`) to a Source Quench about data segment `seq`, the copy sent at
+    /// `copy_sent_at`; `cut`: SQM cuts the window for it. Code 0 has the copy resent; the episode
+    /// starts, or extends to `seq`.
+    pub(super) fn on_source_quench(
+        &mut self,
+        now: SimTime,
+        cut: bool,
+        code: QuenchCode,
+        seq: u64,
+        copy_sent_at: SimTime,
+        mut cx: Connection<'_>,
+    ) {
+        if cut {
+            cx.reduce_window(now, CongestionKind::SourceQuench);
+        }
+        let resent = code == QuenchCode::Dropped && cx.sb.quench(seq, copy_sent_at);
         if resent {
             self.force_retransmit = true;
         }
@@ -349,6 +400,7 @@ impl LossRecovery {
             }
             other => other,
         };
+        cx.st.in_flight = cx.sb.pipe();
     }
 
     /// Enters fast recovery if a loss is detected and this state allows it; true if it did.
@@ -398,10 +450,9 @@ impl LossRecovery {
     fn enter_recovery(&mut self, now: SimTime, cx: &mut Connection<'_>) {
         let prior_cwnd = cx.st.cwnd;
         if self.state == CaState::Open {
-            let flight_size = cx.sb.packets_out();
-            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
-            cx.cc.inner_mut().on_congestion(cx.st, &ev);
+            cx.congestion_event(now, CongestionKind::Loss);
         }
+        cx.note_window_reduction();
         self.fast_recoveries += 1;
         let high_water = cx.sb.high_tx();
         self.recover = Some(high_water);
@@ -505,7 +556,7 @@ impl LossRecovery {
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6); the sender backs the RTO off,
     /// drops RACK's state and re-arms the timer.
-    pub(super) fn on_timeout(&mut self, now: SimTime, cx: Connection<'_>) {
+    pub(super) fn on_timeout(&mut self, now: SimTime, mut cx: Connection<'_>) {
         let same_event = match self.state {
             CaState::Open => false,
             // Fast recovery already reduced ssthresh for this congestion event (Linux
@@ -518,18 +569,14 @@ impl LossRecovery {
             CaState::Cwr { .. } | CaState::SourceQuench { .. } => true,
         };
         if !same_event {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Timeout,
-                flight_size: cx.sb.packets_out(),
-            };
-            cx.cc.inner_mut().on_congestion(cx.st, &ev);
+            cx.congestion_event(now, CongestionKind::Timeout);
         }
         self.timeouts += 1;
         self.prr = None;
         let high_water = cx.sb.high_tx();
         self.recover = Some(high_water);
         self.enter_loss(high_water, cx.sb, cx.st);
+        cx.note_window_reduction();
         cx.st.in_flight = cx.sb.pipe();
     }
 }

@@ -31,12 +31,12 @@ use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
 use super::timers::Timers;
 use crate::app::AppSource;
-use crate::cc::{AckSample, AnyCc, CcState, CongestionEvent, CongestionKind, RateSample};
+use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
-use crate::wire::{Header, QuenchCode};
+use crate::wire::Header;
 use std::sync::Arc;
 
 /// Laid out in the order written (`repr(C)`): what an ACK or a transmission reads first, in ten
@@ -196,14 +196,9 @@ impl TcpSender {
             sb: &mut self.sb,
             st: &mut self.st,
             cc: &mut self.cc,
+            ecn: &mut self.ecn,
         };
         (&mut self.recovery, cx)
-    }
-
-    /// Fast recovery began: the reduction is noted for ECN and no tail probe stays scheduled.
-    fn after_fast_retransmit(&mut self) {
-        self.note_window_reduction();
-        self.end_tail_probe();
     }
 
     /// The retransmission timer expired (RFC 6298 §5.4–5.6; the state machine's part in
@@ -217,48 +212,7 @@ impl TcpSender {
             rack.on_timeout();
         }
         self.timers.reorder.clear();
-        self.note_window_reduction();
         self.timers.rto.set(now + self.rtt.rto());
-    }
-
-    /// The window was just reduced: ECN's bookkeeping notes SND.MAX (and CWR is due).
-    fn note_window_reduction(&mut self) {
-        self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
-    }
-
-    /// Tells the algorithm of a congestion event: it sets ssthresh from FlightSize.
-    fn congestion_event(&mut self, now: SimTime, kind: CongestionKind) {
-        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
-        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
-    }
-
-    /// An ECN-Echo or a Source Quench cuts the window: the algorithm sets ssthresh from
-    /// FlightSize, cwnd comes down to it (at least one segment, no retransmission).
-    fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
-        self.congestion_event(now, kind);
-        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
-        self.note_window_reduction();
-    }
-
-    /// An ICMP Source Quench about data segment `seq` (the copy sent at `copy_sent_at`) arrived:
-    /// SQM-Response (`sqm.rs`).
-    fn on_source_quench(
-        &mut self,
-        now: SimTime,
-        code: QuenchCode,
-        seq: u64,
-        copy_sent_at: SimTime,
-    ) {
-        if !self.cfg.source_quench {
-            return;
-        }
-        let cut = self.sqm.on_quench(now, self.recovery.is_open(), self.rtt.srtt());
-        if cut {
-            self.reduce_window(now, CongestionKind::SourceQuench);
-        }
-        let resent = code == QuenchCode::Dropped && self.sb.quench(seq, copy_sent_at);
-        self.recovery.on_source_quench(seq, cut, resent);
-        self.st.in_flight = self.sb.pipe();
     }
 
     /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
@@ -495,7 +449,7 @@ impl TcpSender {
         }
         let (recovery, cx) = self.recovery_and_connection();
         if recovery.on_reorder_losses(now, cx) {
-            self.after_fast_retransmit();
+            self.end_tail_probe();
         }
     }
 
@@ -533,12 +487,9 @@ impl TcpSender {
     /// RFC 8985 §7.4: a probe that repaired a loss is answered by a window reduction.
     fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
         let una = self.sb.una();
-        let repaired =
-            self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack));
-        if repaired && self.recovery.is_open() {
-            self.congestion_event(now, CongestionKind::Loss);
-            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
-            self.note_window_reduction();
+        if self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack)) {
+            let (recovery, cx) = self.recovery_and_connection();
+            recovery.on_tail_loss_repaired(now, cx);
         }
     }
 
@@ -573,11 +524,11 @@ impl TcpSender {
         let AckStep { restart_rto, entered_recovery } =
             recovery.on_ack(now, prev_una, sacked.segments > 0, cx);
         if entered_recovery {
-            self.after_fast_retransmit();
+            self.end_tail_probe();
         }
-        if ece && self.ecn.on_echo(ack, self.cfg.ecn, self.recovery.is_open()) {
-            self.reduce_window(now, CongestionKind::Ecn);
-            self.recovery.enter_cwr(self.sb.high_tx());
+        if ece {
+            let (recovery, cx) = self.recovery_and_connection();
+            recovery.on_ecn_echo(now, ack, cx);
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
         self.recovery.prr_on_ack(acked, ack > prev_una, newly_lost > 0, &self.sb, &mut self.st);
@@ -637,8 +588,13 @@ impl Transport for TcpSender {
                 self.arm_probe_or_rto(now);
             }
             Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
-            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at } => {
-                self.on_source_quench(now, code, seq, quoted_sent_at);
+            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at }
+                if self.cfg.source_quench =>
+            {
+                // SQM-Response (`sqm.rs`): at most one cut per round trip, in the Open state.
+                let cut = self.sqm.on_quench(now, self.recovery.is_open(), self.rtt.srtt());
+                let (recovery, cx) = self.recovery_and_connection();
+                recovery.on_source_quench(now, cut, code, seq, quoted_sent_at, cx);
             }
             _ => {}
         }
