@@ -38,8 +38,7 @@ use super::ack_vector::AckVectorRecord;
 use super::{CcidRx, CcidTx, DccpOptions, Feedback, RxPacket, SendDecision, SentPacket};
 use crate::cc::reno::{ReductionBasis, Reno, RenoConfig};
 use crate::cc::{AckSample, CcParams, CcState, CongestionControl, CongestionEvent, CongestionKind};
-use crate::tcp::rtt::RttEstimator;
-use crate::tcp::TcpConfig;
+use crate::tcp::rtt::{RtoConfig, RttEstimator};
 use crate::time::{SimDuration, SimTime};
 use crate::transport::Probe;
 use serde::{Deserialize, Serialize};
@@ -208,9 +207,9 @@ pub struct Ccid2Tx {
 impl Ccid2Tx {
     /// A sender of `s`-byte packets.
     pub fn new(cfg: Ccid2Config, s: u32) -> Self {
-        let tcp = TcpConfig {
+        let rto = RtoConfig {
             min_rto: SimDuration::from_secs_f64(cfg.min_rto_s),
-            ..TcpConfig::default()
+            ..RtoConfig::default()
         };
         let iw = cfg.initial_window(s);
         let st = CcState::new(iw, f64::INFINITY, s);
@@ -227,7 +226,7 @@ impl Ccid2Tx {
             cc: Reno::new(RenoConfig { beta: cfg.beta, basis: ReductionBasis::FlightSize }),
             cfg,
             st,
-            rtt: RttEstimator::new(&tcp),
+            rtt: RttEstimator::new(rto),
             initial_window: iw,
             sent: VecDeque::with_capacity(64),
             base: 0,

@@ -27,60 +27,60 @@
 //!   before sending new data; we do not (cwnd never falls below one segment).
 //! - The receiver does not enter a quick-ACK mode on CE (Linux does).
 
-use super::recovery::CaState;
-use super::sender::TcpSender;
-use crate::cc::{CongestionEvent, CongestionKind};
-use crate::time::SimTime;
+use super::config::{EchoGrowth, TcpConfig};
+use crate::cc::CcState;
 
-/// The sender's ECN bookkeeping.
+/// The sender's ECN bookkeeping. The window cut and the Cwr state it starts are the sender's
+/// and the recovery state machine's; this decides when there is to be one and sets CWR.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct EcnState {
+pub(super) struct Ecn {
     /// SND.MAX at the last window reduction of any kind: an ECN-Echo on an ACK that does not
     /// go beyond it echoes congestion already answered.
     reduced_at: Option<u64>,
     /// Set CWR on the next new data segment.
     cwr_pending: bool,
     /// Window reductions made in answer to ECN-Echo.
-    pub(super) reductions: u64,
+    reductions: u64,
 }
 
-impl EcnState {
+impl Ecn {
+    /// Window reductions made in answer to ECN-Echo.
+    pub(super) fn reductions(&self) -> u64 {
+        self.reductions
+    }
+
     /// Whether the next new segment carries CWR; clears the request.
     pub(super) fn take_cwr(&mut self) -> bool {
         std::mem::take(&mut self.cwr_pending)
     }
-}
 
-impl TcpSender {
-    /// The window was just reduced (ECN, loss, timeout, Source Quench) with SND.MAX as it is now.
-    pub(super) fn note_window_reduction(&mut self) {
-        self.ecn.reduced_at = Some(self.sb.high_tx());
-        self.ecn.cwr_pending = self.cfg.ecn;
+    /// The window was just reduced (ECN, loss, timeout, Source Quench) with SND.MAX at
+    /// `snd_max`; `ecn` (the connection is ECN-capable) asks for CWR on the next new segment.
+    pub(super) fn note_window_reduction(&mut self, snd_max: u64, ecn: bool) {
+        self.reduced_at = Some(snd_max);
+        self.cwr_pending = ecn;
     }
 
-    /// An acceptable ACK carried ECN-Echo; `ack` is its cumulative acknowledgement.
-    pub(super) fn on_ecn_echo(&mut self, now: SimTime, ack: u64) {
-        if !self.cfg.ecn
-            || self.state != CaState::Open
-            || self.ecn.reduced_at.is_some_and(|r| ack <= r)
-        {
-            return;
+    /// An acceptable ACK carried ECN-Echo, `ack` being its cumulative acknowledgement: whether
+    /// the window is to be cut for it (counted as a reduction). Only an ECN-capable connection
+    /// (`ecn`) in the Open state (`open`) answers, and only an echo beyond the last reduction.
+    pub(super) fn on_echo(&mut self, ack: u64, ecn: bool, open: bool) -> bool {
+        if !ecn || !open || self.reduced_at.is_some_and(|r| ack <= r) {
+            return false;
         }
-        let ev =
-            CongestionEvent { now, kind: CongestionKind::Ecn, flight_size: self.sb.packets_out() };
-        self.cc.inner_mut().on_congestion(&mut self.st, &ev);
-        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
-        self.state = CaState::Cwr { high_water: self.sb.high_tx() };
-        self.ecn.reductions += 1;
-        self.note_window_reduction();
+        self.reductions += 1;
+        true
     }
 
-    /// An ACK advanced SND.UNA while in Cwr: the reduced window is over once everything sent
-    /// before the reduction is acknowledged.
-    pub(super) fn on_ack_in_cwr(&mut self, high_water: u64) {
-        if self.sb.una() >= high_water {
-            self.state = CaState::Open;
-        }
+    /// RFC 3168 §6.1.2: whether an ACK carrying ECN-Echo may not grow the window, as each
+    /// profile reads it (`TcpConfig::ecn_echo_growth`).
+    pub(super) fn echo_holds_growth(cfg: &TcpConfig, st: &CcState) -> bool {
+        cfg.ecn
+            && match cfg.ecn_echo_growth {
+                EchoGrowth::Grows => false,
+                EchoGrowth::BelowSsthresh => !st.in_slow_start(),
+                EchoGrowth::Held => true,
+            }
     }
 }
 

@@ -12,10 +12,10 @@
 //! Deviations: the client's third segment (the pure ACK) is folded into its first data segment;
 //! no MSS or window-scale negotiation (both ends know the configuration).
 
-use super::receiver::ts_clock;
-use super::sender::TcpSender;
+use super::receiver::{ts_clock, ts_echo_rtt};
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
+use crate::transport::Addr;
 use crate::wire::tcp::TCP_SYN_SIZE;
 use crate::wire::Header;
 
@@ -27,69 +27,83 @@ pub(super) struct Handshake {
     /// When the latest SYN left.
     sent_at: Option<SimTime>,
     /// SYNs sent again after a timeout.
-    pub(super) retransmits: u32,
+    retransmits: u32,
     /// A SYN should leave at the next opportunity.
     due: bool,
     /// The SYN-ACK arrived.
-    pub(super) established: bool,
+    established: bool,
 }
 
-impl TcpSender {
-    /// While the handshake is under way: `Some(SYN)` if one is due, `Some(None)` if the sender
-    /// must wait; `None` once the connection is established (or without a handshake).
-    pub(super) fn poll_handshake(&mut self, now: SimTime) -> Option<Option<Packet>> {
-        let hs = self.handshake.as_mut().filter(|h| !h.established)?;
-        if hs.sent_at.is_some() && !hs.due {
-            return Some(None);
+/// What the handshake asks of a transmit opportunity.
+pub(super) enum SynStep {
+    /// The connection is established: data may flow.
+    Established,
+    /// A SYN is out and its timer runs: nothing may be sent.
+    Wait,
+    /// Send this SYN and arm the SYN timer one RTO ahead.
+    Send(Packet),
+}
+
+/// What the SYN-ACK tells the sender.
+pub(super) struct SynAck {
+    /// The handshake's RTT, if it measured one.
+    pub(super) rtt_sample: Option<SimDuration>,
+    /// More than one SYN was resent: the connection starts with a window of one segment.
+    pub(super) window_of_one: bool,
+}
+
+impl Handshake {
+    /// SYNs resent after a timeout (each one a timeout of the connection).
+    pub(super) fn retransmits(&self) -> u32 {
+        self.retransmits
+    }
+
+    /// A transmit opportunity at `now` for the connection `addr`.
+    pub(super) fn poll(&mut self, now: SimTime, addr: Addr, timestamps: bool) -> SynStep {
+        if self.established {
+            return SynStep::Established;
         }
-        hs.due = false;
-        hs.sent_at = Some(now);
-        self.timers.syn.set(now + self.rtt.rto());
-        let ts = self.cfg.timestamps.then(|| ts_clock(now));
-        let header = Header::TcpSyn { reply: false, ts, tsecr: None };
-        Some(Some(Packet {
-            flow: self.addr().flow,
-            src: self.addr().local,
-            dst: self.addr().remote,
+        if self.sent_at.is_some() && !self.due {
+            return SynStep::Wait;
+        }
+        self.due = false;
+        self.sent_at = Some(now);
+        let ts = timestamps.then(|| ts_clock(now));
+        SynStep::Send(Packet {
+            flow: addr.flow,
+            src: addr.local,
+            dst: addr.remote,
             size: TCP_SYN_SIZE,
             sent_at: now,
             ce: false,
-            header,
-        }))
+            header: Header::TcpSyn { reply: false, ts, tsecr: None },
+        })
     }
 
-    /// The SYN timer fired: back off and resend, or give up after `SYN_RETRIES`.
-    pub(super) fn on_syn_timeout(&mut self) {
-        let Some(hs) = self.handshake.as_mut().filter(|h| !h.established) else { return };
-        if hs.retransmits >= SYN_RETRIES {
-            return; // abandoned: the flow never sends data
+    /// The SYN timer fired: true if the SYN is to be resent (the sender backs the RTO off),
+    /// false once established or after `SYN_RETRIES` (abandoned: the flow never sends data).
+    pub(super) fn on_timeout(&mut self) -> bool {
+        if self.established || self.retransmits >= SYN_RETRIES {
+            return false;
         }
-        hs.retransmits += 1;
-        hs.due = true;
-        self.rtt.back_off();
-        self.timeouts += 1;
+        self.retransmits += 1;
+        self.due = true;
+        true
     }
 
-    /// The SYN-ACK arrived: take the handshake's RTT sample and open the connection.
-    pub(super) fn on_syn_ack(&mut self, now: SimTime, tsecr: Option<u32>) {
-        let Some(hs) = self.handshake.as_mut().filter(|h| !h.established) else { return };
-        hs.established = true;
-        let retransmits = hs.retransmits;
-        let sample = match (retransmits, hs.sent_at, tsecr) {
+    /// The SYN-ACK arrived: the connection is open. `None` if it already was.
+    pub(super) fn on_syn_ack(&mut self, now: SimTime, tsecr: Option<u32>) -> Option<SynAck> {
+        if self.established {
+            return None;
+        }
+        self.established = true;
+        let rtt_sample = match (self.retransmits, self.sent_at, tsecr) {
             (0, Some(sent), _) => Some(now - sent),
-            // RFC 7323: the echo names the SYN that got through (millisecond clock, at least 1).
-            (_, _, Some(ts)) => {
-                Some(SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1))))
-            }
+            // RFC 7323: the echo names the SYN that got through.
+            (_, _, Some(ts)) => Some(ts_echo_rtt(now, ts)),
             _ => None,
         };
-        self.timers.syn.clear();
-        if let Some(r) = sample {
-            self.on_rtt_sample(now, r);
-        }
-        if retransmits > 1 {
-            self.st.cwnd = 1.0;
-        }
+        Some(SynAck { rtt_sample, window_of_one: self.retransmits > 1 })
     }
 }
 
@@ -110,7 +124,7 @@ mod tests {
         let mut p = pair(false, 0);
         p.run_until(ms(60));
         assert_eq!(p.syns, vec![ms(0)]);
-        assert_eq!(p.sender.rtt.srtt(), Some(SimDuration::from_millis(60)));
+        assert_eq!(p.sender.rtt_estimator().srtt(), Some(SimDuration::from_millis(60)));
         // Data follows the SYN-ACK at once, with the initial window.
         assert_eq!(p.sent.len(), 10);
         assert!(p.sent.iter().all(|t| t.at == ms(60)));
@@ -122,12 +136,12 @@ mod tests {
         p.run_until(ms(1060));
         assert_eq!(p.syns, vec![ms(0), ms(1000)]);
         // Karn: the SYN-ACK of a resent SYN gives no sample without timestamps.
-        assert_eq!(p.sender.rtt.srtt(), None);
+        assert_eq!(p.sender.rtt_estimator().srtt(), None);
         // With timestamps the echo names the SYN that got through.
         let mut q = pair(true, 1);
         q.run_until(ms(1060));
-        assert_eq!(q.sender.rtt.srtt(), Some(SimDuration::from_millis(60)));
-        assert_eq!(q.sender.rtt.backoff(), 0, "a valid sample clears the backoff");
+        assert_eq!(q.sender.rtt_estimator().srtt(), Some(SimDuration::from_millis(60)));
+        assert_eq!(q.sender.rtt_estimator().backoff(), 0, "a valid sample clears the backoff");
         assert_eq!(
             q.sender.cc_state().cwnd,
             10.0,

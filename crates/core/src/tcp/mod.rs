@@ -60,9 +60,11 @@
 //!   choice); RFC 5681 suggests at most one SMSS per ACK.
 
 pub mod config;
+mod cwnd_usage;
 mod ecn;
 mod handshake;
 pub mod idle;
+mod next_seg;
 mod prr;
 mod rack;
 mod ranges;
@@ -74,6 +76,7 @@ pub mod scoreboard;
 pub mod sender;
 mod sqm;
 pub mod stack;
+mod timers;
 
 #[cfg(test)]
 mod testutil;

@@ -23,11 +23,8 @@
 //! path does not reorder), so reo_wnd does not adapt (§6.2 step 4's multiplier stays 1);
 //! D-SACK is a single bit per ACK (see `receiver.rs`).
 
-use super::recovery::CaState;
+use super::rtt::RttEstimator;
 use super::scoreboard::{LatestSent, Scoreboard};
-use super::sender::TcpSender;
-use crate::cc::{CongestionEvent, CongestionKind};
-use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -52,12 +49,22 @@ pub(super) struct Rack {
     /// Transmissions in send order: (segment, transmission order, send time of that copy).
     sent: VecDeque<(u64, u64, SimTime)>,
     /// The loss probe in flight: SND.MAX after it, and whether it was a retransmission.
-    pub(super) probe: Option<TailProbe>,
+    probe: Option<TailProbe>,
+    /// Tail-loss probes sent (RFC 8985 §7).
+    loss_probes: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) struct TailProbe {
-    pub(super) high_seq: u64,
+struct TailProbe {
+    high_seq: u64,
+    retransmission: bool,
+}
+
+/// The segment a due loss probe sends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct ProbeSegment {
+    pub(super) seq: u64,
+    /// The highest outstanding segment again (to be marked lost first), not new data.
     pub(super) retransmission: bool,
 }
 
@@ -71,11 +78,42 @@ impl Rack {
         self.sent.capacity()
     }
 
+    /// Tail-loss probes sent.
+    pub(super) fn loss_probes(&self) -> u64 {
+        self.loss_probes
+    }
+
     /// A copy of `seq` left at `now`, the scoreboard's `order`-th transmission.
     pub(super) fn on_sent(&mut self, seq: u64, order: u64, now: SimTime) {
         self.sent.push_back((seq, order, now));
         // As the scoreboard's: the back's next entries were written a round trip ago.
         crate::net::prefetch::prefetch_past_back(&self.sent, SENT_PREFETCH_AHEAD);
+    }
+
+    /// RACK on an ACK that newly delivered `delivered` (the latest-sent segment it covers), or
+    /// on the reorder timer (`None`): marks overdue copies lost. `in_recovery` is fast recovery
+    /// or the Loss state. Returns the segments marked and the reorder timer's deadline, if one
+    /// is to be armed.
+    pub(super) fn mark_losses(
+        &mut self,
+        now: SimTime,
+        delivered: Option<LatestSent>,
+        in_recovery: bool,
+        dupthresh: u32,
+        rtt: &RttEstimator,
+        sb: &mut Scoreboard,
+    ) -> (u64, Option<SimTime>) {
+        let reo_wnd =
+            Rack::reo_wnd(in_recovery, sb.sacked_out(), dupthresh, rtt.min_rtt(), rtt.srtt());
+        if let Some(d) = delivered {
+            self.on_delivered(d, now, rtt.min_rtt());
+        }
+        let (marked, deadline) = self.detect_loss(now, reo_wnd, sb);
+        // As the scoreboard does: the next ACKs walk on from the front, written a round trip ago.
+        if let Some(ahead) = self.sent.get(SENT_PREFETCH_AHEAD) {
+            crate::net::prefetch::prefetch(ahead);
+        }
+        (marked, deadline)
     }
 
     /// RFC 8985 §6.2 step 2: the ACK newly delivered `delivered`; a retransmitted segment's
@@ -159,136 +197,82 @@ impl Rack {
         pto.min(rto_left)
     }
 
+    /// RFC 8985 §7.2: a probe may be scheduled with data outstanding and no probe in flight, in
+    /// a state that allows it (`state_allows`, see `LossRecovery::allows_tail_probe`).
+    fn may_probe(&self, state_allows: bool, packets_out: u64) -> bool {
+        self.probe.is_none() && state_allows && packets_out > 0
+    }
+
+    /// After an ACK or a burst of new data: when the probe timer is to fire, `None` if no probe
+    /// may be scheduled. The PTO is capped at what the RTO timer (due at `rto_at`) has left.
+    pub(super) fn probe_deadline(
+        &self,
+        now: SimTime,
+        state_allows: bool,
+        sb: &Scoreboard,
+        rtt: &RttEstimator,
+        rto_at: Option<SimTime>,
+    ) -> Option<SimTime> {
+        if !self.may_probe(state_allows, sb.packets_out()) {
+            return None;
+        }
+        let rto_left = rto_at.map_or(rtt.rto(), |t| t.saturating_since(now));
+        Some(now + Rack::probe_timeout(rtt.srtt(), sb.packets_out(), rto_left))
+    }
+
+    /// RFC 8985 §7.3: what a due probe sends, `None` if none may be sent now. One new segment if
+    /// the application has one (`new_data`), whatever cwnd says, else the highest outstanding
+    /// segment again, unless it is SACKed (nothing to learn from resending it) or already
+    /// marked lost.
+    pub(super) fn probe_segment(
+        &self,
+        state_allows: bool,
+        sb: &Scoreboard,
+        new_data: impl FnOnce() -> bool,
+    ) -> Option<ProbeSegment> {
+        if !self.may_probe(state_allows, sb.packets_out()) {
+            return None;
+        }
+        let last = sb.high_tx() - 1;
+        if new_data() {
+            Some(ProbeSegment { seq: sb.high_tx(), retransmission: false })
+        } else if !(sb.is_sacked(last) || sb.is_lost(last)) {
+            Some(ProbeSegment { seq: last, retransmission: true })
+        } else {
+            None
+        }
+    }
+
+    /// A loss probe left (`retransmission`: the last segment again); SND.MAX is now `high_seq`.
+    pub(super) fn on_probe_sent(&mut self, high_seq: u64, retransmission: bool) {
+        self.loss_probes += 1;
+        self.probe = Some(TailProbe { high_seq, retransmission });
+    }
+
+    /// A fast recovery or timeout answers for the tail too: the probe is forgotten.
+    pub(super) fn cancel_probe(&mut self) {
+        self.probe = None;
+    }
+
+    /// RFC 8985 §7.4 (Linux tcp_process_tlp_ack): an ACK took SND.UNA to `una`
+    /// (`una_advanced`: it moved). Once the probe is acknowledged it is forgotten; a
+    /// retransmitted probe acknowledged by an advancing ACK without D-SACK repaired a loss, which
+    /// calls for a window reduction (true).
+    pub(super) fn probe_repaired_loss(
+        &mut self,
+        una: u64,
+        una_advanced: bool,
+        dsack: bool,
+    ) -> bool {
+        let Some(probe) = self.probe.filter(|p| una >= p.high_seq) else { return false };
+        self.probe = None;
+        probe.retransmission && !dsack && una_advanced
+    }
+
     /// Forgets every transmission (a retransmission timeout marks them all lost anyway).
     pub(super) fn on_timeout(&mut self) {
         self.sent.clear();
         self.probe = None;
-    }
-}
-
-impl TcpSender {
-    /// RACK on an ACK (or the reorder timer, `delivered = None`): marks overdue copies lost and
-    /// arms the reorder timer. Returns the segments newly marked.
-    pub(super) fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
-        if self.rack.is_none() {
-            return 0; // every ACK asks: without RACK, before the reordering window is worked out
-        }
-        let in_recovery = matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
-        let reo_wnd = Rack::reo_wnd(
-            in_recovery,
-            self.sb.sacked_out(),
-            self.cfg.dupthresh,
-            self.rtt.min_rtt(),
-            self.rtt.srtt(),
-        );
-        let min_rtt = self.rtt.min_rtt();
-        let Some(rack) = &mut self.rack else { return 0 };
-        if let Some(d) = delivered {
-            rack.on_delivered(d, now, min_rtt);
-        }
-        let (marked, deadline) = rack.detect_loss(now, reo_wnd, &mut self.sb);
-        // As the scoreboard does: the next ACKs walk on from the front, written a round trip ago.
-        if let Some(ahead) = rack.sent.get(SENT_PREFETCH_AHEAD) {
-            crate::net::prefetch::prefetch(ahead);
-        }
-        self.timers.reorder = deadline.into();
-        marked
-    }
-
-    /// RFC 8985 §6.3: the reorder timer fired; what is now overdue is lost, and fast recovery
-    /// starts with one PRR step as if one segment had been delivered (Linux tcp_rack_reo_timeout).
-    pub(super) fn on_reorder_timeout(&mut self, now: SimTime) {
-        if self.rack_detect_loss(now, None) == 0 {
-            return;
-        }
-        let was_open = !matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. });
-        self.maybe_enter_recovery(now);
-        if was_open && matches!(self.state, CaState::Recovery { .. }) {
-            if let Some(cwnd) = self
-                .prr
-                .as_mut()
-                .and_then(|p| p.cwnd_after_ack(1, self.sb.pipe(), self.st.ssthresh, false, true))
-            {
-                self.st.cwnd = cwnd;
-            }
-        }
-        self.st.in_flight = self.sb.pipe();
-    }
-
-    /// RFC 8985 §7.2: a probe may be scheduled in the Open state with data outstanding and no
-    /// probe in flight (Linux tcp_schedule_loss_probe also allows CWR).
-    fn may_probe(&self) -> bool {
-        let open = matches!(self.state, CaState::Open | CaState::Cwr { .. });
-        self.rack.as_ref().is_some_and(|r| r.probe.is_none()) && open && self.sb.packets_out() > 0
-    }
-
-    /// Whether a loss probe could be sent now: probing is allowed and there is new data to send or
-    /// a last segment neither SACKed (nothing to learn from resending it) nor already marked lost.
-    pub(super) fn tail_probe_possible(&self, now: SimTime) -> bool {
-        if !self.may_probe() {
-            return false;
-        }
-        let last = self.sb.high_tx() - 1;
-        self.new_data_ready(now) || !(self.sb.is_sacked(last) || self.sb.is_lost(last))
-    }
-
-    /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
-    pub(super) fn arm_probe_or_rto(&mut self, now: SimTime) {
-        if !self.may_probe() {
-            self.timers.probe.clear();
-            return;
-        }
-        let rto_left = self.timers.rto.get().map_or(self.rtt.rto(), |t| t.saturating_since(now));
-        self.timers
-            .probe
-            .set(now + Rack::probe_timeout(self.rtt.srtt(), self.sb.packets_out(), rto_left));
-    }
-
-    /// RFC 8985 §7.3: the probe timer fired. Sends one new segment if there is one, whatever
-    /// cwnd says, else the highest outstanding segment again; then re-arms the RTO.
-    pub(super) fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
-        self.probe_due = false;
-        if !self.tail_probe_possible(now) {
-            return None;
-        }
-        let (seq, retransmission) = if self.new_data_ready(now) {
-            (self.sb.high_tx(), false)
-        } else {
-            let last = self.sb.high_tx() - 1;
-            self.sb.mark_lost(last);
-            (last, true)
-        };
-        let pkt = self.transmit(now, seq, retransmission);
-        self.loss_probes += 1;
-        if let Some(rack) = &mut self.rack {
-            rack.probe = Some(TailProbe { high_seq: self.sb.high_tx(), retransmission });
-        }
-        self.clear_probe();
-        self.timers.rto.set(now + self.rtt.rto());
-        Some(pkt)
-    }
-
-    /// RFC 8985 §7.4 (Linux tcp_process_tlp_ack): once the probe is acknowledged, an advancing
-    /// ACK without D-SACK means the probe repaired a loss, answered by a window reduction.
-    pub(super) fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
-        let Some(probe) = self.rack.as_ref().and_then(|r| r.probe) else { return };
-        let ack = self.sb.una();
-        if ack < probe.high_seq {
-            return;
-        }
-        if let Some(rack) = &mut self.rack {
-            rack.probe = None;
-        }
-        if probe.retransmission && !dsack && ack > prev_una && self.state == CaState::Open {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Loss,
-                flight_size: self.sb.packets_out(),
-            };
-            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
-            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh);
-            self.note_window_reduction();
-        }
     }
 }
 

@@ -28,7 +28,7 @@
 
 use super::config::{DelayedAck, TcpConfig};
 use super::ranges::{SeqRange, SeqRanges};
-use super::rtt::RttEstimator;
+use super::rtt::{RtoConfig, RttEstimator};
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -41,6 +41,11 @@ const MAX_QUICKACKS: u32 = 16;
 /// The timestamp clock: milliseconds (Linux `TCP_TS_HZ` = 1000), wrapping as a 32-bit TSval.
 pub(super) fn ts_clock(now: SimTime) -> u32 {
     (now.as_nanos() / 1_000_000) as u32
+}
+
+/// The RTT an echoed timestamp `tsecr` measures at `now`: on the millisecond clock, at least 1.
+pub(super) fn ts_echo_rtt(now: SimTime, tsecr: u32) -> SimDuration {
+    SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(tsecr).max(1)))
 }
 
 /// Laid out in the order written (`repr(C)`): what every segment reads first, in five cache
@@ -124,7 +129,7 @@ impl TcpReceiver {
     pub fn new(addr: Addr, cfg: &TcpConfig) -> Self {
         let window_bytes = cfg.rcv_buf / 2;
         let mss = cfg.mss.max(1) as u64;
-        let rtt = RttEstimator::new(cfg);
+        let rtt = RttEstimator::new(RtoConfig::from(cfg));
         TcpReceiver {
             addr,
             rcv_nxt: 0,

@@ -46,14 +46,18 @@
 //! when fast recovery ends (cwnd set from ssthresh), not when the Loss state ends (cwnd has been
 //! slow-starting).
 
-use super::config::Recovery;
-use super::sender::TcpSender;
-use crate::cc::{CongestionEvent, CongestionKind};
+use super::config::{Recovery, TcpConfig};
+use super::ecn::Ecn;
+use super::prr::Prr;
+use super::scoreboard::Scoreboard;
+use super::sqm::Sqm;
+use crate::cc::{AnyCc, CcState, CongestionEvent, CongestionKind};
 use crate::time::SimTime;
+use crate::wire::QuenchCode;
 
 /// Loss-recovery state (Linux `tcp_ca_state` without Disorder and CWR).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum CaState {
+enum CaState {
     /// No loss being repaired; duplicate ACKs are counted.
     Open,
     /// Fast recovery (reno, newreno, sack).
@@ -99,7 +103,7 @@ pub enum Phase {
 }
 
 impl CaState {
-    pub(super) fn phase(self) -> Phase {
+    fn phase(self) -> Phase {
         match self {
             CaState::Open => Phase::Open,
             CaState::Recovery { .. } => Phase::Recovery,
@@ -111,7 +115,7 @@ impl CaState {
 
     /// The congestion controller may grow the window: not in fast recovery or SQM-Response,
     /// where the recovery scheme owns cwnd, nor in Cwr (Linux `tcp_in_cwnd_reduction`).
-    pub(super) fn allows_growth(self) -> bool {
+    fn allows_growth(self) -> bool {
         matches!(self, CaState::Open | CaState::Loss { .. })
     }
 
@@ -121,133 +125,361 @@ impl CaState {
     }
 }
 
-impl TcpSender {
+/// What a step of the state machine reads and changes besides its own state.
+pub(super) struct Connection<'a> {
+    pub(super) cfg: &'a TcpConfig,
+    /// RACK marks losses by time (`rack.rs`): no DupThresh, SND.UNA is not marked on entry.
+    pub(super) rack: bool,
+    pub(super) sb: &'a mut Scoreboard,
+    pub(super) st: &'a mut CcState,
+    /// Told of each congestion event (it sets ssthresh) and of the end of fast recovery.
+    pub(super) cc: &'a mut AnyCc,
+    /// Notes each window reduction (`ecn.rs`: its echoes and CWR depend on it).
+    pub(super) ecn: &'a mut Ecn,
+}
+
+impl Connection<'_> {
+    /// Tells the algorithm of a congestion event: it sets ssthresh from FlightSize.
+    fn congestion_event(&mut self, now: SimTime, kind: CongestionKind) {
+        let ev = CongestionEvent { now, kind, flight_size: self.sb.packets_out() };
+        self.cc.inner_mut().on_congestion(self.st, &ev);
+    }
+
+    /// The window was just reduced: ECN notes SND.MAX (and CWR is due).
+    fn note_window_reduction(&mut self) {
+        self.ecn.note_window_reduction(self.sb.high_tx(), self.cfg.ecn);
+    }
+
+    /// An ECN-Echo or a Source Quench cuts the window: ssthresh from the algorithm, cwnd down
+    /// to it (at least one segment, no retransmission).
+    fn reduce_window(&mut self, now: SimTime, kind: CongestionKind) {
+        self.congestion_event(now, kind);
+        self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
+        self.note_window_reduction();
+    }
+}
+
+/// What an ACK did to the state machine.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AckStep {
+    /// The RTO timer may be restarted (NewReno: on its first partial ACK only).
+    pub(super) restart_rto: bool,
+    /// Fast recovery (tahoe: its go-back-N) began: no tail probe stays scheduled.
+    pub(super) entered_recovery: bool,
+}
+
+/// The loss-recovery state machine of one sender. Laid out in the order written (`repr(C)`):
+/// what an ACK or a transmission reads, up to `prr`, ends the sender's hot part (see
+/// `TcpSender`); the PRR line is read only in fast recovery, the counters only by reports.
+#[derive(Clone, Debug)]
+#[repr(C)]
+pub(super) struct LossRecovery {
+    state: CaState,
+    /// SND.MAX at the last fast retransmit or timeout (RFC 6582 `recover` + 1, RFC 6675
+    /// `RecoveryPoint` + 1); `None` before the first.
+    recover: Option<u64>,
+    /// Duplicate ACKs since SND.UNA last advanced.
+    dupacks: u32,
+    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
+    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
+    force_retransmit: bool,
+    /// Proportional Rate Reduction in progress (`prr.rs`).
+    prr: Option<Prr>,
+    fast_recoveries: u64,
+    /// Retransmission timeouts.
+    timeouts: u64,
+}
+
+impl LossRecovery {
+    /// Bytes from the start that an ACK reads.
+    pub(super) const HOT_BYTES: usize = std::mem::offset_of!(LossRecovery, prr);
+
+    pub(super) fn new() -> Self {
+        LossRecovery {
+            state: CaState::Open,
+            recover: None,
+            dupacks: 0,
+            force_retransmit: false,
+            prr: None,
+            fast_recoveries: 0,
+            timeouts: 0,
+        }
+    }
+
+    pub(super) fn phase(&self) -> Phase {
+        self.state.phase()
+    }
+    pub(super) fn fast_recoveries(&self) -> u64 {
+        self.fast_recoveries
+    }
+    pub(super) fn timeouts(&self) -> u64 {
+        self.timeouts
+    }
+    pub(super) fn is_open(&self) -> bool {
+        self.state == CaState::Open
+    }
+    /// The congestion controller may grow the window (see `CaState::allows_growth`).
+    pub(super) fn allows_growth(&self) -> bool {
+        self.state.allows_growth()
+    }
+    /// A loss is being repaired: fast recovery or the Loss state.
+    pub(super) fn repairing(&self) -> bool {
+        matches!(self.state, CaState::Recovery { .. } | CaState::Loss { .. })
+    }
+    /// RFC 8985 §7.2: a loss probe may be scheduled in the Open state (Linux
+    /// tcp_schedule_loss_probe also allows CWR).
+    pub(super) fn allows_tail_probe(&self) -> bool {
+        matches!(self.state, CaState::Open | CaState::Cwr { .. })
+    }
+    /// NewReno has had a partial ACK in this fast recovery.
+    pub(super) fn after_partial_ack(&self) -> bool {
+        matches!(self.state, CaState::Recovery { partial_acked: true, .. })
+    }
+
+    /// Whether the next transmission is the lowest lost segment whatever the window; clears
+    /// the request.
+    pub(super) fn take_forced_retransmit(&mut self) -> bool {
+        std::mem::take(&mut self.force_retransmit)
+    }
+
+    /// Segments beyond the window that limited transmit lets out (RFC 3042; ns-2 `singledup_ 1`):
+    /// one for each of the first dupthresh − 1 duplicate ACKs, none after a timeout (ns-2
+    /// `timeout_`); `None` in fast recovery, where the pipe alone decides.
+    pub(super) fn limited_transmit(&self, dupthresh: u32) -> Option<u64> {
+        match self.state {
+            CaState::Recovery { .. } => None,
+            CaState::Loss { .. } => Some(0),
+            CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. } => {
+                Some(u64::from(self.dupacks.min(dupthresh.saturating_sub(1))))
+            }
+        }
+    }
+
+    /// A segment left.
+    pub(super) fn on_sent(&mut self) {
+        // The state first: outside recovery the PRR line stays untouched.
+        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
+            prr.on_sent();
+        }
+    }
+
     /// Runs the state machine for one acceptable ACK, after the scoreboard took it (SND.UNA
-    /// moved from `prev_una`). Returns false if the RTO timer must not be restarted.
-    pub(super) fn update_recovery(
+    /// moved from `prev_una`; `new_sack_info`: it SACKed something new).
+    pub(super) fn on_ack(
         &mut self,
         now: SimTime,
         prev_una: u64,
         new_sack_info: bool,
-    ) -> bool {
-        let ack = self.sb.una();
+        mut cx: Connection<'_>,
+    ) -> AckStep {
+        let ack = cx.sb.una();
         let mut restart_rto = true;
         if ack > prev_una {
             self.dupacks = 0;
             match self.state {
                 CaState::Open => {}
                 CaState::Recovery { high_water, partial_acked } => {
-                    restart_rto =
-                        self.on_ack_in_recovery(now, ack - prev_una, high_water, partial_acked);
+                    restart_rto = self.on_ack_in_recovery(
+                        now,
+                        ack - prev_una,
+                        high_water,
+                        partial_acked,
+                        &mut cx,
+                    );
                 }
                 CaState::Loss { high_water, .. } => {
                     if ack >= high_water {
                         self.leave_loss();
                     }
                 }
-                CaState::Cwr { high_water } => self.on_ack_in_cwr(high_water),
+                // ECN's reduced window (`ecn.rs`) is over once everything sent before the
+                // reduction is acknowledged.
+                CaState::Cwr { high_water } => {
+                    if ack >= high_water {
+                        self.state = CaState::Open;
+                    }
+                }
                 CaState::SourceQuench { icmp_recover } => {
-                    self.on_ack_in_source_quench(icmp_recover)
+                    if Sqm::on_ack_in_episode(cx.st, ack, icmp_recover) {
+                        self.state = CaState::Open;
+                    }
                 }
             }
-        } else if self.is_dupack(new_sack_info) {
+        } else if self.is_dupack(new_sack_info, &cx) {
             self.dupacks += 1;
-            let inflates = matches!(self.cfg.recovery, Recovery::Reno | Recovery::NewReno);
+            let inflates = matches!(cx.cfg.recovery, Recovery::Reno | Recovery::NewReno);
             if inflates && matches!(self.state, CaState::Recovery { .. }) {
                 // RFC 5681 §3.2 step 4: each further duplicate ACK means a segment left.
-                self.st.cwnd += 1.0;
+                cx.st.cwnd += 1.0;
             }
         }
-        self.maybe_enter_recovery(now);
-        restart_rto
+        let entered_recovery = self.maybe_enter_recovery(now, &mut cx);
+        AckStep { restart_rto, entered_recovery }
     }
 
-    /// Enters fast recovery if a loss is detected and this state allows it.
-    pub(super) fn maybe_enter_recovery(&mut self, now: SimTime) {
+    /// PRR (`prr.rs`) sets the window during fast recovery from what an ACK delivered
+    /// (`acked` segments; `una_advanced`, `newly_lost`: it moved SND.UNA, it marked losses).
+    pub(super) fn prr_on_ack(
+        &mut self,
+        acked: u64,
+        una_advanced: bool,
+        newly_lost: bool,
+        sb: &Scoreboard,
+        st: &mut CcState,
+    ) {
+        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
+            if let Some(cwnd) =
+                prr.cwnd_after_ack(acked, sb.pipe(), st.ssthresh, una_advanced, newly_lost)
+            {
+                st.cwnd = cwnd;
+            }
+        }
+    }
+
+    /// RFC 8985 §6.3: the reorder timer marked losses; fast recovery starts with one PRR step as
+    /// if one segment had been delivered (Linux tcp_rack_reo_timeout). True if it began.
+    pub(super) fn on_reorder_losses(&mut self, now: SimTime, mut cx: Connection<'_>) -> bool {
+        let entered = self.maybe_enter_recovery(now, &mut cx);
+        if entered && matches!(self.state, CaState::Recovery { .. }) {
+            if let Some(cwnd) = self
+                .prr
+                .as_mut()
+                .and_then(|p| p.cwnd_after_ack(1, cx.sb.pipe(), cx.st.ssthresh, false, true))
+            {
+                cx.st.cwnd = cwnd;
+            }
+        }
+        cx.st.in_flight = cx.sb.pipe();
+        entered
+    }
+
+    /// An acceptable ACK carried ECN-Echo (`ack`: its cumulative acknowledgement). If `ecn.rs`
+    /// answers it, the window is cut: Open → Cwr until SND.UNA reaches SND.MAX.
+    pub(super) fn on_ecn_echo(&mut self, now: SimTime, ack: u64, mut cx: Connection<'_>) {
+        if cx.ecn.on_echo(ack, cx.cfg.ecn, self.is_open()) {
+            cx.reduce_window(now, CongestionKind::Ecn);
+            self.state = CaState::Cwr { high_water: cx.sb.high_tx() };
+        }
+    }
+
+    /// RFC 8985 §7.4: a loss probe repaired a loss (`rack.rs`); in the Open state the window
+    /// is reduced as for a loss.
+    pub(super) fn on_tail_loss_repaired(&mut self, now: SimTime, mut cx: Connection<'_>) {
+        if self.is_open() {
+            cx.congestion_event(now, CongestionKind::Loss);
+            cx.st.cwnd = cx.st.cwnd.min(cx.st.ssthresh);
+            cx.note_window_reduction();
+        }
+    }
+
+    /// SQM-Response (`sqm.rs`) to a Source Quench about data segment `seq`, the copy sent at
+    /// `copy_sent_at`; `cut`: SQM cuts the window for it. Code 0 has the copy resent; the episode
+    /// starts, or extends to `seq`.
+    pub(super) fn on_source_quench(
+        &mut self,
+        now: SimTime,
+        cut: bool,
+        code: QuenchCode,
+        seq: u64,
+        copy_sent_at: SimTime,
+        mut cx: Connection<'_>,
+    ) {
+        if cut {
+            cx.reduce_window(now, CongestionKind::SourceQuench);
+        }
+        let resent = code == QuenchCode::Dropped && cx.sb.quench(seq, copy_sent_at);
+        if resent {
+            self.force_retransmit = true;
+        }
+        self.state = match self.state {
+            CaState::Open | CaState::Cwr { .. } if cut || resent => {
+                CaState::SourceQuench { icmp_recover: seq }
+            }
+            CaState::SourceQuench { icmp_recover } if resent => {
+                CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) }
+            }
+            other => other,
+        };
+        cx.st.in_flight = cx.sb.pipe();
+    }
+
+    /// Enters fast recovery if a loss is detected and this state allows it; true if it did.
+    fn maybe_enter_recovery(&mut self, now: SimTime, cx: &mut Connection<'_>) -> bool {
         let unreported =
-            !matches!(self.state, CaState::SourceQuench { .. }) || self.sqm_hole_unreported();
+            !matches!(self.state, CaState::SourceQuench { .. }) || Sqm::hole_unreported(cx.sb);
         if self.state.detects_loss()
-            && self.loss_detected()
-            && self.may_enter_recovery()
+            && self.loss_detected(cx)
+            && self.may_enter_recovery(cx.cfg, cx.sb)
             && unreported
         {
-            self.enter_recovery(now);
+            self.enter_recovery(now, cx);
+            return true;
         }
+        false
     }
 
     /// A duplicate ACK (SND.UNA unchanged): RFC 5681 §2 needs outstanding data; RFC 6675 §2 also
     /// needs new SACK information when SACK is in use.
-    fn is_dupack(&self, new_sack_info: bool) -> bool {
-        self.sb.packets_out() > 0 && (self.cfg.recovery != Recovery::Sack || new_sack_info)
+    fn is_dupack(&self, new_sack_info: bool, cx: &Connection<'_>) -> bool {
+        cx.sb.packets_out() > 0 && (cx.cfg.recovery != Recovery::Sack || new_sack_info)
     }
 
-    fn loss_detected(&self) -> bool {
-        if self.rack.is_some() {
+    fn loss_detected(&self, cx: &Connection<'_>) -> bool {
+        if cx.rack {
             // RACK marks losses by time; any mark is proof (Linux tcp_time_to_recover, trick 1).
-            return self.sb.lost_out() > 0;
+            return cx.sb.lost_out() > 0;
         }
         // `lost_out` first: with nothing flagged lost, SND.UNA is not (and its entry is not read).
-        self.dupacks >= self.cfg.dupthresh
-            || (self.cfg.recovery == Recovery::Sack
-                && self.sb.lost_out() > 0
-                && self.sb.is_lost(self.sb.una()))
+        self.dupacks >= cx.cfg.dupthresh
+            || (cx.cfg.recovery == Recovery::Sack
+                && cx.sb.lost_out() > 0
+                && cx.sb.is_lost(cx.sb.una()))
     }
 
-    fn may_enter_recovery(&self) -> bool {
-        match self.cfg.recovery {
+    fn may_enter_recovery(&self, cfg: &TcpConfig, sb: &Scoreboard) -> bool {
+        match cfg.recovery {
             Recovery::Reno => true,
             Recovery::Tahoe | Recovery::NewReno | Recovery::Sack => {
-                self.recover.is_none_or(|high_water| self.sb.una() > high_water)
+                self.recover.is_none_or(|high_water| sb.una() > high_water)
             }
         }
     }
 
     /// Fast retransmit: Open → Recovery (tahoe: → Loss). From Cwr or SourceQuench the window
     /// was already cut in this round trip and ssthresh stays (RFC 3168 §6.1.2).
-    fn enter_recovery(&mut self, now: SimTime) {
-        let prior_cwnd = self.st.cwnd;
+    fn enter_recovery(&mut self, now: SimTime, cx: &mut Connection<'_>) {
+        let prior_cwnd = cx.st.cwnd;
         if self.state == CaState::Open {
-            let flight_size = self.sb.packets_out();
-            let ev = CongestionEvent { now, kind: CongestionKind::Loss, flight_size };
-            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+            cx.congestion_event(now, CongestionKind::Loss);
         }
-        self.note_window_reduction();
+        cx.note_window_reduction();
         self.fast_recoveries += 1;
-        let high_water = self.sb.high_tx();
+        let high_water = cx.sb.high_tx();
         self.recover = Some(high_water);
-        let una = self.sb.una();
-        match self.cfg.recovery {
-            Recovery::Tahoe => self.enter_loss(high_water),
+        let una = cx.sb.una();
+        match cx.cfg.recovery {
+            Recovery::Tahoe => self.enter_loss(high_water, cx.sb, cx.st),
             Recovery::Reno | Recovery::NewReno => {
-                self.st.cwnd = self.st.ssthresh + self.cfg.dupthresh as f64;
-                self.sb.mark_lost(una);
+                cx.st.cwnd = cx.st.ssthresh + cx.cfg.dupthresh as f64;
+                cx.sb.mark_lost(una);
                 self.force_retransmit = true;
                 self.state = CaState::Recovery { high_water, partial_acked: false };
             }
             Recovery::Sack => {
-                if self.cfg.prr {
+                if cx.cfg.prr {
                     // The window comes down with the ACKs (`prr.rs`), starting with this one.
-                    self.prr = Some(super::prr::Prr::start(prior_cwnd));
+                    self.prr = Some(Prr::start(prior_cwnd));
                 } else {
-                    self.st.cwnd = self.st.ssthresh;
+                    cx.st.cwnd = cx.st.ssthresh;
                 }
-                if self.rack.is_none() {
-                    self.sb.mark_lost(una);
+                if !cx.rack {
+                    cx.sb.mark_lost(una);
                 }
                 self.force_retransmit = true;
                 self.state = CaState::Recovery { high_water, partial_acked: false };
             }
         }
-        self.end_tail_probe();
-        self.st.in_flight = self.sb.pipe();
-    }
-
-    /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
-    fn end_tail_probe(&mut self) {
-        if let Some(rack) = &mut self.rack {
-            rack.probe = None;
-        }
-        self.clear_probe();
+        cx.st.in_flight = cx.sb.pipe();
     }
 
     /// An ACK advancing SND.UNA by `acked` segments during fast recovery. Returns false if the
@@ -258,26 +490,27 @@ impl TcpSender {
         acked: u64,
         high_water: u64,
         partial_acked: bool,
+        cx: &mut Connection<'_>,
     ) -> bool {
-        let full = self.sb.una() >= high_water;
-        match (self.cfg.recovery, full) {
+        let full = cx.sb.una() >= high_water;
+        match (cx.cfg.recovery, full) {
             (Recovery::NewReno, false) => {
-                self.on_partial_ack(acked, high_water);
+                self.on_partial_ack(acked, high_water, cx.sb, cx.st);
                 // Impatient variant (RFC 6582 §4.2): only the first partial ACK resets the timer.
                 return !partial_acked;
             }
             (Recovery::Sack, false) => {}
             (Recovery::NewReno, true) => {
                 // RFC 6582 §3.2 step 3, option (1).
-                let flight = self.sb.packets_out().max(1) as f64;
-                let cwnd = self.st.ssthresh.min(flight + 1.0);
-                self.exit_recovery(now, cwnd);
+                let flight = cx.sb.packets_out().max(1) as f64;
+                let cwnd = cx.st.ssthresh.min(flight + 1.0);
+                self.exit_recovery(now, cwnd, cx);
             }
             // Reno leaves on the first ACK advancing SND.UNA, partial or not; tahoe never gets
             // here (it recovers in the Loss state).
             (Recovery::Reno | Recovery::Tahoe, _) | (Recovery::Sack, true) => {
-                let cwnd = self.st.ssthresh;
-                self.exit_recovery(now, cwnd);
+                let cwnd = cx.st.ssthresh;
+                self.exit_recovery(now, cwnd, cx);
             }
         }
         true
@@ -285,19 +518,25 @@ impl TcpSender {
 
     /// NewReno partial ACK (RFC 6582 §3.2 step 5): retransmit the first unacknowledged segment,
     /// deflate cwnd by the amount acknowledged and add back one segment.
-    fn on_partial_ack(&mut self, acked: u64, high_water: u64) {
-        self.st.cwnd = (self.st.cwnd - acked as f64 + 1.0).max(1.0);
-        self.sb.mark_lost(self.sb.una());
+    fn on_partial_ack(
+        &mut self,
+        acked: u64,
+        high_water: u64,
+        sb: &mut Scoreboard,
+        st: &mut CcState,
+    ) {
+        st.cwnd = (st.cwnd - acked as f64 + 1.0).max(1.0);
+        sb.mark_lost(sb.una());
         self.force_retransmit = true;
         self.state = CaState::Recovery { high_water, partial_acked: true };
     }
 
     /// Recovery → Open with the given window.
-    fn exit_recovery(&mut self, now: SimTime, cwnd: f64) {
+    fn exit_recovery(&mut self, now: SimTime, cwnd: f64, cx: &mut Connection<'_>) {
         self.prr = None;
-        self.st.cwnd = cwnd;
+        cx.st.cwnd = cwnd;
         self.state = CaState::Open;
-        self.cc.on_recovery_exit(&mut self.st, now);
+        cx.cc.on_recovery_exit(cx.st, now);
     }
 
     /// Loss → Open: everything outstanding at the timeout is acknowledged; slow start simply
@@ -307,16 +546,17 @@ impl TcpSender {
     }
 
     /// Any state → Loss: cwnd = 1 and every unSACKed outstanding segment is resent.
-    fn enter_loss(&mut self, high_water: u64) {
-        self.st.cwnd = 1.0;
-        self.sb.mark_all_lost();
+    fn enter_loss(&mut self, high_water: u64, sb: &mut Scoreboard, st: &mut CcState) {
+        st.cwnd = 1.0;
+        sb.mark_all_lost();
         self.force_retransmit = false;
         self.dupacks = 0;
-        self.state = CaState::Loss { high_water, entry_una: self.sb.una() };
+        self.state = CaState::Loss { high_water, entry_una: sb.una() };
     }
 
-    /// The retransmission timer expired (RFC 6298 §5.4–5.6).
-    pub(super) fn on_retransmission_timeout(&mut self, now: SimTime) {
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6); the sender backs the RTO off,
+    /// drops RACK's state and re-arms the timer.
+    pub(super) fn on_timeout(&mut self, now: SimTime, mut cx: Connection<'_>) {
         let same_event = match self.state {
             CaState::Open => false,
             // Fast recovery already reduced ssthresh for this congestion event (Linux
@@ -324,32 +564,20 @@ impl TcpSender {
             // during recovery would raise it).
             CaState::Recovery { .. } => true,
             // RFC 5681 §3.1: SND.UNA was already retransmitted in this episode: hold ssthresh.
-            CaState::Loss { entry_una, .. } => entry_una == self.sb.una(),
+            CaState::Loss { entry_una, .. } => entry_una == cx.sb.una(),
             // ECN or SQM cut ssthresh within this round trip (Linux `tcp_enter_loss` in CA_CWR).
             CaState::Cwr { .. } | CaState::SourceQuench { .. } => true,
         };
         if !same_event {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::Timeout,
-                flight_size: self.sb.packets_out(),
-            };
-            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
+            cx.congestion_event(now, CongestionKind::Timeout);
         }
         self.timeouts += 1;
-        self.rtt.back_off();
         self.prr = None;
-        self.end_tail_probe();
-        if let Some(rack) = &mut self.rack {
-            rack.on_timeout();
-        }
-        self.timers.reorder.clear();
-        let high_water = self.sb.high_tx();
+        let high_water = cx.sb.high_tx();
         self.recover = Some(high_water);
-        self.enter_loss(high_water);
-        self.note_window_reduction();
-        self.timers.rto.set(now + self.rtt.rto());
-        self.st.in_flight = self.sb.pipe();
+        self.enter_loss(high_water, cx.sb, cx.st);
+        cx.note_window_reduction();
+        cx.st.in_flight = cx.sb.pipe();
     }
 }
 
@@ -360,6 +588,7 @@ mod tests {
     use crate::net::packet::{FlowId, NodeId, Packet};
     use crate::tcp::config::TcpConfig;
     use crate::tcp::testutil::{ack_packet, drain, file, ms, reno_cc, Pair, Snapshot};
+    use crate::tcp::TcpSender;
     use crate::time::{Rate, SimDuration};
     use crate::transport::{Addr, Transport};
 

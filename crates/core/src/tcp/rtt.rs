@@ -35,6 +35,44 @@ const K: u64 = 4;
 /// a scenario would use); bounds the shift.
 const MAX_BACKOFF: u32 = 40;
 
+/// What the retransmission timeout is computed with: the rule and its bounds. A TCP connection
+/// takes them from its [`TcpConfig`]; DCCP's CCID 2 sets its own `min_rto`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtoConfig {
+    /// How SRTT and RTTVAR make the timeout (see [`RtoRule`]).
+    pub rule: RtoRule,
+    /// Lower bound of the timeout; with the Linux rule also of its variation term.
+    pub min_rto: SimDuration,
+    /// The timeout before the first RTT sample (RFC 6298 §2.1).
+    pub initial_rto: SimDuration,
+    /// Upper bound of the (backed-off) timeout (RFC 6298 §2.5).
+    pub max_rto: SimDuration,
+}
+
+impl Default for RtoConfig {
+    /// Linux's rule and `TCP_RTO_MIN` (200 ms), RFC 6298's initial 1 s and 60 s ceiling: the
+    /// values [`TcpConfig::default`] documents.
+    fn default() -> Self {
+        RtoConfig {
+            rule: RtoRule::Linux,
+            min_rto: SimDuration::from_millis(200),
+            initial_rto: SimDuration::from_secs(1),
+            max_rto: SimDuration::from_secs(60),
+        }
+    }
+}
+
+impl From<&TcpConfig> for RtoConfig {
+    fn from(cfg: &TcpConfig) -> Self {
+        RtoConfig {
+            rule: cfg.rto_rule,
+            min_rto: cfg.min_rto,
+            initial_rto: cfg.initial_rto,
+            max_rto: cfg.max_rto,
+        }
+    }
+}
+
 /// SRTT, RTTVAR and the retransmission timeout of one connection.
 #[derive(Clone, Debug)]
 pub struct RttEstimator {
@@ -51,6 +89,8 @@ pub struct RttEstimator {
     /// a sender reads it after every ACK and, with RACK, after every new segment (the loss
     /// probe's deadline is capped by what the RTO has left), far more often than it changes.
     rto: SimDuration,
+    // The configuration's fields, not the `RtoConfig` itself: that would pad the estimator to
+    // 80 bytes, and the sender's hot part has no room for 8 more.
     rule: RtoRule,
     min_rto: SimDuration,
     initial_rto: SimDuration,
@@ -58,14 +98,14 @@ pub struct RttEstimator {
 }
 
 impl RttEstimator {
-    pub fn new(cfg: &TcpConfig) -> Self {
+    pub fn new(cfg: RtoConfig) -> Self {
         let mut est = RttEstimator {
             srtt: None,
             rttvar: SimDuration::ZERO,
             min_rtt: SimDuration::MAX,
             backoff: 0,
             rto: SimDuration::ZERO,
-            rule: cfg.rto_rule,
+            rule: cfg.rule,
             min_rto: cfg.min_rto,
             initial_rto: cfg.initial_rto,
             max_rto: cfg.max_rto,
@@ -152,7 +192,12 @@ mod tests {
     }
 
     fn estimator() -> RttEstimator {
-        RttEstimator::new(&TcpConfig::default())
+        RttEstimator::new(RtoConfig::default())
+    }
+
+    #[test]
+    fn the_default_rto_configuration_is_tcps() {
+        assert_eq!(RtoConfig::default(), RtoConfig::from(&TcpConfig::default()));
     }
 
     #[test]
@@ -185,7 +230,7 @@ mod tests {
     }
 
     fn rfc6298() -> RttEstimator {
-        RttEstimator::new(&TcpConfig { rto_rule: RtoRule::Rfc6298, ..TcpConfig::default() })
+        RttEstimator::new(RtoConfig { rule: RtoRule::Rfc6298, ..RtoConfig::default() })
     }
 
     #[test]
@@ -229,12 +274,12 @@ mod tests {
 
     #[test]
     fn granularity_bounds_the_variance_term_from_below() {
-        let cfg = TcpConfig {
+        let cfg = RtoConfig {
             min_rto: SimDuration::ZERO,
-            rto_rule: RtoRule::Rfc6298,
-            ..TcpConfig::default()
+            rule: RtoRule::Rfc6298,
+            ..RtoConfig::default()
         };
-        let mut e = RttEstimator::new(&cfg);
+        let mut e = RttEstimator::new(cfg);
         for _ in 0..80 {
             e.on_sample(ms(10));
         }

@@ -1,12 +1,11 @@
-//! The TCP sender: what to send next, per-ACK bookkeeping, timers and the congestion-control glue.
-//! The loss-recovery state machine (Tahoe, Reno, NewReno, SACK, RTO) lives in `recovery.rs`.
+//! The TCP sender: transmission, per-ACK bookkeeping, timers and the congestion-control glue,
+//! composing the parts that own their state: what to send next (`next_seg.rs`), the
+//! loss-recovery state machine (Tahoe, Reno, NewReno, SACK, RTO; `recovery.rs`), RACK-TLP
+//! (`rack.rs`), ECN (`ecn.rs`), SQM (`sqm.rs`) and the handshake (`handshake.rs`). They decide;
+//! the sender applies what they return.
 //!
 //! ```text
-//! window  = min(⌊cwnd⌋, rwnd)                                   segments, at least 1
-//! send while pipe < window:                                    (RFC 6675 §5 step C)
-//!     1. a segment deemed lost and not yet retransmitted, lowest first   (NextSeg rule 1)
-//!     2. new data, if the application has it and SND.MAX − SND.UNA < rwnd (NextSeg rule 2)
-//!        (`window_from_una`, ns-2: outside fast recovery, SND.MAX − SND.UNA < window)
+//! per transmit opportunity: NextSeg within min(⌊cwnd⌋, rwnd)   (RFC 6675 §5 step C)
 //! per ACK: SND.UNA advances; SACK blocks update the scoreboard (recovery = sack only);
 //!     RTT sample (Karn: only segments sent once, not SACKed before);
 //!     recovery state machine; RTO timer (RFC 6298 §5.2–5.3);
@@ -18,71 +17,27 @@
 //! acknowledges new data") and Linux `tcp_may_raise_cwnd`; SACKed segments reported by earlier
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
-use super::config::{EchoGrowth, Recovery, TcpConfig};
-use super::ecn::EcnState;
-use super::handshake::Handshake;
-use super::prr::Prr;
-use super::rack::Rack;
+use super::config::{Recovery, TcpConfig};
+use super::cwnd_usage::CwndUsage;
+use super::ecn::Ecn;
+use super::handshake::{Handshake, SynStep};
+use super::next_seg::{self, NextSeg, Window};
+use super::rack::{ProbeSegment, Rack};
 use super::rate_sample::RateSampler;
-use super::receiver::ts_clock;
-use super::recovery::{CaState, Phase};
-use super::rtt::RttEstimator;
+use super::receiver::{ts_clock, ts_echo_rtt};
+use super::recovery::{AckStep, Connection, LossRecovery, Phase};
+use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
-use super::sqm::SqmState;
+use super::sqm::Sqm;
+use super::timers::Timers;
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::Packet;
-use crate::time::{Deadline, SimDuration, SimTime};
+use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
 use crate::wire::Header;
 use std::sync::Arc;
-
-/// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct Timers {
-    /// Retransmission timeout (RFC 6298 §5).
-    pub(super) rto: Deadline,
-    /// A rate-based application produces its next message.
-    pub(super) app: Deadline,
-    /// The pacing gap since the last transmission ends (algorithms with a pacing rate).
-    pub(super) pace: Deadline,
-    /// SYN retransmission (handshake).
-    pub(super) syn: Deadline,
-    /// RACK's reorder timer: a copy becomes overdue (RFC 8985 §6.3).
-    pub(super) reorder: Deadline,
-    /// Tail loss probe (RFC 8985 §7).
-    pub(super) probe: Deadline,
-}
-
-impl Timers {
-    /// The earliest deadline set, if any.
-    fn earliest(&self) -> Option<SimTime> {
-        Deadline::earliest([self.rto, self.app, self.pace, self.syn, self.reorder, self.probe])
-    }
-}
-
-/// Whether the window, rather than the application or rwnd, limited sending in the last round
-/// trip (Linux `tcp_cwnd_validate`: `is_cwnd_limited`, `max_packets_out`, `cwnd_usage_seq`).
-#[derive(Clone, Copy, Debug, Default)]
-struct CwndUsage {
-    /// A burst ended with data waiting and the congestion window full.
-    limited: bool,
-    /// Most segments outstanding at the end of a burst in this period.
-    max_out: u64,
-    /// The period ends when SND.UNA reaches this segment (SND.MAX when it began).
-    until: u64,
-}
-
-/// What to do on a transmit opportunity.
-enum NextSeg {
-    Retransmit(u64),
-    New(u64),
-    /// Nothing to send; `cwnd_limited` if the congestion window held data back.
-    Wait {
-        cwnd_limited: bool,
-    },
-}
 
 /// Laid out in the order written (`repr(C)`): what an ACK or a transmission reads first, in ten
 /// cache lines, then what only a recovery, an ECN or Source Quench reaction or a report reads.
@@ -93,18 +48,14 @@ enum NextSeg {
 pub struct TcpSender {
     /// Shared by the senders built from one configuration: tens of thousands of background
     /// senders read one copy, which stays in the cache, instead of each its own cold lines.
-    pub(super) cfg: Arc<TcpConfig>,
-    pub(super) cc: AnyCc,
+    cfg: Arc<TcpConfig>,
+    cc: AnyCc,
     /// Window state shared with the congestion controller (cwnd, ssthresh in segments).
-    pub(super) st: CcState,
-    pub(super) sb: Scoreboard,
-    pub(super) rtt: RttEstimator,
-    pub(super) timers: Timers,
-    pub(super) state: CaState,
+    st: CcState,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    timers: Timers,
     usage: CwndUsage,
-    /// SND.MAX at the last fast retransmit or timeout (RFC 6582 `recover` + 1, RFC 6675
-    /// `RecoveryPoint` + 1); `None` before the first.
-    pub(super) recover: Option<u64>,
     completed_at: Option<SimTime>,
     /// When data last left (for the restart after idle).
     last_data_sent: Option<SimTime>,
@@ -117,41 +68,31 @@ pub struct TcpSender {
     /// Boxed: only algorithms that want rate samples (BBR) have one, and it is 144 bytes.
     rate: Option<Box<RateSampler>>,
     /// RACK-TLP state (`rack.rs`), when configured.
-    pub(super) rack: Option<Box<Rack>>,
+    rack: Option<Box<Rack>>,
     /// Nothing is sent before this instant (the connection starts established).
     start: SimTime,
     app: AppSource,
     addr: Addr,
-    /// Duplicate ACKs since SND.UNA last advanced.
-    pub(super) dupacks: u32,
     started: bool,
-    /// Send the lowest lost segment at the next opportunity even if the window is full (the fast
-    /// retransmit of RFC 5681 §3.2 step 2, RFC 6582 partial ACKs, RFC 6675 §5 step 4.3).
-    pub(super) force_retransmit: bool,
-    /// A segment was sent since the last `poll_transmit` that returned `None`.
-    burst_sent: bool,
     /// A loss probe is due: the next transmit opportunity sends it whatever cwnd says.
-    pub(super) probe_due: bool,
+    probe_due: bool,
     /// New data went out in the burst under way: the loss probe is scheduled once, when the
     /// burst ends (`poll_transmit` returning `None`), as Linux's tcp_write_xmit schedules it
     /// after its loop, not after each segment (RACK only).
     probe_after_burst: bool,
     /// The three-way handshake, when configured (`handshake.rs`).
-    pub(super) handshake: Option<Handshake>,
-    /// Proportional Rate Reduction in progress (`prr.rs`).
-    pub(super) prr: Option<Prr>,
-    pub(super) ecn: EcnState,
-    pub(super) sqm: SqmState,
-    pub(super) timeouts: u64,
-    pub(super) fast_recoveries: u64,
-    /// Tail-loss probes sent (RFC 8985 §7).
-    pub(super) loss_probes: u64,
+    handshake: Option<Handshake>,
+    /// The loss-recovery state machine (`recovery.rs`): its hot fields end the hot part, its
+    /// PRR state and counters begin the cold one.
+    recovery: LossRecovery,
+    ecn: Ecn,
+    sqm: Sqm,
 }
 
 impl TcpSender {
     /// Bytes from the start that an ACK reads (the hot part, see the layout test).
     pub(crate) const HOT_BYTES: usize =
-        std::mem::offset_of!(TcpSender, handshake) + std::mem::size_of::<Option<Handshake>>();
+        std::mem::offset_of!(TcpSender, recovery) + LossRecovery::HOT_BYTES;
 }
 
 impl TcpSender {
@@ -164,7 +105,7 @@ impl TcpSender {
     ) -> Self {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
-        let rtt = RttEstimator::new(&cfg);
+        let rtt = RttEstimator::new(RtoConfig::from(&*cfg));
         let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
         TcpSender {
             addr,
@@ -175,30 +116,28 @@ impl TcpSender {
             started: false,
             sb: Scoreboard::new(),
             rtt,
-            state: CaState::Open,
-            dupacks: 0,
-            recover: None,
-            force_retransmit: false,
+            recovery: LossRecovery::new(),
             timers: Timers::default(),
             usage: CwndUsage::default(),
-            burst_sent: false,
             completed_at: None,
             next_send: SimTime::ZERO,
-            timeouts: 0,
-            fast_recoveries: 0,
-            loss_probes: 0,
-            ecn: EcnState::default(),
-            sqm: SqmState::default(),
+            ecn: Ecn::default(),
+            sqm: Sqm::default(),
             last_data_sent: None,
             handshake: cfg.handshake.then(Handshake::default),
             rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
-            prr: None,
             probe_due: false,
             probe_after_burst: false,
             snd_wnd: u64::MAX,
             rate,
             cfg,
         }
+    }
+
+    /// The RTT estimator (tests).
+    #[cfg(test)]
+    pub(super) fn rtt_estimator(&self) -> &RttEstimator {
+        &self.rtt
     }
 
     /// Swaps in another congestion controller before the connection starts (tests).
@@ -213,7 +152,7 @@ impl TcpSender {
         &self.st
     }
     pub fn phase(&self) -> Phase {
-        self.state.phase()
+        self.recovery.phase()
     }
     /// SND.UNA, the oldest unacknowledged segment.
     pub fn snd_una(&self) -> u64 {
@@ -235,50 +174,60 @@ impl TcpSender {
         &self.cc
     }
 
-    pub(super) fn addr(&self) -> Addr {
-        self.addr
+    /// The SYN-ACK arrived: the handshake's RTT is the first sample.
+    fn on_syn_ack(&mut self, now: SimTime, tsecr: Option<u32>) {
+        let Some(syn_ack) = self.handshake.as_mut().and_then(|h| h.on_syn_ack(now, tsecr)) else {
+            return;
+        };
+        self.timers.syn.clear();
+        if let Some(r) = syn_ack.rtt_sample {
+            self.on_rtt_sample(now, r);
+        }
+        if syn_ack.window_of_one {
+            self.st.cwnd = 1.0; // Linux tcp_init_transfer, RFC 5681 §3.1
+        }
+    }
+
+    /// The state machine and, apart, what its steps work on.
+    fn recovery_and_connection(&mut self) -> (&mut LossRecovery, Connection<'_>) {
+        let cx = Connection {
+            cfg: &self.cfg,
+            rack: self.rack.is_some(),
+            sb: &mut self.sb,
+            st: &mut self.st,
+            cc: &mut self.cc,
+            ecn: &mut self.ecn,
+        };
+        (&mut self.recovery, cx)
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4–5.6; the state machine's part in
+    /// `recovery.rs`): the RTO backs off and is re-armed, RACK forgets its transmissions.
+    fn on_retransmission_timeout(&mut self, now: SimTime) {
+        let (recovery, cx) = self.recovery_and_connection();
+        recovery.on_timeout(now, cx);
+        self.rtt.back_off();
+        self.end_tail_probe();
+        if let Some(rack) = &mut self.rack {
+            rack.on_timeout();
+        }
+        self.timers.reorder.clear();
+        self.timers.rto.set(now + self.rtt.rto());
     }
 
     /// Takes one valid RTT measurement: estimator, CC state and the algorithm's hook.
-    pub(super) fn on_rtt_sample(&mut self, now: SimTime, r: SimDuration) {
+    fn on_rtt_sample(&mut self, now: SimTime, r: SimDuration) {
         self.rtt.on_sample(r);
         self.st.srtt = self.rtt.srtt();
         self.st.min_rtt = self.rtt.min_rtt();
         self.cc.on_rtt_sample(&mut self.st, now, r);
     }
 
-    /// Segments the window allows in the network.
-    fn window(&self) -> u64 {
-        self.cwnd_segments().min(self.rwnd())
-    }
     /// The receiver window: the configured limit or the advertised window, whichever is
     /// smaller, at least one segment (we do not model zero-window probing).
+    #[inline]
     fn rwnd(&self) -> u64 {
         self.cfg.rwnd.min(self.snd_wnd).max(1)
-    }
-    fn cwnd_segments(&self) -> u64 {
-        // `as` truncates, which is the floor for a window (never negative); `f64::floor` is a
-        // library call on baseline x86-64. Through `i64`: one conversion instruction, where a
-        // conversion to `u64` takes a dozen to handle values from 2^63 on (no window is that large).
-        (self.st.cwnd as i64).max(1) as u64
-    }
-
-    /// ns-2's window outside fast recovery (`TcpConfig::window_from_una`): new data only below
-    /// SND.UNA + window, however much of the span above a hole has been SACKed, plus one segment
-    /// for each of the first dupthresh − 1 duplicate ACKs (limited transmit, RFC 3042; ns-2
-    /// `singledup_ 1` and `send_one`). After a timeout ns-2 counts no duplicates (`timeout_`).
-    fn window_holds_back_new_data(&self) -> bool {
-        if !self.cfg.window_from_una {
-            return false;
-        }
-        let limited_transmit = match self.state {
-            CaState::Recovery { .. } => return false,
-            CaState::Loss { .. } => 0,
-            CaState::Open | CaState::Cwr { .. } | CaState::SourceQuench { .. } => {
-                u64::from(self.dupacks.min(self.cfg.dupthresh.saturating_sub(1)))
-            }
-        };
-        self.sb.packets_out() >= self.window() + limited_transmit
     }
 
     /// Starts the connection at `start`; false while nothing may be sent.
@@ -308,45 +257,36 @@ impl TcpSender {
 
     /// True if the application has a new segment ready and the receiver window has room.
     #[inline(always)]
-    pub(super) fn new_data_ready(&self, now: SimTime) -> bool {
+    fn new_data_ready(&self, now: SimTime) -> bool {
         let next = self.sb.high_tx();
         next < self.app.available(now)
             && self.app.total().is_none_or(|t| next < t)
             && self.sb.packets_out() < self.rwnd()
     }
 
+    /// What this transmit opportunity sends (`next_seg.rs`).
     fn next_segment(&mut self, now: SimTime) -> NextSeg {
-        if std::mem::take(&mut self.force_retransmit) {
-            if let Some(seq) = self.sb.next_retransmission() {
-                return NextSeg::Retransmit(seq);
-            }
-        }
-        let pipe = self.sb.pipe();
+        let forced = self.recovery.take_forced_retransmit();
+        let window = Window::new(self.st.cwnd, self.rwnd());
         let new_ready = self.new_data_ready(now);
-        if pipe >= self.window() {
-            let waiting = new_ready || self.sb.lost_out() > self.sb.retrans_out();
-            return NextSeg::Wait { cwnd_limited: waiting && pipe >= self.cwnd_segments() };
-        }
-        if let Some(seq) = self.sb.next_retransmission() {
-            return NextSeg::Retransmit(seq);
-        }
-        if new_ready {
-            if self.window_holds_back_new_data() {
-                return NextSeg::Wait { cwnd_limited: true };
-            }
-            return NextSeg::New(self.sb.high_tx());
-        }
+        let (cfg, recovery) = (&self.cfg, &self.recovery);
+        let from_una =
+            || cfg.window_from_una.then(|| recovery.limited_transmit(cfg.dupthresh)).flatten();
+        next_seg::choose(&mut self.sb, window, forced, new_ready, from_una)
+    }
+
+    /// The window has room and nothing is ready to send.
+    fn on_nothing_ready(&mut self, now: SimTime) {
         if self.sb.high_tx() >= self.app.available(now) {
             // Application-limited: a rate-based source says when its next message exists.
             if let Some(rate) = &mut self.rate {
-                rate.on_app_limited(pipe);
+                rate.on_app_limited(self.sb.pipe());
             }
             self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
         }
-        NextSeg::Wait { cwnd_limited: false }
     }
 
-    pub(super) fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
+    fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
         if retransmit {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
@@ -374,15 +314,11 @@ impl TcpSender {
         if let Some(rack) = &mut self.rack {
             rack.on_sent(seq, self.sb.order_of(seq), now);
         }
-        // The state first: outside recovery the PRR line stays untouched.
-        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            prr.on_sent();
-        }
-        self.burst_sent = true;
+        self.recovery.on_sent();
+        self.usage.on_sent();
         // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
         // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
-        let after_partial_ack = matches!(self.state, CaState::Recovery { partial_acked: true, .. });
-        let rearm_head = self.cfg.head_retransmit_rearms_rto || !after_partial_ack;
+        let rearm_head = self.cfg.head_retransmit_rearms_rto || !self.recovery.after_partial_ack();
         if !self.timers.rto.is_set() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
             // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
@@ -425,24 +361,20 @@ impl TcpSender {
         }
     }
 
-    /// A burst of transmissions ended: update the cwnd-limited record (Linux tcp_cwnd_validate).
-    fn end_burst(&mut self, cwnd_limited: bool) {
-        if std::mem::take(&mut self.burst_sent) || cwnd_limited {
-            let out = self.sb.packets_out();
-            let u = &mut self.usage;
-            if self.sb.una() >= u.until || cwnd_limited || out > u.max_out {
-                *u = CwndUsage { limited: cwnd_limited, max_out: out, until: self.sb.high_tx() };
-            }
-        }
-    }
-
     /// What `poll_transmit` returns, before the burst's end is settled.
     fn next_packet(&mut self, now: SimTime) -> Option<Packet> {
         if !self.begin(now) {
             return None;
         }
-        if let Some(syn) = self.poll_handshake(now) {
-            return syn;
+        if let Some(hs) = &mut self.handshake {
+            match hs.poll(now, self.addr, self.cfg.timestamps) {
+                SynStep::Established => {}
+                SynStep::Wait => return None,
+                SynStep::Send(syn) => {
+                    self.timers.syn.set(now + self.rtt.rto());
+                    return Some(syn);
+                }
+            }
         }
         if self.probe_due {
             if let Some(p) = self.send_tail_probe(now) {
@@ -452,14 +384,19 @@ impl TcpSender {
         if now < self.next_send && self.cc.pacing_rate(&self.st).is_some() {
             // Paced: the sender, not the application, holds data back until `next_send`.
             self.timers.pace.set(self.next_send);
-            self.end_burst(true);
+            self.usage.on_burst_end(true, &self.sb);
             return None;
         }
         match self.next_segment(now) {
             NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
             NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
             NextSeg::Wait { cwnd_limited } => {
-                self.end_burst(cwnd_limited);
+                self.usage.on_burst_end(cwnd_limited, &self.sb);
+                None
+            }
+            NextSeg::NothingReady => {
+                self.on_nothing_ready(now);
+                self.usage.on_burst_end(false, &self.sb);
                 None
             }
         }
@@ -473,23 +410,94 @@ impl TcpSender {
     }
 
     /// No loss probe is scheduled, nor one left to schedule when the burst ends.
-    pub(super) fn clear_probe(&mut self) {
+    fn clear_probe(&mut self) {
         self.timers.probe.clear();
         self.probe_after_burst = false;
     }
 
-    /// Linux `tcp_is_cwnd_limited`: the window held data back in the last round trip, or, in
-    /// slow start, cwnd is less than twice the most segments recently outstanding.
-    fn is_cwnd_limited(&self) -> bool {
-        self.usage.limited
-            || (self.st.in_slow_start() && self.st.cwnd < 2.0 * self.usage.max_out as f64)
+    /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
+    fn end_tail_probe(&mut self) {
+        if let Some(rack) = &mut self.rack {
+            rack.cancel_probe();
+        }
+        self.clear_probe();
+    }
+
+    /// RACK (`rack.rs`) on an ACK (or the reorder timer, `delivered = None`): marks overdue
+    /// copies lost and arms the reorder timer. Returns the segments newly marked.
+    fn rack_detect_loss(&mut self, now: SimTime, delivered: Option<LatestSent>) -> u64 {
+        let Some(rack) = &mut self.rack else {
+            return 0; // every ACK asks: without RACK, before the reordering window is worked out
+        };
+        let in_recovery = self.recovery.repairing();
+        let (marked, deadline) = rack.mark_losses(
+            now,
+            delivered,
+            in_recovery,
+            self.cfg.dupthresh,
+            &self.rtt,
+            &mut self.sb,
+        );
+        self.timers.reorder = deadline.into();
+        marked
+    }
+
+    /// RFC 8985 §6.3: the reorder timer fired; what is now overdue is lost.
+    fn on_reorder_timeout(&mut self, now: SimTime) {
+        if self.rack_detect_loss(now, None) == 0 {
+            return;
+        }
+        let (recovery, cx) = self.recovery_and_connection();
+        if recovery.on_reorder_losses(now, cx) {
+            self.end_tail_probe();
+        }
+    }
+
+    /// The segment a loss probe would send now (`rack.rs`), if one may be sent.
+    fn tail_probe(&self, now: SimTime) -> Option<ProbeSegment> {
+        let state_allows = self.recovery.allows_tail_probe();
+        self.rack.as_ref()?.probe_segment(state_allows, &self.sb, || self.new_data_ready(now))
+    }
+
+    /// After an ACK or a burst of new data: schedule the loss probe, or leave the RTO alone.
+    fn arm_probe_or_rto(&mut self, now: SimTime) {
+        let deadline = self.rack.as_ref().and_then(|r| {
+            let state_allows = self.recovery.allows_tail_probe();
+            r.probe_deadline(now, state_allows, &self.sb, &self.rtt, self.timers.rto.get())
+        });
+        self.timers.probe = deadline.into();
+    }
+
+    /// The probe timer fired: the probe goes out, then the RTO is re-armed.
+    fn send_tail_probe(&mut self, now: SimTime) -> Option<Packet> {
+        self.probe_due = false;
+        let ProbeSegment { seq, retransmission } = self.tail_probe(now)?;
+        if retransmission {
+            self.sb.mark_lost(seq);
+        }
+        let pkt = self.transmit(now, seq, retransmission);
+        if let Some(rack) = &mut self.rack {
+            rack.on_probe_sent(self.sb.high_tx(), retransmission);
+        }
+        self.clear_probe();
+        self.timers.rto.set(now + self.rtt.rto());
+        Some(pkt)
+    }
+
+    /// RFC 8985 §7.4: a probe that repaired a loss is answered by a window reduction.
+    fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
+        let una = self.sb.una();
+        if self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack)) {
+            let (recovery, cx) = self.recovery_and_connection();
+            recovery.on_tail_loss_repaired(now, cx);
+        }
     }
 
     fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
         let prior_in_flight = self.st.in_flight;
-        let could_grow = self.state.allows_growth();
+        let could_grow = self.recovery.allows_growth();
         let cum = self.sb.ack_cumulative(ack);
         self.snd_wnd = u64::from(a.wnd);
         let mut sacked = Sacked::default();
@@ -506,32 +514,24 @@ impl TcpSender {
         self.st.delivered += acked;
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
-        let echo_rtt = || {
-            a.tsecr.filter(|_| ack > prev_una).map(|ts| {
-                SimDuration::from_millis(u64::from(ts_clock(now).wrapping_sub(ts).max(1)))
-            })
-        };
+        let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| ts_echo_rtt(now, ts));
         let rtt = cum.rtt_sent_at.max(sacked.rtt_sent_at).map(|sent| now - sent).or_else(echo_rtt);
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
         }
         let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
-        let restart_rto = self.update_recovery(now, prev_una, sacked.segments > 0);
+        let (recovery, cx) = self.recovery_and_connection();
+        let AckStep { restart_rto, entered_recovery } =
+            recovery.on_ack(now, prev_una, sacked.segments > 0, cx);
+        if entered_recovery {
+            self.end_tail_probe();
+        }
         if ece {
-            self.on_ecn_echo(now, ack);
+            let (recovery, cx) = self.recovery_and_connection();
+            recovery.on_ecn_echo(now, ack, cx);
         }
         self.on_tail_probe_ack(now, prev_una, a.dsack);
-        if let (CaState::Recovery { .. }, Some(prr)) = (self.state, &mut self.prr) {
-            if let Some(cwnd) = prr.cwnd_after_ack(
-                acked,
-                self.sb.pipe(),
-                self.st.ssthresh,
-                ack > prev_una,
-                newly_lost > 0,
-            ) {
-                self.st.cwnd = cwnd;
-            }
-        }
+        self.recovery.prr_on_ack(acked, ack > prev_una, newly_lost > 0, &self.sb, &mut self.st);
         if self.sb.packets_out() == 0 {
             self.timers.rto.clear(); // RFC 6298 §5.2
             self.sb.release_spare();
@@ -544,19 +544,12 @@ impl TcpSender {
         } else if ack > prev_una && restart_rto {
             self.timers.rto.set(now + self.rtt.rto()); // RFC 6298 §5.3
         }
-        // RFC 3168 §6.1.2: no growth in response to an ECN-Echo, as each profile reads it.
-        let echo = ece
-            && self.cfg.ecn
-            && match self.cfg.ecn_echo_growth {
-                EchoGrowth::Grows => false,
-                EchoGrowth::BelowSsthresh => !self.st.in_slow_start(),
-                EchoGrowth::Held => true,
-            };
+        let echo = ece && Ecn::echo_holds_growth(&self.cfg, &self.st);
         if ack > prev_una
             && could_grow
-            && self.state.allows_growth()
+            && self.recovery.allows_growth()
             && !echo
-            && self.is_cwnd_limited()
+            && self.usage.is_cwnd_limited(&self.st)
         {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
@@ -595,8 +588,13 @@ impl Transport for TcpSender {
                 self.arm_probe_or_rto(now);
             }
             Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
-            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at } => {
-                self.on_source_quench(now, code, seq, quoted_sent_at);
+            Header::IcmpSourceQuench { code, seq, of_data: true, quoted_sent_at }
+                if self.cfg.source_quench =>
+            {
+                // SQM-Response (`sqm.rs`): at most one cut per round trip, in the Open state.
+                let cut = self.sqm.on_quench(now, self.recovery.is_open(), self.rtt.srtt());
+                let (recovery, cx) = self.recovery_and_connection();
+                recovery.on_source_quench(now, cut, code, seq, quoted_sent_at, cx);
             }
             _ => {}
         }
@@ -614,7 +612,9 @@ impl Transport for TcpSender {
         }
         if self.timers.syn.is_due(now) {
             self.timers.syn.clear();
-            self.on_syn_timeout();
+            if self.handshake.as_mut().is_some_and(Handshake::on_timeout) {
+                self.rtt.back_off();
+            }
         }
         if self.timers.reorder.is_due(now) {
             self.timers.reorder.clear();
@@ -624,7 +624,7 @@ impl Transport for TcpSender {
         if self.timers.probe.is_due(now) {
             self.clear_probe();
             self.probe_due = true;
-            probing = self.tail_probe_possible(now);
+            probing = self.tail_probe(now).is_some();
         }
         // Linux runs the loss probe and the RTO on one timer (`icsk_pending`): a probe scheduled
         // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
@@ -662,11 +662,13 @@ impl Transport for TcpSender {
             rate_bps: None,
             delivered_bytes: 0,
             completed_at: self.completed_at,
-            timeouts: self.timeouts,
-            fast_recoveries: self.fast_recoveries,
-            loss_probes: self.loss_probes,
-            ecn_reductions: self.ecn.reductions,
-            sq_reductions: self.sqm.reductions,
+            // The SYN's timeouts are the handshake's retransmissions.
+            timeouts: self.recovery.timeouts()
+                + self.handshake.map_or(0, |h| u64::from(h.retransmits())),
+            fast_recoveries: self.recovery.fast_recoveries(),
+            loss_probes: self.rack.as_ref().map_or(0, |r| r.loss_probes()),
+            ecn_reductions: self.ecn.reductions(),
+            sq_reductions: self.sqm.reductions(),
         }
     }
 }
@@ -687,12 +689,8 @@ mod tests {
     #[test]
     fn what_an_ack_reads_lies_in_the_first_ten_lines_and_the_rest_after_it() {
         use std::mem::{offset_of, size_of};
-        let cold = [
-            offset_of!(TcpSender, prr),
-            offset_of!(TcpSender, ecn),
-            offset_of!(TcpSender, sqm),
-            offset_of!(TcpSender, timeouts),
-        ];
+        // The state machine's PRR state and counters lie past its `HOT_BYTES` (`repr(C)`).
+        let cold = [offset_of!(TcpSender, ecn), offset_of!(TcpSender, sqm)];
         let hot_end = TcpSender::HOT_BYTES;
         assert!(hot_end <= 10 * 64, "the hot part is {hot_end} bytes");
         assert!(
@@ -700,23 +698,6 @@ mod tests {
             "a cold field {cold:?} before the hot part's end {hot_end}"
         );
         assert!(size_of::<TcpSender>() <= 12 * 64, "TcpSender is {} bytes", size_of::<TcpSender>());
-    }
-
-    #[test]
-    fn timers_report_the_earliest_deadline_set_and_an_unset_one_is_never_due() {
-        let mut t = Timers::default();
-        assert_eq!(t.earliest(), None);
-        assert!(!t.rto.is_due(SimTime::MAX), "unset: not due even at the last instant");
-        t.probe.set(ms(30));
-        t.rto.set(ms(200));
-        t.app = Some(ms(50)).into();
-        assert_eq!(t.earliest(), Some(ms(30)));
-        assert!(t.probe.is_due(ms(30)) && !t.probe.is_due(ms(29)));
-        t.probe.clear();
-        assert_eq!(t.earliest(), Some(ms(50)));
-        t.app = None.into();
-        assert_eq!((t.earliest(), t.app.get(), t.rto.get()), (Some(ms(200)), None, Some(ms(200))));
-        assert_eq!(std::mem::size_of::<Timers>(), 48, "one cache line with room to spare");
     }
 
     fn ack(n: u64) -> Packet {

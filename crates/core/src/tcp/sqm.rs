@@ -36,81 +36,57 @@
 //! - The quoted copy's send time identifies which copy was dropped: a report about a copy that
 //!   has since been resent is ignored (a real stack would compare the quoted IP header).
 
-use super::recovery::CaState;
-use super::sender::TcpSender;
-use crate::cc::{CongestionEvent, CongestionKind};
-use crate::time::SimTime;
-use crate::wire::QuenchCode;
+use super::scoreboard::Scoreboard;
+use crate::cc::CcState;
+use crate::time::{SimDuration, SimTime};
 
-/// The sender's Source Quench bookkeeping.
+/// The sender's Source Quench bookkeeping. The episode itself is a state of the recovery state
+/// machine (`CaState::SourceQuench`), the window cut the sender's; this decides when to cut and
+/// holds the rules the episode follows.
 #[derive(Clone, Copy, Debug, Default)]
-pub(super) struct SqmState {
+pub(super) struct Sqm {
     /// When SQM last cut the window.
     last_reduction: Option<SimTime>,
     /// Window reductions made in answer to Source Quench.
-    pub(super) reductions: u64,
+    reductions: u64,
 }
 
-impl TcpSender {
-    /// An ICMP Source Quench about data segment `seq` (the copy sent at `copy_sent_at`) arrived.
-    pub(super) fn on_source_quench(
+impl Sqm {
+    /// Window reductions made in answer to Source Quench.
+    pub(super) fn reductions(&self) -> u64 {
+        self.reductions
+    }
+
+    /// A Source Quench arrived at `now` in the Open state (`open`) or not: whether it cuts the
+    /// window (counted as a reduction), at most once per round trip.
+    pub(super) fn on_quench(
         &mut self,
         now: SimTime,
-        code: QuenchCode,
-        seq: u64,
-        copy_sent_at: SimTime,
-    ) {
-        if !self.cfg.source_quench {
-            return;
-        }
-        let cut = matches!(self.state, CaState::Open) && self.sqm_may_reduce(now);
+        open: bool,
+        srtt: Option<SimDuration>,
+    ) -> bool {
+        let cut = open
+            && self
+                .last_reduction
+                .is_none_or(|t| srtt.is_none_or(|srtt| now.saturating_since(t) >= srtt));
         if cut {
-            let ev = CongestionEvent {
-                now,
-                kind: CongestionKind::SourceQuench,
-                flight_size: self.sb.packets_out(),
-            };
-            self.cc.inner_mut().on_congestion(&mut self.st, &ev);
-            self.st.cwnd = self.st.cwnd.min(self.st.ssthresh).max(1.0);
-            self.sqm.last_reduction = Some(now);
-            self.sqm.reductions += 1;
-            self.note_window_reduction();
+            self.last_reduction = Some(now);
+            self.reductions += 1;
         }
-        let resent = code == QuenchCode::Dropped && self.sb.quench(seq, copy_sent_at);
-        if resent {
-            self.force_retransmit = true;
-        }
-        self.state = match self.state {
-            CaState::Open | CaState::Cwr { .. } if cut || resent => {
-                CaState::SourceQuench { icmp_recover: seq }
-            }
-            CaState::SourceQuench { icmp_recover } if resent => {
-                CaState::SourceQuench { icmp_recover: icmp_recover.max(seq) }
-            }
-            other => other,
-        };
-        self.st.in_flight = self.sb.pipe();
+        cut
     }
 
-    /// At most one SQM reduction per round trip.
-    fn sqm_may_reduce(&self, now: SimTime) -> bool {
-        self.sqm
-            .last_reduction
-            .is_none_or(|t| self.rtt.srtt().is_none_or(|srtt| now.saturating_since(t) >= srtt))
-    }
-
-    /// An ACK advanced SND.UNA during SQM-Response.
-    pub(super) fn on_ack_in_source_quench(&mut self, icmp_recover: u64) {
-        self.st.cwnd += 1.0 / self.st.cwnd;
-        if self.sb.una() > icmp_recover {
-            self.state = CaState::Open;
-        }
+    /// An ACK advanced SND.UNA to `una` during SQM-Response: cwnd += 1/cwnd. Returns whether
+    /// the episode is over (`icmp_recover` is acknowledged).
+    pub(super) fn on_ack_in_episode(st: &mut CcState, una: u64, icmp_recover: u64) -> bool {
+        st.cwnd += 1.0 / st.cwnd;
+        una > icmp_recover
     }
 
     /// Duplicate ACKs during SQM-Response call for fast recovery only if the hole they point at
     /// was not reported by a Source Quench (and so is not being resent already).
-    pub(super) fn sqm_hole_unreported(&self) -> bool {
-        !self.sb.is_quenched(self.sb.una())
+    pub(super) fn hole_unreported(sb: &Scoreboard) -> bool {
+        !sb.is_quenched(sb.una())
     }
 }
 
