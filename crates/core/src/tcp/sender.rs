@@ -43,7 +43,7 @@ use std::sync::Arc;
 /// cache lines, then what only a recovery, an ECN or Source Quench reaction or a report reads.
 /// A background source's state is cold whenever its next packet comes (tens of thousands of
 /// sources lie between two of its packets), so every line an ACK touches is a miss; in Rust's
-/// own order an ACK read 14 of the 15 lines (BENCHMARKS.md, session 31).
+/// own order an ACK read 14 of the 15 lines (measured with callgrind).
 #[repr(C)]
 pub struct TcpSender {
     /// Shared by the senders built from one configuration: tens of thousands of background
