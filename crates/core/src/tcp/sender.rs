@@ -21,6 +21,7 @@ use super::config::{Recovery, TcpConfig};
 use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
+use super::idle::IdleRestart;
 use super::next_seg::{self, NextSeg, Window};
 use super::rack::{ProbeSegment, Rack};
 use super::rate_sample::RateSampler;
@@ -29,7 +30,7 @@ use super::recovery::{AckStep, Connection, LossRecovery, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
-use super::timers::Timers;
+use super::timers::{self, Timers};
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::Packet;
@@ -57,8 +58,8 @@ pub struct TcpSender {
     timers: Timers,
     usage: CwndUsage,
     completed_at: Option<SimTime>,
-    /// When data last left (for the restart after idle).
-    last_data_sent: Option<SimTime>,
+    /// When data last left (`idle.rs`).
+    idle: IdleRestart,
     /// Earliest instant the next segment may leave when the algorithm paces.
     next_send: SimTime,
     /// The receiver's advertised window, segments from SND.UNA.
@@ -123,7 +124,7 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             ecn: Ecn::default(),
             sqm: Sqm::default(),
-            last_data_sent: None,
+            idle: IdleRestart::default(),
             handshake: cfg.handshake.then(Handshake::default),
             rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
             probe_due: false,
@@ -132,19 +133,6 @@ impl TcpSender {
             rate,
             cfg,
         }
-    }
-
-    /// The RTT estimator (tests).
-    #[cfg(test)]
-    pub(super) fn rtt_estimator(&self) -> &RttEstimator {
-        &self.rtt
-    }
-
-    /// Swaps in another congestion controller before the connection starts (tests).
-    #[cfg(test)]
-    pub(super) fn replace_cc(&mut self, cc: AnyCc) {
-        self.rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
-        self.cc = cc;
     }
 
     /// Window and RTT state, as the congestion controller sees it.
@@ -291,18 +279,8 @@ impl TcpSender {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
         }
-        if let Some(last) = self
-            .last_data_sent
-            .filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0)
-        {
-            super::idle::restart_after_idle(
-                &mut self.st,
-                now - last,
-                self.rtt.rto(),
-                self.cfg.initial_cwnd,
-            );
-        }
-        self.last_data_sent = Some(now);
+        let packets_out = self.sb.packets_out();
+        self.idle.on_send(now, &self.cfg, packets_out, &mut self.st, self.rtt.rto());
         if let Some(rate) = &mut self.rate {
             rate.on_sent(seq, now, retransmit);
         }
@@ -604,25 +582,20 @@ impl Transport for TcpSender {
         if !self.begin(now) {
             return;
         }
-        if self.timers.app.is_due(now) {
-            self.timers.app.clear(); // `poll_transmit` sends the new message.
+        // The application's next message, or the end of a pacing gap: `poll_transmit` sends.
+        timers::fire(&mut self.timers.app, now);
+        timers::fire(&mut self.timers.pace, now);
+        if timers::fire(&mut self.timers.syn, now)
+            && self.handshake.as_mut().is_some_and(Handshake::on_timeout)
+        {
+            self.rtt.back_off();
         }
-        if self.timers.pace.is_due(now) {
-            self.timers.pace.clear(); // `poll_transmit` may send again.
-        }
-        if self.timers.syn.is_due(now) {
-            self.timers.syn.clear();
-            if self.handshake.as_mut().is_some_and(Handshake::on_timeout) {
-                self.rtt.back_off();
-            }
-        }
-        if self.timers.reorder.is_due(now) {
-            self.timers.reorder.clear();
+        if timers::fire(&mut self.timers.reorder, now) {
             self.on_reorder_timeout(now);
         }
         let mut probing = false;
-        if self.timers.probe.is_due(now) {
-            self.clear_probe();
+        if timers::fire(&mut self.timers.probe, now) {
+            self.probe_after_burst = false;
             self.probe_due = true;
             probing = self.tail_probe(now).is_some();
         }
@@ -630,8 +603,7 @@ impl Transport for TcpSender {
         // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
         // the RTO (tcp_send_loss_probe → tcp_rearm_rto). Only a probe that cannot be sent leaves
         // the RTO to fire.
-        if !probing && self.timers.rto.is_due(now) {
-            self.timers.rto.clear();
+        if !probing && timers::fire(&mut self.timers.rto, now) {
             self.on_retransmission_timeout(now);
         }
     }
@@ -681,6 +653,19 @@ mod tests {
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
     use crate::time::Rate;
     use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
+
+    impl TcpSender {
+        /// The RTT estimator.
+        pub(in crate::tcp) fn rtt_estimator(&self) -> &RttEstimator {
+            &self.rtt
+        }
+
+        /// Swaps in another congestion controller before the connection starts.
+        pub(in crate::tcp) fn replace_cc(&mut self, cc: AnyCc) {
+            self.rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
+            self.cc = cc;
+        }
+    }
 
     fn addr() -> Addr {
         Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
