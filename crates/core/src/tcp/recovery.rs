@@ -231,9 +231,12 @@ impl LossRecovery {
     pub(super) fn allows_tail_probe(&self) -> bool {
         matches!(self.state, CaState::Open | CaState::Cwr { .. })
     }
-    /// NewReno has had a partial ACK in this fast recovery.
-    pub(super) fn after_partial_ack(&self) -> bool {
-        matches!(self.state, CaState::Recovery { partial_acked: true, .. })
+    /// Whether retransmitting SND.UNA re-arms the RTO timer. ns-2 re-arms at the fast
+    /// retransmit (`reset_rtx_timer`) but, after a NewReno partial ACK, leaves the timer to the
+    /// ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
+    pub(super) fn head_retransmit_rearms_rto(&self, cfg: &TcpConfig) -> bool {
+        cfg.head_retransmit_rearms_rto
+            || !matches!(self.state, CaState::Recovery { partial_acked: true, .. })
     }
 
     /// Whether the next transmission is the lowest lost segment whatever the window; clears
