@@ -1,6 +1,8 @@
 //! The loss-recovery state machine: when to enter and leave fast recovery, what the window is
 //! meanwhile, and what a retransmission timeout does. One transition function per change; each
-//! notifies the congestion controller and sets the state together.
+//! notifies the congestion controller and sets the state together. [`LossRecovery`] owns the
+//! state; a step works on the scoreboard, the window and the algorithm it is handed
+//! ([`Connection`]) and returns what the sender has to follow up ([`AckStep`]).
 //!
 //! ```text
 //! Open     → Recovery   dupthresh duplicate ACKs, or (sack) IsLost(SND.UNA)   reno, newreno, sack
