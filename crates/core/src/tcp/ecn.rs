@@ -49,9 +49,13 @@ impl Ecn {
         self.reductions
     }
 
-    /// Whether the next new segment carries CWR; clears the request.
-    pub(super) fn take_cwr(&mut self) -> bool {
-        std::mem::take(&mut self.cwr_pending)
+    /// Whether the segment about to leave (`retransmit`: a retransmission) carries CWR: the
+    /// first new segment after a reduction (ns-2 profile: the first segment); clears the request.
+    #[inline]
+    pub(super) fn cwr_on(&mut self, cfg: &TcpConfig, retransmit: bool) -> bool {
+        // The shared configuration first: without ECN the flag is never set
+        // (`note_window_reduction`), and this cold line stays untouched.
+        (!retransmit || cfg.cwr_on_retransmit) && cfg.ecn && std::mem::take(&mut self.cwr_pending)
     }
 
     /// The window was just reduced (ECN, loss, timeout, Source Quench) with SND.MAX at

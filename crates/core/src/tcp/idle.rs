@@ -16,8 +16,36 @@
 //! Not implemented: the congestion controller is not told (Linux raises `CA_EVENT_CWND_RESTART`,
 //! which CUBIC uses to restart its epoch).
 
+use super::config::TcpConfig;
 use crate::cc::CcState;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
+
+/// When data last left: what the restart after idle measures the silence from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdleRestart {
+    last_data_sent: Option<SimTime>,
+}
+
+impl IdleRestart {
+    /// Data leaves at `now` with `packets_out` segments outstanding before it: after a silence,
+    /// the window restarts (if `TcpConfig::slow_start_after_idle`).
+    #[inline]
+    pub fn on_send(
+        &mut self,
+        now: SimTime,
+        cfg: &TcpConfig,
+        packets_out: u64,
+        st: &mut CcState,
+        rto: SimDuration,
+    ) {
+        if let Some(last) =
+            self.last_data_sent.filter(|_| cfg.slow_start_after_idle && packets_out == 0)
+        {
+            restart_after_idle(st, now - last, rto, cfg.initial_cwnd);
+        }
+        self.last_data_sent = Some(now);
+    }
+}
 
 /// Applies the restart to `st` after `idle` of silence with retransmission timeout `rto`.
 pub fn restart_after_idle(

@@ -21,8 +21,11 @@
 //! | `rtt.rs`        | SRTT, RTTVAR, RTO and backoff                          | RFC 6298             |
 //! | `ranges.rs`     | sorted segment ranges (out-of-order queue, SACK index) |                      |
 //! | `scoreboard.rs` | per-segment state, pipe, IsLost, NextSeg               | RFC 6675, Linux      |
-//! | `recovery.rs`   | the Open / Recovery / Loss state machine, per variant  | RFC 5681, 6582, 6675 |
-//! | `sender.rs`     | transmission, ACK processing, timers, CC glue          | RFC 5681, 6298       |
+//! | `recovery.rs`   | the Open / Recovery / Loss / Cwr / SQM state machine   | RFC 5681, 6582, 6675 |
+//! | `next_seg.rs`   | what a transmit opportunity sends, within the window   | RFC 6675 §5          |
+//! | `cwnd_usage.rs` | whether the window limited sending (growth allowed)    | Linux                |
+//! | `timers.rs`     | the sender's deadlines                                 | RFC 6298, 8985       |
+//! | `sender.rs`     | composes the parts: transmission, ACKs, timers, CC     | RFC 5681, 6298       |
 //! | `rate_sample.rs`| delivery rate per ACK (delivered, interval, app-limited)| draft-cheng-iccrg-delivery-rate-estimation |
 //! | `receiver.rs`   | cumulative and selective ACKs, delayed ACKs, delivery  | RFC 2018, 5681 §4.2  |
 //! | `ecn.rs`        | ECT, ECN-Echo response once per window, CWR            | RFC 3168 §6.1        |

@@ -40,8 +40,10 @@ const SENT_PREFETCH_AHEAD: usize = 8;
 /// PTO before any RTT sample (RFC 8985 §7.2: 1 s, Linux `TCP_TIMEOUT_INIT`).
 const PTO_WITHOUT_SRTT: SimDuration = SimDuration::from_secs(1);
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub(super) struct Rack {
+    /// DupThresh: once this many segments are SACKed the reordering window closes.
+    dupthresh: u32,
     /// The latest-sent delivered segment (RACK.xmit_ts, RACK.end_seq); `None` before any.
     latest: Option<LatestSent>,
     /// RACK.rtt: the RTT of that segment.
@@ -69,6 +71,17 @@ pub(super) struct ProbeSegment {
 }
 
 impl Rack {
+    pub(super) fn new(dupthresh: u32) -> Self {
+        Rack {
+            dupthresh,
+            latest: None,
+            rtt: SimDuration::ZERO,
+            sent: VecDeque::new(),
+            probe: None,
+            loss_probes: 0,
+        }
+    }
+
     /// Frees the per-transmission storage of past windows (see `tcp::release_spare`).
     pub(super) fn release_spare(&mut self) {
         super::release_spare(&mut self.sent);
@@ -99,12 +112,11 @@ impl Rack {
         now: SimTime,
         delivered: Option<LatestSent>,
         in_recovery: bool,
-        dupthresh: u32,
         rtt: &RttEstimator,
         sb: &mut Scoreboard,
     ) -> (u64, Option<SimTime>) {
         let reo_wnd =
-            Rack::reo_wnd(in_recovery, sb.sacked_out(), dupthresh, rtt.min_rtt(), rtt.srtt());
+            Rack::reo_wnd(in_recovery, sb.sacked_out(), self.dupthresh, rtt.min_rtt(), rtt.srtt());
         if let Some(d) = delivered {
             self.on_delivered(d, now, rtt.min_rtt());
         }
@@ -286,7 +298,7 @@ mod tests {
 
     /// Segments 0..n sent at 0, 1, 2 … ms.
     fn sent(n: u64) -> (Rack, Scoreboard) {
-        let (mut r, mut sb) = (Rack::default(), Scoreboard::new());
+        let (mut r, mut sb) = (Rack::new(3), Scoreboard::new());
         for i in 0..n {
             sb.on_sent_new(ms(i));
             r.on_sent(i, sb.order_of(i), ms(i));
@@ -333,7 +345,7 @@ mod tests {
 
     #[test]
     fn a_retransmission_delivered_faster_than_min_rtt_is_the_original_and_ignored() {
-        let mut r = Rack::default();
+        let mut r = Rack::new(3);
         let orig = LatestSent { order: 9, sent_at: ms(100), seq: 7, retransmitted: true };
         r.on_delivered(orig, ms(110), Some(SimDuration::from_millis(40)));
         assert!(r.latest.is_none());

@@ -181,6 +181,53 @@ impl RateSampler {
     }
 }
 
+/// The estimator of a connection whose algorithm reads rate samples (`wants_rate_samples`),
+/// nothing for the others. Boxed: only algorithms that want rate samples (BBR) have one, and it
+/// is 144 bytes.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RateSampling(Option<Box<RateSampler>>);
+
+impl RateSampling {
+    pub(super) fn new(wanted: bool) -> Self {
+        RateSampling(wanted.then(|| Box::new(RateSampler::new())))
+    }
+    #[cfg(test)]
+    pub(super) fn sampler(&self) -> Option<&RateSampler> {
+        self.0.as_deref()
+    }
+
+    /// See [`RateSampler::on_sent`].
+    #[inline]
+    pub(super) fn on_sent(&mut self, seq: u64, now: SimTime, retransmit: bool) {
+        if let Some(rate) = &mut self.0 {
+            rate.on_sent(seq, now, retransmit);
+        }
+    }
+    /// See [`RateSampler::on_app_limited`].
+    pub(super) fn on_app_limited(&mut self, pipe: u64) {
+        if let Some(rate) = &mut self.0 {
+            rate.on_app_limited(pipe);
+        }
+    }
+    /// See [`RateSampler::release_spare`].
+    pub(super) fn release_spare(&mut self) {
+        if let Some(rate) = &mut self.0 {
+            rate.release_spare();
+        }
+    }
+    /// The sample of an ACK (see [`RateSampler::on_ack`]), if rates are estimated.
+    #[inline]
+    pub(super) fn on_ack(
+        &mut self,
+        now: SimTime,
+        una: u64,
+        blocks: &[SackBlock],
+        min_rtt: Option<SimDuration>,
+    ) -> Option<RateSample> {
+        self.0.as_mut().map(|rate| rate.on_ack(now, una, blocks, min_rtt))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,6 +1,8 @@
 //! The loss-recovery state machine: when to enter and leave fast recovery, what the window is
 //! meanwhile, and what a retransmission timeout does. One transition function per change; each
-//! notifies the congestion controller and sets the state together.
+//! notifies the congestion controller and sets the state together. [`LossRecovery`] owns the
+//! state; a step works on the scoreboard, the window and the algorithm it is handed
+//! ([`Connection`]) and returns what the sender has to follow up ([`AckStep`]).
 //!
 //! ```text
 //! Open     → Recovery   dupthresh duplicate ACKs, or (sack) IsLost(SND.UNA)   reno, newreno, sack
@@ -231,9 +233,12 @@ impl LossRecovery {
     pub(super) fn allows_tail_probe(&self) -> bool {
         matches!(self.state, CaState::Open | CaState::Cwr { .. })
     }
-    /// NewReno has had a partial ACK in this fast recovery.
-    pub(super) fn after_partial_ack(&self) -> bool {
-        matches!(self.state, CaState::Recovery { partial_acked: true, .. })
+    /// Whether retransmitting SND.UNA re-arms the RTO timer. ns-2 re-arms at the fast
+    /// retransmit (`reset_rtx_timer`) but, after a NewReno partial ACK, leaves the timer to the
+    /// ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
+    pub(super) fn head_retransmit_rearms_rto(&self, cfg: &TcpConfig) -> bool {
+        cfg.head_retransmit_rearms_rto
+            || !matches!(self.state, CaState::Recovery { partial_acked: true, .. })
     }
 
     /// Whether the next transmission is the lowest lost segment whatever the window; clears

@@ -21,15 +21,16 @@ use super::config::{Recovery, TcpConfig};
 use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
+use super::idle::IdleRestart;
 use super::next_seg::{self, NextSeg, Window};
 use super::rack::{ProbeSegment, Rack};
-use super::rate_sample::RateSampler;
+use super::rate_sample::RateSampling;
 use super::receiver::{ts_clock, ts_echo_rtt};
 use super::recovery::{AckStep, Connection, LossRecovery, Phase};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
-use super::timers::Timers;
+use super::timers::{self, Timers};
 use crate::app::AppSource;
 use crate::cc::{AckSample, AnyCc, CcState, RateSample};
 use crate::net::packet::Packet;
@@ -57,16 +58,14 @@ pub struct TcpSender {
     timers: Timers,
     usage: CwndUsage,
     completed_at: Option<SimTime>,
-    /// When data last left (for the restart after idle).
-    last_data_sent: Option<SimTime>,
+    /// When data last left (`idle.rs`).
+    idle: IdleRestart,
     /// Earliest instant the next segment may leave when the algorithm paces.
     next_send: SimTime,
     /// The receiver's advertised window, segments from SND.UNA.
     snd_wnd: u64,
-    /// Delivery-rate estimation for `CongestionControl::on_rate_sample`, kept only for an
-    /// algorithm that reads the samples (`wants_rate_samples`).
-    /// Boxed: only algorithms that want rate samples (BBR) have one, and it is 144 bytes.
-    rate: Option<Box<RateSampler>>,
+    /// Delivery-rate estimation for `CongestionControl::on_rate_sample` (`rate_sample.rs`).
+    rate: RateSampling,
     /// RACK-TLP state (`rack.rs`), when configured.
     rack: Option<Box<Rack>>,
     /// Nothing is sent before this instant (the connection starts established).
@@ -93,9 +92,7 @@ impl TcpSender {
     /// Bytes from the start that an ACK reads (the hot part, see the layout test).
     pub(crate) const HOT_BYTES: usize =
         std::mem::offset_of!(TcpSender, recovery) + LossRecovery::HOT_BYTES;
-}
 
-impl TcpSender {
     pub fn new(
         addr: Addr,
         cfg: impl Into<Arc<TcpConfig>>,
@@ -106,7 +103,7 @@ impl TcpSender {
         let cfg = cfg.into();
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(RtoConfig::from(&*cfg));
-        let rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
+        let rate = RateSampling::new(cc.inner().wants_rate_samples());
         TcpSender {
             addr,
             cc,
@@ -123,28 +120,16 @@ impl TcpSender {
             next_send: SimTime::ZERO,
             ecn: Ecn::default(),
             sqm: Sqm::default(),
-            last_data_sent: None,
+            idle: IdleRestart::default(),
             handshake: cfg.handshake.then(Handshake::default),
-            rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack).then(Box::default),
+            rack: (cfg.rack_tlp && cfg.recovery == Recovery::Sack)
+                .then(|| Box::new(Rack::new(cfg.dupthresh))),
             probe_due: false,
             probe_after_burst: false,
             snd_wnd: u64::MAX,
             rate,
             cfg,
         }
-    }
-
-    /// The RTT estimator (tests).
-    #[cfg(test)]
-    pub(super) fn rtt_estimator(&self) -> &RttEstimator {
-        &self.rtt
-    }
-
-    /// Swaps in another congestion controller before the connection starts (tests).
-    #[cfg(test)]
-    pub(super) fn replace_cc(&mut self, cc: AnyCc) {
-        self.rate = cc.inner().wants_rate_samples().then(|| Box::new(RateSampler::new()));
-        self.cc = cc;
     }
 
     /// Window and RTT state, as the congestion controller sees it.
@@ -275,37 +260,14 @@ impl TcpSender {
         next_seg::choose(&mut self.sb, window, forced, new_ready, from_una)
     }
 
-    /// The window has room and nothing is ready to send.
-    fn on_nothing_ready(&mut self, now: SimTime) {
-        if self.sb.high_tx() >= self.app.available(now) {
-            // Application-limited: a rate-based source says when its next message exists.
-            if let Some(rate) = &mut self.rate {
-                rate.on_app_limited(self.sb.pipe());
-            }
-            self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
-        }
-    }
-
     fn transmit(&mut self, now: SimTime, seq: u64, retransmit: bool) -> Packet {
         if retransmit {
             // The probe new data called for is scheduled as of the state it was sent in.
             self.settle_probe(now);
         }
-        if let Some(last) = self
-            .last_data_sent
-            .filter(|_| self.cfg.slow_start_after_idle && self.sb.packets_out() == 0)
-        {
-            super::idle::restart_after_idle(
-                &mut self.st,
-                now - last,
-                self.rtt.rto(),
-                self.cfg.initial_cwnd,
-            );
-        }
-        self.last_data_sent = Some(now);
-        if let Some(rate) = &mut self.rate {
-            rate.on_sent(seq, now, retransmit);
-        }
+        let packets_out = self.sb.packets_out();
+        self.idle.on_send(now, &self.cfg, packets_out, &mut self.st, self.rtt.rto());
+        self.rate.on_sent(seq, now, retransmit);
         if retransmit {
             self.sb.on_retransmitted(seq, now);
         } else {
@@ -316,9 +278,7 @@ impl TcpSender {
         }
         self.recovery.on_sent();
         self.usage.on_sent();
-        // ns-2 re-arms at the fast retransmit (`reset_rtx_timer`) but, after a NewReno partial
-        // ACK, leaves the timer to the ACK processing (see `TcpConfig::head_retransmit_rearms_rto`).
-        let rearm_head = self.cfg.head_retransmit_rearms_rto || !self.recovery.after_partial_ack();
+        let rearm_head = self.recovery.head_retransmit_rearms_rto(&self.cfg);
         if !self.timers.rto.is_set() || (retransmit && seq == self.sb.una() && rearm_head) {
             // RFC 6298 §5.1: start the timer when data is sent and it is not running. Linux
             // (`tcp_xmit_retransmit_queue`) also re-arms it when it retransmits the head segment:
@@ -351,11 +311,7 @@ impl TcpSender {
                 len,
                 retransmit,
                 ect: self.cfg.ecn && !retransmit,
-                // The shared configuration first: without ECN the flag is never set
-                // (`note_window_reduction`), and its cold line stays untouched.
-                cwr: (!retransmit || self.cfg.cwr_on_retransmit)
-                    && self.cfg.ecn
-                    && self.ecn.take_cwr(),
+                cwr: self.ecn.cwr_on(&self.cfg, retransmit),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
         }
@@ -387,19 +343,21 @@ impl TcpSender {
             self.usage.on_burst_end(true, &self.sb);
             return None;
         }
-        match self.next_segment(now) {
-            NextSeg::Retransmit(seq) => Some(self.transmit(now, seq, true)),
-            NextSeg::New(seq) => Some(self.transmit(now, seq, false)),
-            NextSeg::Wait { cwnd_limited } => {
-                self.usage.on_burst_end(cwnd_limited, &self.sb);
-                None
-            }
+        let cwnd_limited = match self.next_segment(now) {
+            NextSeg::Retransmit(seq) => return Some(self.transmit(now, seq, true)),
+            NextSeg::New(seq) => return Some(self.transmit(now, seq, false)),
+            NextSeg::Wait { cwnd_limited } => cwnd_limited,
             NextSeg::NothingReady => {
-                self.on_nothing_ready(now);
-                self.usage.on_burst_end(false, &self.sb);
-                None
+                if self.sb.high_tx() >= self.app.available(now) {
+                    // Application-limited: a rate-based source says when its next message exists.
+                    self.rate.on_app_limited(self.sb.pipe());
+                    self.timers.app = self.app.ready_at(self.sb.high_tx()).into();
+                }
+                false
             }
-        }
+        };
+        self.usage.on_burst_end(cwnd_limited, &self.sb);
+        None
     }
 
     /// Schedules the loss probe that the burst's new data called for (`probe_after_burst`).
@@ -409,18 +367,13 @@ impl TcpSender {
         }
     }
 
-    /// No loss probe is scheduled, nor one left to schedule when the burst ends.
-    fn clear_probe(&mut self) {
-        self.timers.probe.clear();
-        self.probe_after_burst = false;
-    }
-
     /// A fast recovery or timeout answers for the tail too: no probe stays scheduled.
     fn end_tail_probe(&mut self) {
         if let Some(rack) = &mut self.rack {
             rack.cancel_probe();
         }
-        self.clear_probe();
+        self.timers.probe.clear();
+        self.probe_after_burst = false;
     }
 
     /// RACK (`rack.rs`) on an ACK (or the reorder timer, `delivered = None`): marks overdue
@@ -429,15 +382,9 @@ impl TcpSender {
         let Some(rack) = &mut self.rack else {
             return 0; // every ACK asks: without RACK, before the reordering window is worked out
         };
-        let in_recovery = self.recovery.repairing();
-        let (marked, deadline) = rack.mark_losses(
-            now,
-            delivered,
-            in_recovery,
-            self.cfg.dupthresh,
-            &self.rtt,
-            &mut self.sb,
-        );
+        let repairing = self.recovery.repairing();
+        let (marked, deadline) =
+            rack.mark_losses(now, delivered, repairing, &self.rtt, &mut self.sb);
         self.timers.reorder = deadline.into();
         marked
     }
@@ -476,21 +423,13 @@ impl TcpSender {
             self.sb.mark_lost(seq);
         }
         let pkt = self.transmit(now, seq, retransmission);
+        // No other probe stays scheduled (none was in flight: `Rack::probe_segment`).
+        self.end_tail_probe();
         if let Some(rack) = &mut self.rack {
             rack.on_probe_sent(self.sb.high_tx(), retransmission);
         }
-        self.clear_probe();
         self.timers.rto.set(now + self.rtt.rto());
         Some(pkt)
-    }
-
-    /// RFC 8985 §7.4: a probe that repaired a loss is answered by a window reduction.
-    fn on_tail_probe_ack(&mut self, now: SimTime, prev_una: u64, dsack: bool) {
-        let una = self.sb.una();
-        if self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack)) {
-            let (recovery, cx) = self.recovery_and_connection();
-            recovery.on_tail_loss_repaired(now, cx);
-        }
     }
 
     fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
@@ -530,14 +469,17 @@ impl TcpSender {
             let (recovery, cx) = self.recovery_and_connection();
             recovery.on_ecn_echo(now, ack, cx);
         }
-        self.on_tail_probe_ack(now, prev_una, a.dsack);
+        // RFC 8985 §7.4: a probe that repaired a loss is answered by a window reduction.
+        let (una, dsack) = (self.sb.una(), a.dsack);
+        if self.rack.as_mut().is_some_and(|r| r.probe_repaired_loss(una, una > prev_una, dsack)) {
+            let (recovery, cx) = self.recovery_and_connection();
+            recovery.on_tail_loss_repaired(now, cx);
+        }
         self.recovery.prr_on_ack(acked, ack > prev_una, newly_lost > 0, &self.sb, &mut self.st);
         if self.sb.packets_out() == 0 {
             self.timers.rto.clear(); // RFC 6298 §5.2
             self.sb.release_spare();
-            if let Some(rate) = &mut self.rate {
-                rate.release_spare();
-            }
+            self.rate.release_spare();
             if let Some(rack) = &mut self.rack {
                 rack.release_spare();
             }
@@ -554,14 +496,9 @@ impl TcpSender {
             self.cc.on_ack(&mut self.st, &AckSample { now, acked, rtt });
         }
         self.st.in_flight = self.sb.pipe();
-        if let Some(rate) = &mut self.rate {
-            let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
-            let rs = RateSample {
-                prior_in_flight,
-                rtt,
-                ..rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt)
-            };
-            self.cc.on_rate_sample(&mut self.st, &rs);
+        let blocks = if self.cfg.recovery == Recovery::Sack { a.sack.as_slice() } else { &[] };
+        if let Some(rs) = self.rate.on_ack(now, self.sb.una(), blocks, self.st.min_rtt) {
+            self.cc.on_rate_sample(&mut self.st, &RateSample { prior_in_flight, rtt, ..rs });
         }
         if self.sb.una() > prev_una {
             // Closed-loop applications (web, ftp) time their next message from this.
@@ -604,25 +541,20 @@ impl Transport for TcpSender {
         if !self.begin(now) {
             return;
         }
-        if self.timers.app.is_due(now) {
-            self.timers.app.clear(); // `poll_transmit` sends the new message.
+        // The application's next message, or the end of a pacing gap: `poll_transmit` sends.
+        timers::fire(&mut self.timers.app, now);
+        timers::fire(&mut self.timers.pace, now);
+        if timers::fire(&mut self.timers.syn, now)
+            && self.handshake.as_mut().is_some_and(Handshake::on_timeout)
+        {
+            self.rtt.back_off();
         }
-        if self.timers.pace.is_due(now) {
-            self.timers.pace.clear(); // `poll_transmit` may send again.
-        }
-        if self.timers.syn.is_due(now) {
-            self.timers.syn.clear();
-            if self.handshake.as_mut().is_some_and(Handshake::on_timeout) {
-                self.rtt.back_off();
-            }
-        }
-        if self.timers.reorder.is_due(now) {
-            self.timers.reorder.clear();
+        if timers::fire(&mut self.timers.reorder, now) {
             self.on_reorder_timeout(now);
         }
         let mut probing = false;
-        if self.timers.probe.is_due(now) {
-            self.clear_probe();
+        if timers::fire(&mut self.timers.probe, now) {
+            self.probe_after_burst = false;
             self.probe_due = true;
             probing = self.tail_probe(now).is_some();
         }
@@ -630,8 +562,7 @@ impl Transport for TcpSender {
         // for the RTO's deadline (the PTO is capped there) takes its place, and sending it re-arms
         // the RTO (tcp_send_loss_probe → tcp_rearm_rto). Only a probe that cannot be sent leaves
         // the RTO to fire.
-        if !probing && self.timers.rto.is_due(now) {
-            self.timers.rto.clear();
+        if !probing && timers::fire(&mut self.timers.rto, now) {
             self.on_retransmission_timeout(now);
         }
     }
@@ -681,6 +612,19 @@ mod tests {
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
     use crate::time::Rate;
     use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
+
+    impl TcpSender {
+        /// The RTT estimator.
+        pub(in crate::tcp) fn rtt_estimator(&self) -> &RttEstimator {
+            &self.rtt
+        }
+
+        /// Swaps in another congestion controller before the connection starts.
+        pub(in crate::tcp) fn replace_cc(&mut self, cc: AnyCc) {
+            self.rate = RateSampling::new(cc.inner().wants_rate_samples());
+            self.cc = cc;
+        }
+    }
 
     fn addr() -> Addr {
         Addr { flow: FlowId(3), local: NodeId(0), remote: NodeId(1) }
@@ -884,7 +828,7 @@ mod tests {
         assert_eq!(p.receiver.probe().delivered_bytes, 3000 * 1448);
         assert!(largest >= 200, "the window never grew: {largest}");
         let rack = p.sender.rack.as_ref().map_or(0, |r| r.capacity());
-        let rate = p.sender.rate.as_ref().map_or(0, |r| r.capacity());
+        let rate = p.sender.rate.sampler().map_or(0, |r| r.capacity());
         assert!(p.sender.sb.capacity() <= 32 && rate <= 32 && rack <= 32);
     }
 
@@ -893,11 +837,11 @@ mod tests {
         let cfg = crate::tcp::Stack::Linux.config();
         let app = || AppSource::File { bytes: 100 * 1448, mss: 1448 };
         let reno = TcpSender::new(addr(), cfg.clone(), reno_cc(), app(), SimTime::ZERO);
-        assert!(reno.rate.is_none());
+        assert!(reno.rate.sampler().is_none());
         let bbr =
             crate::cc::CcConfig::from_name("bbr", None).and_then(|c| c.build(0)).expect("bbr");
         let bbr = TcpSender::new(addr(), cfg, bbr, app(), SimTime::ZERO);
-        assert!(bbr.rate.is_some());
+        assert!(bbr.rate.sampler().is_some());
     }
 
     #[test]

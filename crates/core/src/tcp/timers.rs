@@ -2,6 +2,16 @@
 
 use crate::time::{Deadline, SimTime};
 
+/// Whether `deadline` is due at `now`; a due deadline is cleared (its timer fired).
+#[inline]
+pub(super) fn fire(deadline: &mut Deadline, now: SimTime) -> bool {
+    let due = deadline.is_due(now);
+    if due {
+        deadline.clear();
+    }
+    due
+}
+
 /// The sender's timers; each has at most one pending deadline, `poll_timeout` reports the earliest.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Timers {
