@@ -26,7 +26,7 @@ use super::next_seg::{self, NextSeg, Window};
 use super::rack::{ProbeSegment, Rack};
 use super::rate_sample::RateSampling;
 use super::receiver::{ts_clock, ts_echo_rtt};
-use super::recovery::{AckStep, Connection, LossRecovery, Phase};
+use super::recovery::{AckStep, Connection, LossRecovery};
 use super::rtt::{RtoConfig, RttEstimator};
 use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
@@ -39,6 +39,8 @@ use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::TcpAck;
 use crate::wire::Header;
 use std::sync::Arc;
+
+mod accessors;
 
 /// Laid out in the order written (`repr(C)`): what an ACK or a transmission reads first, in ten
 /// cache lines, then what only a recovery, an ECN or Source Quench reaction or a report reads.
@@ -130,33 +132,6 @@ impl TcpSender {
             rate,
             cfg,
         }
-    }
-
-    /// Window and RTT state, as the congestion controller sees it.
-    pub fn cc_state(&self) -> &CcState {
-        &self.st
-    }
-    pub fn phase(&self) -> Phase {
-        self.recovery.phase()
-    }
-    /// SND.UNA, the oldest unacknowledged segment.
-    pub fn snd_una(&self) -> u64 {
-        self.sb.una()
-    }
-    /// SND.MAX, one past the highest segment sent.
-    pub fn snd_max(&self) -> u64 {
-        self.sb.high_tx()
-    }
-    /// Segments estimated in the network (RFC 6675 pipe).
-    pub fn pipe(&self) -> u64 {
-        self.sb.pipe()
-    }
-    /// The retransmission timeout that would be armed now (backoff included).
-    pub fn rto(&self) -> SimDuration {
-        self.rtt.rto()
-    }
-    pub fn congestion_control(&self) -> &AnyCc {
-        &self.cc
     }
 
     /// The SYN-ACK arrived: the handshake's RTT is the first sample.
@@ -609,6 +584,7 @@ mod tests {
     use super::*;
     use crate::net::packet::{FlowId, NodeId};
     use crate::tcp::config::DelayedAck;
+    use crate::tcp::recovery::Phase;
     use crate::tcp::testutil::{file, ms, reno_cc, Pair};
     use crate::time::Rate;
     use crate::wire::tcp::{SackBlocks, TCP_IP_HEADER};
