@@ -192,7 +192,9 @@ def test_ctrl_c_while_the_command_line_starts_is_one_line_and_130(tmp_path: Path
     time.sleep(delay_ms / 1000)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    # 130, or death by SIGINT after the line is written (what Python does when the interrupt
+    # lands in its own shutdown, rarely, under load): a shell reports both as status 130.
+    assert proc.returncode in (130, -signal.SIGINT), err
     assert "Traceback" not in err, err
     errors = [line for line in err.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and errors[0].startswith("error: interrupted"), err
