@@ -18,7 +18,7 @@ STAMP_DEV  := $(VENV)/.stamp-dev
 STAMP_PYC  := $(VENV)/.stamp-pyc
 PY_SOURCES := $(shell find python/ccarena -name '*.py' 2>/dev/null)
 
-.PHONY: all demo test lint wheel test-rust test-python stubtest typecheck bench golden install dev clean distclean testbed tools peers peers-best-effort
+.PHONY: all demo test lint wheel test-rust test-python stubtest typecheck bench golden install dev clean distclean tools peers peers-best-effort
 
 all: demo
 
@@ -69,7 +69,7 @@ lint: dev
 test-rust:
 	cargo test --workspace --exclude ccarena-py
 
-test-python: dev testbed tools peers-best-effort wheel
+test-python: dev tools peers-best-effort wheel
 	$(BIN)/python -m pytest
 
 ## tools: Debian packages some tests use: tshark for the packet-capture tests (docs/pcap.md),
@@ -104,12 +104,6 @@ stubtest: dev
 
 typecheck: dev
 	$(BIN)/python -m mypy
-
-## testbed: build the delay line the kernel testbed runs (docs/testbed.md; needs root to use)
-DELAYLINE := target/release/ccarena-delayline
-testbed: $(DELAYLINE)
-$(DELAYLINE): $(RUST_SOURCES)
-	cargo build --release -p ccarena-delayline
 
 ## bench: time the reference benchmark scenario (see BENCHMARKS.md)
 bench: $(STAMP_EXT) $(STAMP_PYC)

@@ -1,6 +1,7 @@
 """The built wheel (`make wheel`, dist/) is a complete tool: installed into a fresh virtualenv
 outside the checkout, it runs the README's tour from another directory, finds the bundled
-examples by name, and says in one line what an extra is missing for.
+examples by name, carries the testbed's delay line, and says in one line what an extra is
+missing for.
 
 `make test` builds the wheel before pytest runs; elsewhere the test is skipped with the reason.
 """
@@ -81,6 +82,16 @@ def test_the_python_api_and_what_it_shows(installed: Path, tmp_path: Path) -> No
     got = json.loads(out.stdout)
     assert got["flows"] == 2 and got["version"] == ccarena.__version__
     assert "run" in got["dir"] and "importlib" not in got["dir"] and "_core" not in got["dir"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the delay line is Linux only")
+def test_the_wheel_carries_the_testbeds_delay_line(installed: Path, tmp_path: Path) -> None:
+    """Started as the testbed runner starts it: bad arguments get the usage line and status 2,
+    an interface that does not exist status 1 (no root needed for either)."""
+    usage = _run(installed, tmp_path, "python", "-m", "ccarena.testbed.delayline")
+    assert usage.returncode == 2 and "usage: python -m ccarena.testbed.delayline IF_A IF_B" in usage.stderr, usage.stderr
+    missing = _run(installed, tmp_path, "python", "-m", "ccarena.testbed.delayline", "nosuch0", "nosuch1", "10", "10", "s.json")
+    assert missing.returncode == 1 and "nosuch0" in missing.stderr, missing.stderr
 
 
 def test_dask_is_an_extra_named_in_one_line(installed: Path, tmp_path: Path) -> None:

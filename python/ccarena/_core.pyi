@@ -66,6 +66,12 @@ def topology(scenario_json: str) -> dict[str, Any]:
     ``"node"``), ``links`` (one ``{"name", "src", "dst", "rate_bps", "delay_s", "queue"}`` per
     direction) and ``flows`` (``{"id", "group", "role", "src", "dst"}``). Raises ccarena.errors.ScenarioError."""
 
+def delayline(argv: list[str]) -> int:
+    """Run the testbed's delay line (crates/delayline) with ``argv`` until SIGTERM or SIGINT and
+    return its exit status (2 for bad arguments, 1 when an interface or socket fails). Replaces
+    the process's SIGTERM/SIGINT handlers: call it only in a process of its own
+    (``python -m ccarena.testbed.delayline``). Linux only."""
+
 def plan(scenario_json: str) -> dict[str, Any]:
     """How a scenario given as JSON text expands, without running it: a dict with keys
       ``meta``     dict: as ``run``'s

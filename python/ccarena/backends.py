@@ -44,11 +44,10 @@ def unavailable(name: str) -> str | None:
         return None
     if name == "kernel":
         from ccarena.errors import TestbedError
-        from ccarena.testbed import checks, runner
+        from ccarena.testbed import checks
 
         try:
             checks.require_privileges()
-            runner.delayline_binary()
         except TestbedError as exc:
             return str(exc)
         return None

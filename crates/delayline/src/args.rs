@@ -1,4 +1,4 @@
-//! Command line: `ccarena-delayline IF_A IF_B DELAY_AB_US DELAY_BA_US STATS_PATH [PS_PER_BYTE_AB PS_PER_BYTE_BA]`.
+//! Command line: `python -m ccarena.testbed.delayline IF_A IF_B DELAY_AB_US DELAY_BA_US STATS_PATH [PS_PER_BYTE_AB PS_PER_BYTE_BA]`.
 
 use std::time::Duration;
 
@@ -18,7 +18,7 @@ pub struct Args {
     pub ps_per_byte_ba: u64,
 }
 
-pub const USAGE: &str = "usage: ccarena-delayline IF_A IF_B DELAY_AB_US DELAY_BA_US STATS_PATH [PS_PER_BYTE_AB PS_PER_BYTE_BA]";
+pub const USAGE: &str = "usage: python -m ccarena.testbed.delayline IF_A IF_B DELAY_AB_US DELAY_BA_US STATS_PATH [PS_PER_BYTE_AB PS_PER_BYTE_BA]";
 
 pub fn parse(argv: &[String]) -> Result<Args, String> {
     if argv.len() != 5 && argv.len() != 7 {

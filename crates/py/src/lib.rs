@@ -13,6 +13,8 @@ use ccarena_core::record::pcap::PcapOptions;
 use ccarena_core::scenario::{Scenario, ScenarioError};
 use ccarena_core::sim::{self, RunError};
 
+#[cfg(target_os = "linux")]
+mod delayline;
 mod pycc;
 mod quantities;
 mod tables;
@@ -228,6 +230,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(topology, m)?)?;
     m.add_function(wrap_pyfunction!(plan, m)?)?;
+    #[cfg(target_os = "linux")]
+    m.add_function(wrap_pyfunction!(delayline::delayline, m)?)?;
     m.add_function(wrap_pyfunction!(quantities::duration_s, m)?)?;
     m.add_function(wrap_pyfunction!(quantities::rate_bps, m)?)?;
     m.add_function(wrap_pyfunction!(quantities::size_bytes, m)?)?;

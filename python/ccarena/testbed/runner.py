@@ -4,8 +4,6 @@ tear everything down (always), and return a :class:`~ccarena.api.RunResult`."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -26,24 +24,10 @@ AGENT = Path(__file__).with_name("agent.py")
 LEAD_S = 1.0
 #: Runs whose delay line released a packet later than this are flagged (meta["testbed"]).
 LATENESS_LIMIT_S = 1e-3
+#: The delay line (ccarena/testbed/delayline.py: the extension module carries it).
+DELAYLINE = (sys.executable, "-m", "ccarena.testbed.delayline")
 #: First receiver port; flow i listens on BASE_PORT + i.
 BASE_PORT = 5201
-
-
-def delayline_binary() -> Path:
-    """The delay-line binary: ``$CCARENA_DELAYLINE``, else the workspace's build (``make testbed``,
-    i.e. ``cargo build --release -p ccarena-delayline``), else ``ccarena-delayline`` on PATH."""
-    if os.environ.get("CCARENA_DELAYLINE"):
-        return Path(os.environ["CCARENA_DELAYLINE"])
-    root = Path(__file__).resolve().parents[3]
-    for profile in ("release", "debug"):
-        path = root / "target" / profile / "ccarena-delayline"
-        if path.exists():
-            return path
-    found = shutil.which("ccarena-delayline")
-    if found:
-        return Path(found)
-    raise TestbedError("the delay line is not built: run `make testbed` (cargo build --release -p ccarena-delayline)")
 
 
 @contextmanager
@@ -199,7 +183,7 @@ def delay_line(
     bottleneck's transmission time per byte forward and reverse; killed on exit if still running
     (processes started inside it are the caller's, see :func:`_traffic`)."""
     delays = [str(one_way_us), str(one_way_us)]
-    proc = _spawn(net, net.ns("dl"), [str(delayline_binary()), "left", "right", *delays, str(stats), *map(str, ps_per_byte)])
+    proc = _spawn(net, net.ns("dl"), [*DELAYLINE, "left", "right", *delays, str(stats), *map(str, ps_per_byte)])
     try:
         _wait_ready(proc, "the delay line")
         yield proc

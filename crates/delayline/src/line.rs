@@ -17,10 +17,10 @@ use std::sync::Arc;
 use std::thread;
 use std::time::{Duration, Instant};
 
-use ccarena_delayline::args;
-use ccarena_delayline::arrival;
-use ccarena_delayline::lateness::Lateness;
-use ccarena_delayline::serialiser::Serialiser;
+use crate::args;
+use crate::arrival;
+use crate::lateness::Lateness;
+use crate::serialiser::Serialiser;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
@@ -307,17 +307,21 @@ fn run(a: args::Args) -> io::Result<()> {
     std::fs::write(&a.stats_path, json)
 }
 
-fn main() {
-    let argv: Vec<String> = std::env::args().skip(1).collect();
-    let parsed = match args::parse(&argv) {
+/// Runs the line with `argv` (without the program name) until SIGTERM or SIGINT; returns the
+/// process exit status: 0, 1 for a failure of the sockets or threads, 2 for bad arguments.
+pub fn main_with(argv: &[String]) -> i32 {
+    let parsed = match args::parse(argv) {
         Ok(p) => p,
         Err(msg) => {
             eprintln!("ccarena-delayline: {msg}");
-            std::process::exit(2);
+            return 2;
         }
     };
-    if let Err(e) = run(parsed) {
-        eprintln!("ccarena-delayline: {e}");
-        std::process::exit(1);
+    match run(parsed) {
+        Ok(()) => 0,
+        Err(e) => {
+            eprintln!("ccarena-delayline: {e}");
+            1
+        }
     }
 }
