@@ -61,7 +61,7 @@ def synthetic_raw() -> dict[str, Any]:
     """
     nan = math.nan
     flows = {
-        "id": [0, 1, 2],
+        "flow_id": [0, 1, 2],
         "group": ["a", "a", "b"],
         "protocol": ["tcp", "tcp", "udp"],
         "cc": ["reno", "reno", ""],
@@ -100,13 +100,13 @@ def synthetic_raw() -> dict[str, Any]:
         "fast_recoveries": [3, 0, 0],
     }
     times = [2.5, 5.0, 7.5, 10.0]
-    fs: dict[str, list[Any]] = {k: [] for k in ("flow", "t_s", "sent_pkts", "sent_bytes", "retransmitted_pkts",
+    fs: dict[str, list[Any]] = {k: [] for k in ("flow_id", "t_s", "sent_pkts", "sent_bytes", "retransmitted_pkts",
                                                  "delivered_pkts", "dropped_pkts", "goodput_bytes", "cwnd_pkts",
                                                  "ssthresh_pkts", "srtt_s", "delay_mean_s")}
     for flow in (0, 1, 2):
         for k, t in enumerate(times):
             tcp = flow < 2
-            fs["flow"].append(flow)
+            fs["flow_id"].append(flow)
             fs["t_s"].append(t)
             fs["sent_pkts"].append(10)
             fs["sent_bytes"].append(15_000)
@@ -119,7 +119,7 @@ def synthetic_raw() -> dict[str, Any]:
             fs["srtt_s"].append(0.045 if tcp else nan)
             fs["delay_mean_s"].append(0.025)
     links = {
-        "name": ["bottleneck", "bottleneck_rev"],
+        "link": ["bottleneck", "bottleneck_rev"],
         "src": ["r0", "r1"],
         "dst": ["r1", "r0"],
         "rate_bps": [10_000_000, 10_000_000],
@@ -136,7 +136,7 @@ def synthetic_raw() -> dict[str, Any]:
     }
     ls: dict[str, list[Any]] = {k: [] for k in ("link", "t_s", "tx_pkts", "tx_bytes", "dropped_pkts", "queue_pkts",
                                                  "queue_bytes")}
-    for name in links["name"]:
+    for name in links["link"]:
         for k, t in enumerate(times):
             ls["link"].append(name)
             ls["t_s"].append(t)

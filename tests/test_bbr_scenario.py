@@ -21,7 +21,7 @@ def test_bbr_alone_fills_the_link_with_a_small_queue() -> None:
     r = _run(67)
     ls = r.link_series
     alone = ls[(ls.link == "bottleneck") & (ls.t_s > 3.0) & (ls.t_s <= CUBIC_JOINS_S)]
-    rate_bps = float(r.links.set_index("name").loc["bottleneck", "rate_bps"])
+    rate_bps = float(r.links.set_index("link").loc["bottleneck", "rate_bps"])
     utilisation = alone.tx_bytes.sum() * 8 / (rate_bps * (CUBIC_JOINS_S - 3.0))
     # Measured: 0.9999 of the link with 4.8 packets queued on average (of 67).
     assert utilisation > 0.95
@@ -33,7 +33,7 @@ def test_bbr_alone_fills_the_link_with_a_small_queue() -> None:
 
 def _bbr_share_after_cubic_joins(r: ccarena.RunResult) -> float:
     fs = r.flow_series
-    shared = fs[fs.t_s > CUBIC_JOINS_S + 5.0].groupby("flow").goodput_bytes.sum()
+    shared = fs[fs.t_s > CUBIC_JOINS_S + 5.0].groupby("flow_id").goodput_bytes.sum()
     return float(shared[0] / shared.sum())
 
 

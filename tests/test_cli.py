@@ -19,8 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 runner = CliRunner()
 
 FLOW_KEYS = {
-    "id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
-    "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s", "completion_s",
+    "flow_id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
+    "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "delay_mean_s", "completion_s",
+    "id", "mean_delay_s",  # the old names, kept beside flow_id and delay_mean_s until the aliases go
 }
 
 
@@ -87,8 +88,8 @@ def test_run_json_prints_only_the_contract(tiny_file: Path) -> None:
     assert (s["name"], s["seed"], s["duration_s"]) == ("tiny", 7, 3.0)
     assert len(s["flows"]) == 2
     assert all(set(f) == FLOW_KEYS for f in s["flows"])
-    assert all(set(link) == {"name", "utilisation", "dropped_pkts", "mean_queue_pkts"} for link in s["links"])
-    assert "bottleneck" in {link["name"] for link in s["links"]}
+    assert all(set(link) == {"link", "utilisation", "dropped_pkts", "mean_queue_pkts", "name"} for link in s["links"])
+    assert "bottleneck" in {link["link"] for link in s["links"]}
     assert set(s["engine"]) == {"events", "wall_s"}
     assert 0.0 < s["jain"] <= 1.0
 

@@ -123,7 +123,7 @@ def test_tidy_tables_have_parameters_as_columns(reference: ccarena.ExperimentRes
         assert col in res.runs, col
     assert set(res.runs["cc"]) == {"reno", "cubic"}
     assert (res.runs["cc"] == res.runs["flows[0].cc"]).all()
-    bottleneck = res.links[res.links["name"] == "bottleneck"]
+    bottleneck = res.links[res.links["link"] == "bottleneck"]
     assert len(bottleneck) == 12
     assert set(bottleneck["rate_bps"]) == {5e6, 10e6}
     # seeds 1..3 at every point; different seeds give different runs

@@ -266,7 +266,7 @@ def test_the_testbed_refuses_a_flow_starting_after_the_end_before_setting_anythi
     assert str(info.value).startswith("flows: flow 1 (cubic) starts at 20 s, not before the end of the run at 10 s")
     refuse_late_starts(flows, 40.0)  # the scenario as written is fine
     with pytest.raises(TestbedError, match="starts at 40 s, not before the end of the run at 40 s"):
-        refuse_late_starts([{"id": 0, "group": "g", "start_s": 40.0}], 40.0)
+        refuse_late_starts([{"flow_id": 0, "group": "g", "start_s": 40.0}], 40.0)
 
 
 def test_the_simulator_records_a_flow_that_never_started_as_sending_nothing() -> None:

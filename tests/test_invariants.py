@@ -163,7 +163,7 @@ def check(p: Point) -> None:
         msg = str(e)
         assert "\n" not in msg and msg.split(":")[0].startswith("flows["), f"{p}: refusal is not one line naming the field: {msg!r}"
         return
-    links = r.links.set_index("name")
+    links = r.links.set_index("link")
     util = float(links.loc["bottleneck", "utilisation"])
     rate = float(links.loc["bottleneck", "rate_bps"])
     f = r.flows
@@ -171,11 +171,11 @@ def check(p: Point) -> None:
     # Conservation holds everywhere, whatever the algorithm does.
     for _, row in f.iterrows():
         lost = row["sent_pkts"] - row["delivered_pkts"] - row["dropped_pkts"] - row["in_flight_pkts"]
-        assert lost == 0, f"{where}: flow {row['id']} sent {row['sent_pkts']} != delivered {row['delivered_pkts']} + dropped {row['dropped_pkts']} + in flight {row['in_flight_pkts']}"
+        assert lost == 0, f"{where}: flow {row['flow_id']} sent {row['sent_pkts']} != delivered {row['delivered_pkts']} + dropped {row['dropped_pkts']} + in flight {row['in_flight_pkts']}"
     # No flow is locked out: each moves data after the warm-up (FAST-TFRC: see below).
     if p.cc != "fast_tfrc":
         for _, row in f.iterrows():
-            assert row["throughput_bps"] > 0, f"{where}: flow {row['id']} sent nothing after the warm-up"
+            assert row["throughput_bps"] > 0, f"{where}: flow {row['flow_id']} sent nothing after the warm-up"
     problems = []
     if util < UTILISATION_FLOOR:
         problems.append(f"bottleneck utilisation {util:.3f} < {UTILISATION_FLOOR}")
@@ -185,12 +185,12 @@ def check(p: Point) -> None:
     if p.cc != "fast_tfrc":
         for _, row in f.iterrows():
             if row["throughput_bps"] < FAIR_SHARE_FLOOR * fair:
-                problems.append(f"flow {row['id']} starves: {row['throughput_bps'] / 1e6:.3f} Mbit/s of a fair {fair / 1e6:.3f}")
+                problems.append(f"flow {row['flow_id']} starves: {row['throughput_bps'] / 1e6:.3f} Mbit/s of a fair {fair / 1e6:.3f}")
     # A timeout storm: the flow would spend more than half the run waiting on its timer.
     storm = DURATION_S / 2 / MIN_RTO_S[p.stack]
     for _, row in f.iterrows():
         if row["timeouts"] > storm:
-            problems.append(f"flow {row['id']}: {row['timeouts']} timeouts in {DURATION_S:.0f} s")
+            problems.append(f"flow {row['flow_id']}: {row['timeouts']} timeouts in {DURATION_S:.0f} s")
     if problems and (why := known_limitation(p)):
         pytest.xfail(f"{where}: {'; '.join(problems)} — {why}")
     assert not problems, f"{where}: " + "; ".join(problems)
@@ -226,7 +226,7 @@ def test_red_does_not_lock_out_the_default_stack() -> None:
     # Two Reno flows, RED with a 300-packet limit and default thresholds: an early drop on an
     # idle link once froze RED's average, and both flows got 0 bit/s for the whole run.
     r = ccarena.run(Path(__file__).parent.parent / "scenarios" / "reno-pair.toml", overrides=['topology.queue={kind="red",limit="300pkt"}'], series=False)
-    assert r.links.set_index("name").loc["bottleneck", "utilisation"] > 0.7
+    assert r.links.set_index("link").loc["bottleneck", "utilisation"] > 0.7
     assert (r.flows["goodput_bps"] > 3e6).all(), r.flows["goodput_bps"].tolist()
 
 
@@ -239,4 +239,4 @@ def test_after_a_timeout_an_ecn_flow_grows_again() -> None:
     point = Point("red", "rfc", "tcp", "scalable", "sack", False, True, 1, "equal")
     r = ccarena.run(scenario(point), series=False)
     assert r.flows.loc[0, "timeouts"] > 0  # the case the rule is about did happen
-    assert r.links.set_index("name").loc["bottleneck", "utilisation"] > 0.75
+    assert r.links.set_index("link").loc["bottleneck", "utilisation"] > 0.75

@@ -71,7 +71,7 @@ def test_data_packets_per_flow_match_the_simulators_counters(capture: tuple[ccar
     packets = read(out / "bottleneck.pcap")
     tcp = Counter(ip.data.sport for _, ip in packets if isinstance(ip.data, dpkt.tcp.TCP) and len(ip.data.data) > 0)
     udp = Counter(ip.data.sport for _, ip in packets if isinstance(ip.data, dpkt.udp.UDP))
-    flows = result.flows.set_index("id")
+    flows = result.flows.set_index("flow_id")
     # Sender ports are 10000 + flow id; every packet that crossed the bottleneck was delivered.
     assert tcp == {10_000: flows.loc[0, "delivered_pkts"], 10_001: flows.loc[1, "delivered_pkts"]}
     assert udp == {10_002: flows.loc[2, "delivered_pkts"]}
@@ -88,7 +88,7 @@ def test_sequence_numbers_rise_and_the_one_retransmission_is_where_the_run_had_i
         if isinstance(ip.data, dpkt.tcp.TCP) and ip.data.data:
             seqs.setdefault(ip.data.sport, []).append(ip.data.seq)
     repeats = {port: sum(1 for i, s in enumerate(v) if s <= max(v[:i], default=-1)) for port, v in seqs.items()}
-    flows = result.flows.set_index("id")
+    flows = result.flows.set_index("flow_id")
     assert flows.loc[0, "retransmitted_pkts"] == 1 and flows.loc[1, "retransmitted_pkts"] == 0
     assert repeats == {10_000: 1, 10_001: 0}
     # The retransmitted segment is the 41st: bytes 1 + 40·1448 onwards.

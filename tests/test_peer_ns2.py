@@ -40,7 +40,7 @@ def test_every_example_runs_on_ns2_or_is_refused_in_one_line(path: Path) -> None
         result = ns2.run(path, overrides=[*SHORT, *overrides])
         assert text.startswith("# ccarena: generated for ns-2.35")
         assert result.meta["backend"] == "ns2"
-        assert float(result.links.set_index("name")["tx_bytes"].sum()) > 0
+        assert float(result.links.set_index("link")["tx_bytes"].sum()) > 0
 
 
 def test_reno_pair_under_the_ns2_stack_matches_ns2() -> None:
@@ -48,8 +48,8 @@ def test_reno_pair_under_the_ns2_stack_matches_ns2() -> None:
     total = float(sim.main_flows["goodput_bps"].sum())
     assert abs(float(peer.main_flows["goodput_bps"].sum()) - total) / total < 0.03
     assert abs(peer.jain() - sim.jain()) < 0.02
-    links = peer.links.set_index("name")
-    assert abs(links.loc["bottleneck", "utilisation"] - sim.links.set_index("name").loc["bottleneck", "utilisation"]) < 0.03
+    links = peer.links.set_index("link")
+    assert abs(links.loc["bottleneck", "utilisation"] - sim.links.set_index("link").loc["bottleneck", "utilisation"]) < 0.03
     # Conservation on ns-2's own counters: what the bottleneck carried is what the flows sent, less drops upstream (none).
     flows = peer.main_flows
     assert float(flows["goodput_bytes"].sum()) <= float(flows["sent_bytes"].sum())
@@ -64,7 +64,7 @@ def test_tcp_linux_cubic_fills_the_link_as_in_the_simulator() -> None:
                       ['stack="ns2"', 'flows[0].cc="cubic@linux-2.6.22"', 'flows[1].start="100s"', 'duration="40s"', 'warmup="10s"'])
     cubic = lambda r: float(r.main_flows.set_index("group").loc["cubic", "goodput_bps"])  # noqa: E731
     assert abs(cubic(peer) - cubic(sim)) / cubic(sim) < 0.03
-    assert peer.flow_series.groupby("flow")["cwnd_pkts"].max().iloc[0] > 10
+    assert peer.flow_series.groupby("flow_id")["cwnd_pkts"].max().iloc[0] > 10
 
 
 def test_udp_cbr_beside_reno_matches_ns2() -> None:
@@ -87,7 +87,7 @@ def test_ns2_s_red_matches_the_simulator_s_ns2_variant() -> None:
                  "$q set q_weight_ 0.002", "$q set mean_pktsize_ 500", "$q set wait_ true"):
         assert line in text
     sim, peer = _pair(REPO / "scenarios" / "reno-pair.toml", overrides)
-    s, p = (r.links.set_index("name").loc["bottleneck"] for r in (sim, peer))
+    s, p = (r.links.set_index("link").loc["bottleneck"] for r in (sim, peer))
     assert 3 < p["mean_queue_pkts"] < 15
     assert abs(p["utilisation"] - s["utilisation"]) / s["utilisation"] < 0.03
     assert abs(p["meas_dropped_pkts"] - s["meas_dropped_pkts"]) <= max(10, 0.25 * s["meas_dropped_pkts"])
@@ -222,7 +222,7 @@ def test_byte_counters_that_wrap_at_2_gib_are_unwrapped() -> None:
 def test_a_gigabit_link_keeps_its_utilisation_past_2_gib() -> None:
     # 1 Gbit/s for 20 s carries 2.5 GB: past the 32-bit range of ns-2's byte counters.
     peer = ns2.run(REPO / "scenarios" / "bench" / "b1.toml", overrides=['stack="ns2"', 'duration="20s"'])
-    bottleneck = peer.links.set_index("name").loc["bottleneck"]
+    bottleneck = peer.links.set_index("link").loc["bottleneck"]
     assert bottleneck["tx_bytes"] > 2**31 and 0.85 < bottleneck["utilisation"] <= 1.0
 
 
@@ -274,7 +274,7 @@ def test_ns2_takes_the_simulator_s_routes_round_a_ring() -> None:
     overrides = ['duration="20s"', 'warmup="5s"', 'flows[0].cc="ccid2@ns2"', "flows[0].count=1", "flows[1].count=1",
                  'flows[0].app={kind="bulk"}', 'flows[1].app={kind="bulk"}']
     sim, peer = _pair(REPO / "scenarios" / "seed000-lan-ring.toml", overrides)
-    s, p = (r.links.set_index("name")["tx_pkts"] for r in (sim, peer))
+    s, p = (r.links.set_index("link")["tx_pkts"] for r in (sim, peer))
     for ring in ("R1->R2", "R2->R3", "R3->R4", "R4->R1"):
         assert s[ring] > 1000 and abs(p[ring] - s[ring]) <= 0.02 * s[ring], ring
     assert p["R2->R1"] == s["R2->R1"] == 0

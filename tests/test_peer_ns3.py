@@ -82,7 +82,7 @@ def test_reno_pair_matches_the_simulator(reno_pair):
 
 def test_reno_pair_tables_conserve(reno_pair):
     peer, _ = reno_pair
-    flows, links = peer.flows, peer.links.set_index("name")
+    flows, links = peer.flows, peer.links.set_index("link")
     wire = 1460 + 40
     # every data packet of these bulk flows is full-sized; the bottleneck also carries the
     # handshakes (a SYN and an ACK per flow), and a window of data is between it and the sinks
@@ -103,7 +103,7 @@ def test_red_with_ecn_runs():
     overrides = (*NS2, 'duration="10s"', 'warmup="3s"', "flows[0].ecn=true",
                  'topology.queue={kind="red",limit="100pkt",min_th=5,max_th=15,max_p=0.1,wq=0.002,ecn=true,variant="ns2"}')
     peer = ns3.run(RENO_PAIR, overrides=overrides)
-    bottleneck = peer.links.set_index("name").loc["bottleneck"]
+    bottleneck = peer.links.set_index("link").loc["bottleneck"]
     assert bottleneck.meas_tx_bytes * 8 / 7 > 0.85 * 10e6
     assert 1 < bottleneck.mean_queue_pkts < 15  # RED keeps the average between its thresholds
     assert bottleneck.max_queue_pkts < 100

@@ -37,7 +37,7 @@ def test_one_reno_flow_with_one_bdp_of_buffer_fills_the_bottleneck() -> None:
             "flows": [{"cc": "reno", "rtt": "40ms"}],
         }
     )
-    util = r.links.set_index("name").loc["bottleneck", "utilisation"]
+    util = r.links.set_index("link").loc["bottleneck", "utilisation"]
     assert util >= 0.95, util
     # Losses did happen: the flow is probing, not limited by anything but the bottleneck.
     assert r.flows.loc[0, "dropped_pkts"] > 0
@@ -146,7 +146,7 @@ def test_reno_times_out_or_recovers_much_more_slowly(recoveries: dict[str, ccare
 def test_tahoe_restarts_from_one_segment(recoveries: dict[str, ccarena.RunResult]) -> None:
     r = recoveries["tahoe"]
     s = r.flow_series
-    cwnd = s[s["flow"] == 0]["cwnd_pkts"].to_numpy()
+    cwnd = s[s["flow_id"] == 0]["cwnd_pkts"].to_numpy()
     peak = int(np.nanargmax(cwnd))
     assert cwnd[peak] >= 30
     assert np.nanmin(cwnd[peak:]) == 1.0

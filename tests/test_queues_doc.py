@@ -31,7 +31,7 @@ def test_the_red_example_gives_the_figures_the_page_prints() -> None:
     assert override
     for cmd, overrides in ((red_cmd, []), (droptail_cmd, [override.group(1)])):
         queue, util = printed(cmd)
-        bottleneck = ccarena.run(toml, overrides=overrides, series=False).links.set_index("name").loc["bottleneck"]
+        bottleneck = ccarena.run(toml, overrides=overrides, series=False).links.set_index("link").loc["bottleneck"]
         # Rounded as printed: the mean queue to within 10 %, utilisation to the digits shown.
         assert abs(bottleneck["mean_queue_pkts"] - queue) <= 0.1 * queue, (cmd, bottleneck["mean_queue_pkts"])
         assert abs(bottleneck["utilisation"] - util) <= 0.005, (cmd, bottleneck["utilisation"])
@@ -42,7 +42,7 @@ def test_red_auto_parameters_are_resolved_per_link_as_ns2_does() -> None:
     queue = re.search(r"`queue = (\{ kind = \"red\", limit = \"100pkt\", wq = \"auto\".*?\})`", text)
     assert queue, "the automatic RED example is missing from docs/queues.md"
     r = ccarena.run(Path(__file__).resolve().parent.parent / "scenarios" / "reno-pair.toml", overrides=[f"topology.queue={queue.group(1)}", "duration=5s", "warmup=1s"], series=False)
-    described = r.links.set_index("name").loc["bottleneck", "queue"]
+    described = r.links.set_index("link").loc["bottleneck", "queue"]
     # 10 Mbit/s of 500-byte packets: C = 2500/s, min_th = 5 ms · C / 2 = 6.25, max_th = 18.75;
     # RTT = max(0.1, 3 · (10 ms + 0.4 ms)) = 0.1 s, wq = 1 − exp(−1/2500) ≈ 0.0004.
     assert "th 6.25..18.75" in described and "wq 0.0003999" in described, described
@@ -53,6 +53,6 @@ def test_the_ns2_variant_line_gives_the_figures_it_prints() -> None:
     line = re.search(r"```sh\n(ccarena run red\.toml --set '(topology\.queue=\{kind=\"red\"[^']+variant=\"ns2\"\})'.*?)\n```", DOC.read_text(), re.S)
     assert line, "the ns2 variant example is missing from docs/queues.md"
     queue, util = printed(line.group(1))
-    bottleneck = ccarena.run(toml, overrides=[line.group(2)], series=False).links.set_index("name").loc["bottleneck"]
+    bottleneck = ccarena.run(toml, overrides=[line.group(2)], series=False).links.set_index("link").loc["bottleneck"]
     assert abs(bottleneck["mean_queue_pkts"] - queue) <= 0.1 * queue, bottleneck["mean_queue_pkts"]
     assert abs(bottleneck["utilisation"] - util) <= 0.005, bottleneck["utilisation"]

@@ -17,10 +17,13 @@ from ccarena.demo import DemoRun, cwnd_by_algorithm, parse_header
 from ccarena.report import write_report
 
 FLOW_KEYS = {
-    "id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
-    "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s", "completion_s",
+    "flow_id", "group", "protocol", "cc", "stack", "start_s", "rtt_base_s", "sent_pkts", "delivered_pkts", "dropped_pkts",
+    "retransmitted_pkts", "throughput_bps", "goodput_bps", "delivery_ratio", "delay_mean_s", "completion_s",
 }
-LINK_KEYS = {"name", "utilisation", "dropped_pkts", "mean_queue_pkts"}
+LINK_KEYS = {"link", "utilisation", "dropped_pkts", "mean_queue_pkts"}
+#: The old names the summary keeps beside the new ones until the aliases go (docs/results.md).
+OLD_FLOW_KEYS = {"id": "flow_id", "mean_delay_s": "delay_mean_s"}
+OLD_LINK_KEYS = {"name": "link"}
 TOP_KEYS = {"name", "seed", "duration_s", "flows", "links", "jain", "engine"}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -32,7 +35,7 @@ def test_derived_flow_columns(raw: dict[str, Any]) -> None:
     # meas_goodput_bytes·8 / (duration − meas_start): 8e5·8/8, 4e5·8/8, 6e5·8/4
     assert flows["goodput_bps"].tolist() == pytest.approx([800_000.0, 400_000.0, 1_200_000.0])
     assert flows["delivery_ratio"].tolist() == pytest.approx([0.9, 1.0, 1.0])
-    assert flows["mean_delay_s"].tolist() == pytest.approx([0.025, 0.03, 0.05])
+    assert "mean_delay_s" not in flows.columns  # the core's delay_mean_s, no derived twin
 
 
 def test_link_utilisation(raw: dict[str, Any]) -> None:
@@ -69,14 +72,15 @@ def test_summary_follows_the_output_contract(raw: dict[str, Any]) -> None:
     s = RunResult(raw).summary()
     assert set(s) == TOP_KEYS
     assert (s["name"], s["seed"], s["duration_s"]) == ("synthetic", 3, 10.0)
-    assert all(set(f) == FLOW_KEYS for f in s["flows"])
-    assert all(set(link) == LINK_KEYS for link in s["links"])
+    assert all(set(f) == FLOW_KEYS | set(OLD_FLOW_KEYS) for f in s["flows"])
+    assert all(set(link) == LINK_KEYS | set(OLD_LINK_KEYS) for link in s["links"])
+    assert all(f[old] == f[new] for f in s["flows"] for old, new in OLD_FLOW_KEYS.items())
     assert s["engine"] == {"events": 12345, "wall_s": 0.5}
     assert [f["completion_s"] for f in s["flows"]] == [None, 7.5, None]  # NaN → null
-    assert s["links"][0] == {"name": "bottleneck", "utilisation": pytest.approx(0.9), "dropped_pkts": 10,
-                             "mean_queue_pkts": 20.5}
+    assert s["links"][0] == {"link": "bottleneck", "utilisation": pytest.approx(0.9), "dropped_pkts": 10,
+                             "mean_queue_pkts": 20.5, "name": "bottleneck"}
     text = json.dumps(s, allow_nan=False)  # strict JSON, plain Python types
-    assert json.loads(text)["flows"][0]["id"] == 0
+    assert json.loads(text)["flows"][0]["flow_id"] == 0
 
 
 def test_to_parquet_writes_four_tables_and_the_summary(raw: dict[str, Any], tmp_path: Path) -> None:
@@ -98,7 +102,7 @@ def test_repr_is_a_short_table(raw: dict[str, Any]) -> None:
 
 def test_bottleneck_defaults_to_the_named_link_or_the_busiest(raw: dict[str, Any]) -> None:
     assert RunResult(raw).bottleneck() == "bottleneck"
-    raw["links"]["name"] = ["A->B", "B->A"]
+    raw["links"]["link"] = ["A->B", "B->A"]
     raw["link_series"]["link"] = ["A->B"] * 4 + ["B->A"] * 4
     assert RunResult(raw).bottleneck() == "A->B"
 
@@ -106,10 +110,10 @@ def test_bottleneck_defaults_to_the_named_link_or_the_busiest(raw: dict[str, Any
 def test_goodput_series_divides_by_the_interval(raw: dict[str, Any]) -> None:
     gs = plots.goodput_series(RunResult(raw))
     # 250 000 B · (flow + 1) · 8 / 2.5 s
-    assert gs[gs["flow"] == 1]["goodput_bps"].tolist() == pytest.approx([1_600_000.0] * 4)
+    assert gs[gs["flow_id"] == 1]["goodput_bps"].tolist() == pytest.approx([1_600_000.0] * 4)
     raw["flow_series"]["goodput_bytes"][4:8] = [0, 500_000, 1_000_000, 1_000_000]  # flow 1
     binned = plots.goodput_series(RunResult(raw), bin_samples=3)
-    f1 = binned[binned["flow"] == 1]
+    f1 = binned[binned["flow_id"] == 1]
     # bins (2.5, 5, 7.5) and (10): 1.5e6 B · 8 / 7.5 s, 1e6 B · 8 / 2.5 s
     assert f1["t_s"].tolist() == [7.5, 10.0]
     assert f1["goodput_bps"].tolist() == pytest.approx([1_600_000.0, 3_200_000.0])

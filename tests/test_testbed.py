@@ -137,7 +137,7 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     assert abs(flow["goodput_bytes"] / flow["delivered_pkts"] - 1448) < 1
     assert abs(flow["delivered_bytes"] / flow["delivered_pkts"] - 1500) < 1
     # The rate limit counts IP bytes (tc's Ethernet header taken off): busy link ≈ 100% utilised.
-    assert 0.97 < float(result.links.set_index("name").loc["bottleneck", "utilisation"]) < 1.02
+    assert 0.97 < float(result.links.set_index("link").loc["bottleneck", "utilisation"]) < 1.02
     assert line["forward"]["packets"] > 3000 and line["forward"]["socket_drops"] == 0
     # Every frame is timed by the kernel's receive stamp, not by when the line read it.
     assert line["forward"]["unstamped"] == 0 and line["reverse"]["unstamped"] == 0

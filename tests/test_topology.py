@@ -135,10 +135,10 @@ mix = { udp = 0.5, web = 0.5 }
 
 def test_background_flows_are_reported_apart_from_the_main_flows() -> None:
     r = ccarena.run(BACKGROUND)
-    assert list(r.main_flows["id"]) == [0, 1]
+    assert list(r.main_flows["flow_id"]) == [0, 1]
     assert set(r.flows["role"]) == {"main", "background"}
     summary = r.summary()
-    assert [f["id"] for f in summary["flows"]] == [0, 1]
+    assert [f["flow_id"] for f in summary["flows"]] == [0, 1]
     # Jain's index covers only the two main flows.
     g = r.main_flows["goodput_bps"].to_numpy()
     assert summary["jain"] == pytest.approx(g.sum() ** 2 / (2 * (g**2).sum()))
@@ -149,7 +149,7 @@ def test_background_flows_are_reported_apart_from_the_main_flows() -> None:
     assert groups["background:udp"]["flows"] == 20
     json.loads(r.to_json())  # strict JSON
     # Background sources keep totals but no time series.
-    assert set(r.flow_series["flow"]) == {0, 1}
+    assert set(r.flow_series["flow_id"]) == {0, 1}
 
 
 def test_summary_has_no_background_key_without_background(tiny_text: str) -> None:

@@ -2,7 +2,7 @@
 
 >>> import ccarena
 >>> result = ccarena.run("scenarios/reno-pair.toml", overrides=["duration=10s"])
->>> result.flows[["id", "group", "goodput_bps"]]
+>>> result.flows[["flow_id", "group", "goodput_bps"]]
 >>> result.summary()["jain"]
 
 See ``docs/`` for the scenario format and the result tables.

@@ -18,9 +18,21 @@ from ccarena import metrics
 
 Columns = dict[str, Any]
 
-#: Keys of each flow in the JSON summary (docs/results.md, "The JSON summary"), in order.
+#: Renamed result columns, old name → new, per table (docs/results.md, "Renamed columns").
+#: Until ALIASES_REMOVED_IN, reading an old name from a result's DataFrame still works
+#: and warns (:mod:`ccarena._aliases`), and the JSON summary carries both names (JSON cannot warn).
+RENAMED = {
+    "flows": {"id": "flow_id", "mean_delay_s": "delay_mean_s"},
+    "flow_series": {"flow": "flow_id"},
+    "links": {"name": "link"},
+}
+#: The release that drops the old names: the next minor one.
+ALIASES_REMOVED_IN = "0.2.0"
+
+#: Keys of each flow in the JSON summary (docs/results.md, "The JSON summary"), in order; the
+#: old names of ``RENAMED`` follow them until ALIASES_REMOVED_IN.
 FLOW_SUMMARY_KEYS = (
-    "id",
+    "flow_id",
     "group",
     "protocol",
     "cc",
@@ -34,11 +46,11 @@ FLOW_SUMMARY_KEYS = (
     "throughput_bps",
     "goodput_bps",
     "delivery_ratio",
-    "mean_delay_s",
+    "delay_mean_s",
     "completion_s",
 )
 #: Keys of each link in the JSON summary.
-LINK_SUMMARY_KEYS = ("name", "utilisation", "dropped_pkts", "mean_queue_pkts")
+LINK_SUMMARY_KEYS = ("link", "utilisation", "dropped_pkts", "mean_queue_pkts")
 #: Keys of each background group in the JSON summary (present only with ``[[background]]``).
 BACKGROUND_SUMMARY_KEYS = ("group", "protocol", "app", "flows", "throughput_bps", "goodput_bps", "dropped_pkts", "retransmitted_pkts")
 
@@ -48,18 +60,17 @@ def _floats(values: Sequence[Any]) -> np.ndarray:
 
 
 def flow_columns(raw: Mapping[str, Sequence[Any]], duration_s: float) -> Columns:
-    """The core's flow columns plus ``throughput_bps``, ``goodput_bps``, ``delivery_ratio`` and
-    ``mean_delay_s`` (docs/results.md)."""
+    """The core's flow columns plus ``throughput_bps``, ``goodput_bps`` and ``delivery_ratio``
+    (docs/results.md)."""
     cols: Columns = dict(raw)
     if "meas_start_s" not in cols:
-        for col in ("throughput_bps", "goodput_bps", "delivery_ratio", "mean_delay_s"):
+        for col in ("throughput_bps", "goodput_bps", "delivery_ratio"):
             cols[col] = np.zeros(0)
         return cols
     active_s = duration_s - _floats(cols["meas_start_s"])
     cols["throughput_bps"] = np.atleast_1d(metrics.throughput_bps(_floats(cols["meas_sent_bytes"]), active_s))
     cols["goodput_bps"] = np.atleast_1d(metrics.goodput_bps(_floats(cols["meas_goodput_bytes"]), active_s))
     cols["delivery_ratio"] = np.atleast_1d(metrics.delivery_ratio(_floats(cols["delivered_pkts"]), _floats(cols["sent_pkts"])))
-    cols["mean_delay_s"] = _floats(cols["delay_mean_s"])
     return cols
 
 
@@ -84,8 +95,12 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _rows(cols: Columns, keys: Sequence[str], where: Sequence[int]) -> list[dict[str, Any]]:
-    return [{k: jsonable(cols[k][i]) if k in cols else None for k in keys} for i in where]
+def _rows(cols: Columns, keys: Sequence[str], where: Sequence[int], renamed: Mapping[str, str]) -> list[dict[str, Any]]:
+    """Rows ``where`` with ``keys``, then each ``renamed`` old key holding its new key's value."""
+    rows = [{k: jsonable(cols[k][i]) if k in cols else None for k in keys} for i in where]
+    for row in rows:
+        row.update({old: row[new] for old, new in renamed.items()})
+    return rows
 
 
 def records(cols: Columns, where: Iterable[int]) -> list[dict[str, Any]]:
@@ -97,7 +112,7 @@ def records(cols: Columns, where: Iterable[int]) -> list[dict[str, Any]]:
 def main_rows(flows: Columns) -> list[int]:
     """Indices of the scenario's ``[[flows]]`` (not ``[[background]]`` sources)."""
     roles = flows.get("role")
-    n = len(flows.get("id", ()))
+    n = len(flows.get("flow_id", ()))
     return [i for i in range(n) if roles is None or roles[i] != "background"]
 
 
@@ -159,8 +174,8 @@ def summary(flows: Columns, links: Columns, meta: Mapping[str, Any], engine: Map
         "name": jsonable(meta.get("name")),
         "seed": jsonable(meta.get("seed")),
         "duration_s": jsonable(float(meta["duration_s"])),
-        "flows": _rows(flows, FLOW_SUMMARY_KEYS, main_rows(flows)),
-        "links": _rows(links, LINK_SUMMARY_KEYS, range(len(links.get("name", ())))),
+        "flows": _rows(flows, FLOW_SUMMARY_KEYS, main_rows(flows), RENAMED["flows"]),
+        "links": _rows(links, LINK_SUMMARY_KEYS, range(len(links.get("link", ()))), RENAMED["links"]),
         "jain": jsonable(jain(flows, jain_over)),
         "engine": {"events": jsonable(engine.get("events")), "wall_s": jsonable(engine.get("wall_s"))},
     }

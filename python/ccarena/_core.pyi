@@ -76,10 +76,10 @@ def plan(scenario_json: str) -> dict[str, Any]:
     """How a scenario given as JSON text expands, without running it: a dict with keys
       ``meta``     dict: as ``run``'s
       ``flows``    dict of columns, one row per flow (main and background): the first columns of
-                   ``run``'s ``flows`` (id, group, protocol, cc, cc_params, recovery, stack, app,
+                   ``run``'s ``flows`` (flow_id, group, protocol, cc, cc_params, recovery, stack, app,
                    role, src, dst, start_s, rtt_base_s), with the same values
       ``links``    dict of columns, one row per link direction: the first columns of ``run``'s
-                   ``links`` (name, src, dst, rate_bps, delay_s, queue)
+                   ``links`` (link, src, dst, rate_bps, delay_s, queue)
       ``columns``  dict: table name (flows, flow_series, links, link_series) -> the names of
                    every column of that table of ``run``'s result, in order
     Raises ccarena.errors.ScenarioError where ``run`` would."""

@@ -126,7 +126,7 @@ def flow_table(flows: Records, completion: bool | None = None) -> Table:
         if rec.get("recovery"):
             cc = f"{cc}/{rec['recovery']}"
         row = [
-            count(rec["id"]),
+            count(rec["flow_id"]),
             str(rec.get("group", "")),
             str(cc),
             rate(rec.get("goodput_bps")),
@@ -135,7 +135,7 @@ def flow_table(flows: Records, completion: bool | None = None) -> Table:
             count(rec.get("retransmitted_pkts")),
             count(rec.get("timeouts")),
             ratio(rec.get("delivery_ratio")),
-            ms(rec.get("mean_delay_s")),
+            ms(rec.get("delay_mean_s")),
         ]
         if with_completion:
             row.append(secs(rec.get("completion_s")))
@@ -172,7 +172,7 @@ def link_table(links: Records, limit: int | None = None) -> tuple[Table, int]:
     headers = ["link", "rate", "utilisation", "drops", "mean queue pkt", "max queue pkt"]
     rows = [
         [
-            str(rec["name"]),
+            str(rec["link"]),
             rate(rec.get("rate_bps")),
             percent(rec.get("utilisation")),
             count(rec.get("dropped_pkts")),

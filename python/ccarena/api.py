@@ -320,10 +320,14 @@ def output_directory(directory: str | Path) -> Iterator[Path]:
         raise OutputError(f"{out}: cannot write it ({exc.strerror or exc})") from None
 
 
-def _frame(columns: Mapping[str, Any]) -> pd.DataFrame:
+def _frame(columns: Mapping[str, Any], table: str) -> pd.DataFrame:
+    """A result table as a DataFrame that still reads its renamed columns by their old names
+    (:mod:`ccarena._aliases`)."""
     import pandas as pd
 
-    return pd.DataFrame({k: v for k, v in columns.items()})
+    from ccarena import _aliases
+
+    return _aliases.aliased(pd.DataFrame({k: v for k, v in columns.items()}), table)
 
 
 def _main(flows: pd.DataFrame) -> pd.DataFrame:
@@ -338,8 +342,8 @@ class Plan:
 
     - ``meta``: as a run's (:class:`RunResult`), the normalised scenario in ``meta["scenario"]``;
     - ``flows``: one row per flow (main and background), the first columns of a run's ``flows``
-      (``id`` … ``rtt_base_s``) with the values a run reports;
-    - ``links``: one row per link direction, the first columns of a run's ``links`` (``name``,
+      (``flow_id`` … ``rtt_base_s``) with the values a run reports;
+    - ``links``: one row per link direction, the first columns of a run's ``links`` (``link``,
       ``src``, ``dst``, ``rate_bps``, ``delay_s``, ``queue``);
     - ``columns``: table name → every column of that table as the core records it in a run, in
       order (:class:`RunResult` adds the derived ones).
@@ -352,11 +356,11 @@ class Plan:
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
-        return _frame(self._tables["flows"])
+        return _frame(self._tables["flows"], "flows")
 
     @functools.cached_property
     def links(self) -> pd.DataFrame:
-        return _frame(self._tables["links"])
+        return _frame(self._tables["links"], "links")
 
     @property
     def main_flows(self) -> pd.DataFrame:
@@ -369,8 +373,8 @@ class RunResult:
 
     Attributes (pandas DataFrames, columns documented in ``docs/results.md``):
 
-    - ``flows``: one row per flow, with the derived columns ``throughput_bps``, ``goodput_bps``,
-      ``delivery_ratio`` and ``mean_delay_s``;
+    - ``flows``: one row per flow, with the derived columns ``throughput_bps``, ``goodput_bps``
+      and ``delivery_ratio``;
     - ``flow_series``: one row per flow × sample interval;
     - ``links``: one row per link direction, with the derived ``utilisation``;
     - ``link_series``: one row per link direction × sample interval;
@@ -399,19 +403,19 @@ class RunResult:
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
-        return _frame(self._flow_cols)
+        return _frame(self._flow_cols, "flows")
 
     @functools.cached_property
     def flow_series(self) -> pd.DataFrame:
-        return _frame(self._series["flow_series"])
+        return _frame(self._series["flow_series"], "flow_series")
 
     @functools.cached_property
     def links(self) -> pd.DataFrame:
-        return _frame(self._link_cols)
+        return _frame(self._link_cols, "links")
 
     @functools.cached_property
     def link_series(self) -> pd.DataFrame:
-        return _frame(self._series["link_series"])
+        return _frame(self._series["link_series"], "link_series")
 
     @property
     def name(self) -> str:
@@ -445,7 +449,7 @@ class RunResult:
         """``links`` as dicts, for the text tables."""
         from ccarena import _columns
 
-        return _columns.records(self._link_cols, range(len(self._link_cols.get("name", ()))))
+        return _columns.records(self._link_cols, range(len(self._link_cols.get("link", ()))))
 
     def _background_records(self) -> list[dict[str, Any]]:
         """``background()`` as dicts, for the text tables."""
@@ -511,7 +515,7 @@ class RunResult:
         utilised link direction."""
         if self.links.empty:
             return None
-        names = self.links["name"].astype(str)
+        names = self.links["link"].astype(str)
         if (names == "bottleneck").any():
             return "bottleneck"
         idx = self.links["utilisation"].fillna(-1.0).to_numpy(dtype=float).argmax()
@@ -519,12 +523,12 @@ class RunResult:
 
     def __repr__(self) -> str:
         main = self._main_flow_records()
-        background = len(self._flow_cols.get("id", ())) - len(main)
+        background = len(self._flow_cols.get("flow_id", ())) - len(main)
         head = (
             f"RunResult({self.name!r}, seed={self.meta.get('seed')}, "
             f"duration={float(self.meta['duration_s']):g}s, {len(main)} flows"
             f"{f' (+{background} background)' if background else ''}, "
-            f"{len(self._link_cols.get('name', ()))} links, {self.engine.get('events', 0)} events in "
+            f"{len(self._link_cols.get('link', ()))} links, {self.engine.get('events', 0)} events in "
             f"{float(self.engine.get('wall_s', 0.0)):.2f}s wall)"
         )
         headers, rows, right = _format.flow_table(main)

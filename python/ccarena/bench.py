@@ -49,7 +49,7 @@ try:  # VmHWM: this process's own peak RSS since exec (Linux)
             peak_kib = int(line.split()[1])
 except OSError:
     pass
-print(json.dumps({"engine": r["engine"], "flows": len(r["flows"]["id"]), "version": r["meta"]["version"],
+print(json.dumps({"engine": r["engine"], "flows": len(r["flows"]["flow_id"]), "version": r["meta"]["version"],
                   "name": r["meta"]["name"], "duration_s": r["meta"]["duration_s"], "peak_kib": peak_kib}))
 """
 

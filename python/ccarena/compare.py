@@ -110,7 +110,7 @@ def _group_share(group: str) -> Callable[[Any], float]:
 def _metrics(first: Any) -> list[Metric]:
     flows = first.main_flows
     rows: list[Metric] = [(f"goodput flow {fid} ({flows['group'].iloc[i]})", "rate", _flow_goodput(int(fid)))
-                          for i, fid in enumerate(flows["id"])]
+                          for i, fid in enumerate(flows["flow_id"])]
     rows.append(("aggregate goodput", "rate", lambda r: float(r.main_flows["goodput_bps"].sum())))
     rows += [(f"share {g}", "ratio", _group_share(str(g))) for g in dict.fromkeys(flows["group"])]
     rows += [
@@ -179,7 +179,7 @@ def _tcp_sum(r: Any, column: str) -> float:
 
 def _flow(result: Any, fid: int, col: str) -> float:
     flows = result.main_flows
-    return float(flows.loc[flows["id"] == fid, col].iloc[0])
+    return float(flows.loc[flows["flow_id"] == fid, col].iloc[0])
 
 
 def _share(result: Any, group: str) -> float:
@@ -189,7 +189,7 @@ def _share(result: Any, group: str) -> float:
 
 
 def _link(result: Any, col: str) -> float:
-    links = result.links.set_index("name")
+    links = result.links.set_index("link")
     return float(links.loc["bottleneck", col]) if "bottleneck" in links.index else math.nan
 
 

@@ -232,7 +232,7 @@ METRIC_RANGES: dict[str, tuple[float, float]] = {
     "delivered_pkts": NON_NEGATIVE,
     "timeouts": NON_NEGATIVE,
     "mean_queue_pkts": NON_NEGATIVE,
-    "mean_delay_s": NON_NEGATIVE,
+    "delay_mean_s": NON_NEGATIVE,
     "delay_p95_s": NON_NEGATIVE,
     "delay_p99_s": NON_NEGATIVE,
     "delay_jitter_s": NON_NEGATIVE,

@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from ccarena import _aliases
 from ccarena.errors import ArgumentError
 
 if TYPE_CHECKING:
@@ -71,7 +72,7 @@ def _label(prefix: str, text: str) -> str:
 
 
 def _flow_labels(result: RunResult) -> dict[int, str]:
-    return {int(r["id"]): f"{r['group']} #{int(r['id'])}" for r in result.flows[["id", "group"]].to_dict("records")}
+    return {int(r["flow_id"]): f"{r['group']} #{int(r['flow_id'])}" for r in result.flows[["flow_id", "group"]].to_dict("records")}
 
 
 def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
@@ -80,7 +81,7 @@ def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
     The interval length is the gap to the previous sample of that flow (the first interval is
     ``sample_interval_s`` long; the last may be shorter if the duration is not a multiple of it).
     With ``bin_samples = k > 1``, k consecutive intervals are merged first (bytes summed, lengths
-    summed), which smooths the curve. Returns columns ``flow``, ``t_s`` (end of the interval),
+    summed), which smooths the curve. Returns columns ``flow_id``, ``t_s`` (end of the interval),
     ``goodput_bps``.
     """
     from ccarena.api import RunResult
@@ -88,16 +89,17 @@ def goodput_series(result: RunResult, bin_samples: int = 1) -> pd.DataFrame:
     if not isinstance(result, RunResult):
         raise ArgumentError(f"result: expected a RunResult, not {type(result).__name__}")
     _positive_int(bin_samples, "bin_samples")
-    fs = result.flow_series[["flow", "t_s", "goodput_bytes"]].sort_values(["flow", "t_s"], kind="stable")
-    fs = fs.assign(dt=fs.groupby("flow")["t_s"].diff().fillna(float(result.meta.get("sample_interval_s", math.nan))))
+    fs = result.flow_series[["flow_id", "t_s", "goodput_bytes"]].sort_values(["flow_id", "t_s"], kind="stable")
+    fs = fs.assign(dt=fs.groupby("flow_id")["t_s"].diff().fillna(float(result.meta.get("sample_interval_s", math.nan))))
     if bin_samples > 1:
-        fs = fs.assign(bin=fs.groupby("flow").cumcount() // bin_samples)
-        fs = fs.groupby(["flow", "bin"], sort=True).agg(t_s=("t_s", "last"), goodput_bytes=("goodput_bytes", "sum"),
+        fs = fs.assign(bin=fs.groupby("flow_id").cumcount() // bin_samples)
+        fs = fs.groupby(["flow_id", "bin"], sort=True).agg(t_s=("t_s", "last"), goodput_bytes=("goodput_bytes", "sum"),
                                                          dt=("dt", "sum")).reset_index()
     dt = fs["dt"].to_numpy(dtype=float)
     with np.errstate(divide="ignore", invalid="ignore"):
         rate = np.where(dt > 0, fs["goodput_bytes"].to_numpy(dtype=float) * 8.0 / np.where(dt > 0, dt, 1.0), np.nan)
-    return pd.DataFrame({"flow": fs["flow"].to_numpy(), "t_s": fs["t_s"].to_numpy(dtype=float), "goodput_bps": rate})
+    table = pd.DataFrame({"flow_id": fs["flow_id"].to_numpy(), "t_s": fs["t_s"].to_numpy(dtype=float), "goodput_bps": rate})
+    return _aliases.aliased(table, "goodput_series")
 
 
 #: Line styles of overlaid runs (e.g. backends): the same flow keeps its colour in every run.
@@ -112,7 +114,7 @@ def _style(run: int, runs: int, flow_rank: int) -> dict[str, Any]:
 
 
 def _bin_samples(result: RunResult, max_points: int) -> int:
-    per_flow = result.flow_series.groupby("flow").size()
+    per_flow = result.flow_series.groupby("flow_id").size()
     n = int(per_flow.max()) if len(per_flow) else 0
     return max(1, math.ceil(n / max_points))
 
@@ -180,7 +182,7 @@ def plot_goodput(
     for run, (prefix, r) in enumerate(runs):
         labels = _flow_labels(r)
         gs = goodput_series(r, bin_samples=k)
-        for rank, (fid, g) in enumerate(gs.groupby("flow", sort=True)):
+        for rank, (fid, g) in enumerate(gs.groupby("flow_id", sort=True)):
             ax.plot(g["t_s"], g["goodput_bps"] / 1e6, lw=1.2, label=_label(prefix, labels.get(int(fid), f"#{fid}")),
                     **_style(run, len(runs), rank))
     ax.set_ylim(bottom=0)
@@ -195,7 +197,7 @@ def plot_cwnd(result: RunResult | Mapping[str, RunResult], path: str | Path | No
     for run, (prefix, r) in enumerate(runs):
         labels = _flow_labels(r)
         fs = r.flow_series
-        for rank, (fid, g) in enumerate(fs.groupby("flow", sort=True)):
+        for rank, (fid, g) in enumerate(fs.groupby("flow_id", sort=True)):
             cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
             if np.all(np.isnan(cwnd)):
                 continue  # UDP and rate-based flows have no window
@@ -221,7 +223,7 @@ def plot_cwnd_grid(results: Mapping[str, RunResult], path: str | Path | None = N
     fig = Figure(figsize=(10, 1.9 * nrows + 0.6))
     axes = fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False)
     for ax, (label, r) in zip(axes.flat, runs):
-        for _fid, g in r.flow_series.groupby("flow", sort=True):
+        for _fid, g in r.flow_series.groupby("flow_id", sort=True):
             cwnd = g["cwnd_pkts"].to_numpy(dtype=float)
             if not np.all(np.isnan(cwnd)):
                 ax.step(g["t_s"], cwnd, where="post", lw=1.0)
@@ -271,10 +273,10 @@ def plot_queue(
             continue
         ls = r.link_series[r.link_series["link"].astype(str) == name]
         if ls.empty:
-            raise ArgumentError(f"link: no link named {name!r}; links are {', '.join(map(str, r.links['name']))}")
+            raise ArgumentError(f"link: no link named {name!r}; links are {', '.join(map(str, r.links['link']))}")
         ax.plot(ls["t_s"], ls["queue_pkts"], lw=1.2, label=_label(prefix, name) if len(runs) > 1 else None)
         highest = max(highest, float(np.nanmax(ls["queue_pkts"].to_numpy(dtype=float), initial=0.0)))
-        row = r.links[r.links["name"].astype(str) == name]
+        row = r.links[r.links["link"].astype(str) == name]
         if not row.empty and "queue" in row:
             m = re.search(r"(\d+)\s*pkt", str(row["queue"].iloc[0]))
             if m:

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 /// The columns of a run's `flows` table, in order (`sim` writes them; a test keeps the two equal).
 pub const FLOW_COLUMNS: &[&str] = &[
-    "id",
+    "flow_id",
     "group",
     "protocol",
     "cc",
@@ -67,7 +67,7 @@ pub const FLOW_COLUMNS: &[&str] = &[
 
 /// The columns of a run's `flow_series` table.
 pub const FLOW_SERIES_COLUMNS: &[&str] = &[
-    "flow",
+    "flow_id",
     "t_s",
     "sent_pkts",
     "sent_bytes",
@@ -84,7 +84,7 @@ pub const FLOW_SERIES_COLUMNS: &[&str] = &[
 
 /// The columns of a run's `links` table.
 pub const LINK_COLUMNS: &[&str] = &[
-    "name",
+    "link",
     "src",
     "dst",
     "rate_bps",

@@ -221,7 +221,7 @@ mod tests {
         assert_eq!(fed, every_hop);
         let links = &fed["links"];
         let column = |name: &str| links[name].as_array().unwrap().clone();
-        let names = column("name");
+        let names = column("link");
         let at = |link: &str, col: &str| {
             column(col)[names.iter().position(|n| n == link).unwrap()].as_u64().unwrap()
         };

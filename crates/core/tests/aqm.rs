@@ -14,7 +14,7 @@ fn strs<'a>(t: &'a ccarena_core::record::result::Table, col: &str) -> &'a [Strin
 }
 
 fn link_u64(r: &RunResult, link: &str, col: &str) -> u64 {
-    let i = strs(&r.links, "name")
+    let i = strs(&r.links, "link")
         .iter()
         .position(|n| n == link)
         .unwrap_or_else(|| panic!("no link {link}"));
@@ -31,7 +31,7 @@ fn link_series_after(r: &RunResult, link: &str, col: &str, after_s: f64) -> Vec<
 
 /// Sample times of a flow-series column where it is positive.
 fn flow_events(r: &RunResult, flow: u64, col: &str) -> Vec<f64> {
-    let f = r.flow_series.u64s("flow");
+    let f = r.flow_series.u64s("flow_id");
     let t = r.flow_series.f64s("t_s");
     let v = r.flow_series.u64s(col);
     (0..f.len()).filter(|&i| f[i] == flow && v[i] > 0).map(|i| t[i]).collect()

@@ -117,8 +117,8 @@ fn check(r: &RunResult, text: &str) {
         );
     }
     let l = &r.links;
-    let bneck = l.columns.iter().find(|(k, _)| *k == "name").map(|_| ()).and_then(|()| {
-        match l.get("name") {
+    let bneck = l.columns.iter().find(|(k, _)| *k == "link").map(|_| ()).and_then(|()| {
+        match l.get("link") {
             Some(ccarena_core::record::result::Column::Str(names)) => {
                 names.iter().position(|x| x == "bottleneck")
             }

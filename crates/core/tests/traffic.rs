@@ -18,7 +18,7 @@ fn strs<'a>(t: &'a ccarena_core::record::result::Table, c: &str) -> &'a [String]
 }
 
 fn link_index(r: &RunResult, name: &str) -> usize {
-    strs(&r.links, "name")
+    strs(&r.links, "link")
         .iter()
         .position(|n| n == name)
         .unwrap_or_else(|| panic!("no link {name}"))
@@ -79,7 +79,7 @@ fn background_offers_its_load_and_mix_over_300_s() {
             "{} flows",
             roles.len()
         );
-        assert!(r.flow_series.u64s("flow").iter().all(|&f| f == 0));
+        assert!(r.flow_series.u64s("flow_id").iter().all(|&f| f == 0));
     }
 }
 

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ccarena import _aliases
 from ccarena import metrics as _metrics
 from ccarena.errors import ExperimentError
 from ccarena.experiment.store import Store
@@ -26,7 +27,7 @@ RUN_METRICS = (
     "dropped_pkts",
     "retransmitted_pkts",
     "mean_queue_pkts",
-    "mean_delay_s",
+    "delay_mean_s",
     "delivery_ratio",
     "stability_cov",
     "rtt_fairness",
@@ -38,7 +39,7 @@ GROUP_METRICS = (
     "goodput_bps",
     "throughput_bps",
     "delivery_ratio",
-    "mean_delay_s",
+    "delay_mean_s",
     "delay_p95_s",
     "retransmitted_pkts",
     "dropped_pkts",
@@ -63,6 +64,9 @@ class ExperimentResult:
     - ``links``: one row per run × link direction, with the same parameter columns;
     - ``metrics``: one row per run, with the per-run metrics;
     - ``failures``: one row per failed run, with its ``error``.
+
+    The first three read renamed columns by their old names too, with a ``FutureWarning``
+    (:mod:`ccarena._aliases`), and ``summary`` and ``compare`` take a renamed metric's old name.
     """
 
     def __init__(self, store: Store, description: Mapping[str, Any]) -> None:
@@ -107,9 +111,9 @@ class ExperimentResult:
             if lk is not None:
                 links.append(_with_ids(lk, ids))
         id_cols = [*ID_COLUMNS, *self.keys]
-        self.runs: pd.DataFrame = _concat(flows, id_cols)
-        self.links: pd.DataFrame = _concat(links, id_cols)
-        self.metrics: pd.DataFrame = pd.DataFrame(per_run, columns=[*id_cols, *RUN_METRICS])
+        self.runs: pd.DataFrame = _aliases.aliased(_concat(flows, id_cols), "runs")
+        self.links: pd.DataFrame = _aliases.aliased(_concat(links, id_cols), "links")
+        self.metrics: pd.DataFrame = _aliases.aliased(pd.DataFrame(per_run, columns=[*id_cols, *RUN_METRICS]), "metrics")
         self.failures: pd.DataFrame = pd.DataFrame(failed, columns=[*id_cols, "error"])
 
     @property
@@ -127,7 +131,7 @@ class ExperimentResult:
             df = self.store.read_table(row["key"], table) if self.store.has(row["key"]) else None
             if df is not None:
                 parts.append(_with_ids(df, self._ids(row)))
-        return _concat(parts, [*ID_COLUMNS, *self.keys])
+        return _aliases.aliased(_concat(parts, [*ID_COLUMNS, *self.keys]), table)
 
     def summary(self, metrics: Sequence[str] | None = None, *, level: float = 0.95, per: str = "run") -> pd.DataFrame:
         """Mean, sample standard deviation and confidence interval over replications.
@@ -150,7 +154,7 @@ class ExperimentResult:
             by, available = ["point", *self.keys, "group"], cols
         else:
             raise ExperimentError(f"summary: per must be 'run' or 'group', not {per!r}")
-        chosen = list(metrics) if metrics is not None else available
+        chosen = [_aliases.metric_name(m) for m in metrics] if metrics is not None else available
         unknown = [m for m in chosen if m not in available]
         if unknown:
             raise ExperimentError(f"summary: unknown metric {unknown[0]!r} (available: {', '.join(available)})")
@@ -176,6 +180,7 @@ class ExperimentResult:
 
         if key not in self.keys:
             raise ExperimentError(f"compare: {key!r} is not a varied key (varied: {', '.join(self.keys)})")
+        metric = _aliases.metric_name(metric)
         if metric not in RUN_METRICS:
             raise ExperimentError(f"compare: unknown metric {metric!r} (available: {', '.join(RUN_METRICS)})")
         others = [k for k in self.keys if k != key]

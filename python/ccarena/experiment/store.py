@@ -19,7 +19,9 @@ a directory under ``runs/`` that does not start with ``.`` is always complete, e
 of its own content (``checksum``). Reading checks them: a run whose files are missing, truncated
 or altered, or whose JSON does not parse, is *damaged*: one :class:`StoreDamagedWarning` names it,
 it is left out of the results and :meth:`Store.has` says it is not there, so the next sweep
-recomputes it. Runs written before checksums were recorded are read unverified.
+recomputes it. Runs written before checksums were recorded are read unverified. Tables and
+metrics stored before columns were renamed are read under the new names
+(:func:`ccarena._aliases.upgrade_table`).
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from typing import Any
 
 import pandas as pd
 
+from ccarena import _aliases
 from ccarena.errors import ExperimentError, OutputError, StoreDamagedWarning
 
 TABLES = ("flows", "links", "flow_series", "link_series")
@@ -215,11 +218,11 @@ class Store:
         return out
 
     def run_info(self, key: str) -> dict[str, Any]:
-        """The record of an intact stored run (:meth:`has`)."""
+        """The record of an intact stored run (:meth:`has`), its metrics under their current names."""
         problem, info = self._check(key)
         if info is None:
             raise ExperimentError(f"store: run {key} is {'damaged' if problem else 'not in ' + str(self.root)}")
-        return info
+        return {**info, "metrics": _aliases.upgrade_metrics(info["metrics"])}
 
     def failure(self, key: str) -> dict[str, Any] | None:
         """The failure record of a run, or None (also when the record is unreadable: the run is
@@ -234,15 +237,17 @@ class Store:
         return data
 
     def read_table(self, key: str, table: str) -> pd.DataFrame | None:
-        """A table of an intact stored run; None when the run has no such table or is damaged."""
+        """A table of an intact stored run, with the current column names; None when the run has
+        no such table or is damaged."""
         p = self.runs_dir / key / f"{table}.parquet"
         if not p.is_file() or self.problem(key) is not None:
             return None
         try:
-            return pd.read_parquet(p)
+            df = pd.read_parquet(p)
         except Exception as exc:  # noqa: BLE001 - pyarrow raises several types for a bad file
             self._damaged(key, f"{p.name} cannot be read: {type(exc).__name__}")
             return None
+        return _aliases.upgrade_table(table, df)
 
 
 def _read_json(path: Path) -> Any:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ccarena import _format
+from ccarena import _aliases, _format
 from ccarena.experiment.result import ExperimentResult
 
 Table = tuple[list[str], list[list[str]], list[bool]]
@@ -37,6 +37,7 @@ def interval_text(metric: str, mean: float, low: float, high: float) -> str:
 def grid_table(res: ExperimentResult, metrics: list[str]) -> Table:
     """One row per grid point: the varied keys, n, and the mean with its 95% CI per metric
     (:func:`interval_text`)."""
+    metrics = [_aliases.metric_name(m) for m in metrics]
     summ = res.summary(metrics)
     headers = [*res.keys, "n", *metrics]
     rows = []

@@ -20,7 +20,7 @@ from ccarena import metrics
 
 #: Version of the per-run metric definitions below: part of every run's store key, so that a
 #: changed definition recomputes the runs instead of mixing old and new values in one table.
-METRICS_VERSION = 4
+METRICS_VERSION = 5
 
 #: Width of the bins a flow's rate is averaged over for convergence: seed 003 §4.1.4 used 1 s.
 CONVERGENCE_BIN_S = 1.0
@@ -82,7 +82,7 @@ def run_metrics(res: Any) -> dict[str, float]:
     good = measured["goodput_bps"].to_numpy(dtype=float)
     algos = measured["cc"].astype(str).tolist()
     bottleneck = res.bottleneck()
-    link = res.links[res.links["name"] == bottleneck].iloc[0] if bottleneck is not None else None
+    link = res.links[res.links["link"] == bottleneck].iloc[0] if bottleneck is not None else None
     rate = float(link["rate_bps"]) if link is not None else math.nan
     out = {
         "goodput_bps": float(np.sum(good)) if good.size else math.nan,
@@ -95,7 +95,7 @@ def run_metrics(res: Any) -> dict[str, float]:
         "dropped_pkts": float(link["dropped_pkts"]) if link is not None else math.nan,
         "mean_queue_pkts": float(link["mean_queue_pkts"]) if link is not None else math.nan,
         "retransmitted_pkts": float(main["retransmitted_pkts"].sum()),
-        "mean_delay_s": float(measured["mean_delay_s"].mean()) if len(measured) else math.nan,
+        "delay_mean_s": float(measured["delay_mean_s"].mean()) if len(measured) else math.nan,
         "delivery_ratio": float(main["delivery_ratio"].mean()) if len(main) else math.nan,
         "stability_cov": _stability(res),
         "rtt_fairness": _rtt_fairness(measured),
@@ -112,13 +112,13 @@ def _aggregate_rate(res: Any, flow_ids: Any) -> pd.Series:
         return pd.Series(dtype=float)
     warmup = float(res.meta.get("warmup_s", 0.0))
     interval = float(res.meta["sample_interval_s"])
-    s = s[s["flow"].isin(flow_ids) & (s["t_s"] > warmup + 1e-12)]
+    s = s[s["flow_id"].isin(flow_ids) & (s["t_s"] > warmup + 1e-12)]
     return s.groupby("t_s", sort=True)["goodput_bytes"].sum() * 8.0 / interval
 
 
 def _stability(res: Any) -> float:
     """Coefficient of variation of the aggregate main-flow goodput over time (seed 003 §4.1.5)."""
-    return metrics.coefficient_of_variation(_aggregate_rate(res, res.main_flows["id"]).to_numpy(dtype=float))
+    return metrics.coefficient_of_variation(_aggregate_rate(res, res.main_flows["flow_id"]).to_numpy(dtype=float))
 
 
 def _rtt_fairness(flows: pd.DataFrame) -> float:
@@ -158,7 +158,7 @@ def _convergence(res: Any, capacity_bps: float) -> float:
     fair = (capacity_bps - bg_rate) / len(main)
     interval = float(res.meta["sample_interval_s"])
     per_bin = max(1, int(round(CONVERGENCE_BIN_S / interval)))
-    own = s[s["flow"] == last["id"]].sort_values("t_s")
+    own = s[s["flow_id"] == last["flow_id"]].sort_values("t_s")
     n = len(own) // per_bin * per_bin
     if n == 0:
         return math.nan

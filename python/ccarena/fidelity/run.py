@@ -23,11 +23,11 @@ def measure(result: Any) -> dict[str, float]:
     flows = result.main_flows
     groups = list(dict.fromkeys(flows["group"]))
     total = float(flows["goodput_bps"].sum())
-    links = result.links.set_index("name")
+    links = result.links.set_index("link")
     tcp = flows[flows["protocol"] == "tcp"]
     # Retransmissions in the measurement window, as the drops are (the flows' table counts the whole run).
     series = result.flow_series
-    window = series[(series["t_s"] > float(result.meta["warmup_s"]) + 1e-9) & series["flow"].isin(tcp["id"])]
+    window = series[(series["t_s"] > float(result.meta["warmup_s"]) + 1e-9) & series["flow_id"].isin(tcp["flow_id"])]
     share = float(flows.loc[flows["group"] == groups[0], "goodput_bps"].sum()) / total if len(groups) > 1 and total else math.nan
     return {
         "aggregate goodput": total,

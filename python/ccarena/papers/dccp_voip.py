@@ -154,7 +154,7 @@ def estimates(results: Results) -> dict[tuple[str, int, str], dict[str, Estimate
             "sent_pkts": lambda f: float(f["sent_pkts"].mean()),
             "dropped_pkts": lambda f: float(f["dropped_pkts"].mean()),
             "throughput_kbps": lambda f: float(f["goodput_bps"].mean()) / 1e3,
-            "delay_s": lambda f: float(f["mean_delay_s"].mean()),
+            "delay_s": lambda f: float(f["delay_mean_s"].mean()),
         },
     )
     return {(pair, duration_ms(ring), group): v for (pair, ring, group), v in found.items()}

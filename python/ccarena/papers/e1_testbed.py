@@ -133,7 +133,7 @@ def _smoothness(results: Results) -> dict[str, float]:
     """Per algorithm: coefficient of variation of the TCP flow's per-second goodput against UDP."""
     res = results["udp"]
     s = res.series()
-    s = s[(s["flow"] == 1) & (s["t_s"] > SETTLE_S)]
+    s = s[(s["flow_id"] == 1) & (s["t_s"] > SETTLE_S)]
     cov = s.groupby(["run_id", "flows[1].cc"])["goodput_bytes"].apply(
         lambda g: metrics.coefficient_of_variation(g.to_numpy(dtype=float))
     )
@@ -181,7 +181,7 @@ def _draw_udp(results: Results, path: Path) -> None:
     s = s[s["replication"] == 0]
     fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), dpi=100, layout="constrained", sharey=True)
     for ax, (cc, part) in zip(axes, s.groupby("flows[1].cc", sort=False)):
-        for flow, f in part.groupby("flow"):
+        for flow, f in part.groupby("flow_id"):
             ax.plot(f["t_s"], f["goodput_bytes"] * 8 / 1e3, label="UDP 2 Mbit/s" if flow == 0 else LABEL[cc])
         ax.set(title=LABEL[cc], xlabel="time (s)")
         ax.grid(True, alpha=0.3)
@@ -225,7 +225,7 @@ def kernel_section(scale: Scale, out_dir: Path) -> str:
         ("CUBIC goodput (kbit/s)", lambda r: float(r.flows.iloc[0]["goodput_bps"]) / 1e3),
         ("New Reno goodput (kbit/s)", lambda r: float(r.flows.iloc[1]["goodput_bps"]) / 1e3),
         ("Jain's index", lambda r: r.jain()),
-        ("bottleneck utilisation", lambda r: float(r.links[r.links["name"] == "bottleneck"]["utilisation"].iloc[0])),
+        ("bottleneck utilisation", lambda r: float(r.links[r.links["link"] == "bottleneck"]["utilisation"].iloc[0])),
     ):
         k, s_ = Estimate.of([f(r) for r in kernel]), Estimate.of([f(r) for r in sim])
         cell = lambda e: fmt(e.mean, 3) + (f" ± {fmt((e.high - e.low) / 2, 3)}" if e.n > 1 else "")  # noqa: E731

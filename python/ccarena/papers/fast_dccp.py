@@ -158,7 +158,7 @@ def _convergence_times(results: Results) -> dict[tuple[str, str], np.ndarray]:
     res = results["convergence"]
     s = res.series()
     out: dict[tuple[str, str], list[float]] = {}
-    for (_run_id, cc, load), part in s[s["flow"] == 1].groupby(["run_id", "flows[1].cc", LOAD]):
+    for (_run_id, cc, load), part in s[s["flow_id"] == 1].groupby(["run_id", "flows[1].cc", LOAD]):
         rate = part["goodput_bytes"].to_numpy(dtype=float) * 8.0
         t = part["t_s"].to_numpy(dtype=float)
         fair = metrics.fair_share_bps(1e9, 2)

@@ -106,7 +106,7 @@ def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str,
         return {(k,): {"duration_s": Estimate.of(dur[k]), "rate_kbps": Estimate.of(rate[k])} for k in dur}
     if table is UTILISATION:
         links = results["utilisation"].links
-        r1r2 = links[links["name"] == "R1->R2"]
+        r1r2 = links[links["link"] == "R1->R2"]
         rate = _per_variant(r1r2, "meas_tx_bytes", _r1_r2_kbps)
         return {(k,): {"r1_r2_kbps": Estimate.of(v)} for k, v in rate.items()}
     if table is NOTIFICATION:
@@ -174,7 +174,7 @@ def _draw_cwnd(results: Results, path: Path) -> None:
     series = results["ftp"].series()
     fig, ax = plt.subplots(figsize=(7, 3.6), dpi=100, layout="constrained")
     if not series.empty:
-        first = series[(series["replication"] == 0) & (series["flow"] == 0)]
+        first = series[(series["replication"] == 0) & (series["flow_id"] == 0)]
         for value, part in first.groupby(SQM, sort=False):
             ax.plot(part["t_s"], part["cwnd_pkts"], label=f"{_label(value)} SQM-Response")
         ax.legend()

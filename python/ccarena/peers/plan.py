@@ -122,9 +122,9 @@ def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
 
 def _link(row: dict[str, Any], peer: str) -> dict[str, Any]:
     return {
-        "name": row["name"], "src": row["src"], "dst": row["dst"],
+        "name": row["link"], "src": row["src"], "dst": row["dst"],
         "rate_bps": float(row["rate_bps"]), "delay_s": float(row["delay_s"]),
-        "queue": _queue(str(row["queue"]), row["name"], peer), "loss": None,
+        "queue": _queue(str(row["queue"]), row["link"], peer), "loss": None,
     }
 
 
@@ -200,7 +200,7 @@ def _flow(row: dict[str, Any], group: dict[str, Any], where: str, duration_s: fl
     cc = str(row.get("cc") or "")
     stop = group.get("stop")
     return {
-        "id": int(row["id"]), "group": row["group"], "where": where, "protocol": proto,
+        "id": int(row["flow_id"]), "group": row["group"], "where": where, "protocol": proto,
         "cc": cc, "cc_base": str(row.get("cc_algorithm") or ""), "cc_preset": split_preset(cc)[1],
         "cc_params": group.get("cc_params") or {},
         "recovery": group.get("recovery"), "stack": group.get("stack"),

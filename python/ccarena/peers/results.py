@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 NAN = math.nan
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
-PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "stack", "app", "role", "src", "dst", "start_s", "rtt_base_s")
+PLAN_COLUMNS = ("flow_id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "stack", "app", "role", "src", "dst", "start_s", "rtt_base_s")
 #: Flow-table columns no peer backend measures.
 NAN_FLOW_COLUMNS = (
     "in_flight_pkts", "ack_dropped_pkts", "meas_dropped_pkts", "delay_count", "delay_mean_s", "delay_min_s",
@@ -81,7 +81,7 @@ def _flow_series(fid: int, series: dict[str, list[Any]]) -> list[dict[str, Any]]
     rows = []
     prev = dict.fromkeys(FLOW_COUNTERS, 0.0)
     for k, t in enumerate(series.get("t_s", ())):
-        row: dict[str, Any] = {"flow": fid, "t_s": float(t), "dropped_pkts": NAN, "delay_mean_s": NAN}
+        row: dict[str, Any] = {"flow_id": fid, "t_s": float(t), "dropped_pkts": NAN, "delay_mean_s": NAN}
         for key in FLOW_COUNTERS:
             now = _num(series[key][k]) if key in series else NAN
             row[key] = now - prev[key]
@@ -102,7 +102,7 @@ def _link_row(plan_row: dict[str, Any], raw: dict[str, Any], meta: dict[str, Any
     else:
         mean_queue = sum(after) / len(after) if after else NAN
     return {
-        "name": plan_row["name"], "src": plan_row["src"], "dst": plan_row["dst"],
+        "link": plan_row["link"], "src": plan_row["src"], "dst": plan_row["dst"],
         "rate_bps": float(plan_row["rate_bps"]), "delay_s": float(plan_row["delay_s"]), "queue": plan_row["queue"],
         "tx_pkts": _num(final["tx_pkts"]), "tx_bytes": _num(final["tx_bytes"]), "dropped_pkts": _num(final["dropped_pkts"]),
         "meas_tx_bytes": _num(final["tx_bytes"]) - _at(series, "tx_bytes", warmup),
@@ -144,11 +144,11 @@ def build(sim_plan: Plan, raw: dict[str, Any], *, backend: str, facts: dict[str,
     by_flow = {int(f["id"]): f for f in raw["flows"]}
     by_link = {str(x["name"]): x for x in raw["links"]}
     plan_flows = sim_plan.main_flows.to_dict("records")
-    plan_links = [row for row in sim_plan.links.to_dict("records") if row["name"] in by_link]
-    flow_rows = [_flow_row(f, by_flow[int(f["id"])], meta) for f in plan_flows]
-    flow_series = [r for f in plan_flows for r in _flow_series(int(f["id"]), by_flow[int(f["id"])]["series"])]
-    link_rows = [_link_row(x, by_link[x["name"]], meta) for x in plan_links]
-    link_series = [r for x in plan_links for r in _link_series(x["name"], by_link[x["name"]]["series"])]
+    plan_links = [row for row in sim_plan.links.to_dict("records") if row["link"] in by_link]
+    flow_rows = [_flow_row(f, by_flow[int(f["flow_id"])], meta) for f in plan_flows]
+    flow_series = [r for f in plan_flows for r in _flow_series(int(f["flow_id"]), by_flow[int(f["flow_id"])]["series"])]
+    link_rows = [_link_row(x, by_link[x["link"]], meta) for x in plan_links]
+    link_series = [r for x in plan_links for r in _link_series(x["link"], by_link[x["link"]]["series"])]
     return RunResult({
         "meta": meta,
         "engine": {"events": NAN, "wall_s": float(raw["wall_s"]), "packets_forwarded": sum(x["tx_pkts"] for x in link_rows),

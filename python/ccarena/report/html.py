@@ -65,7 +65,7 @@ def _variant_tables(results: dict[str, RunResult]) -> dict[str, Any]:
         headers, rows, right = _format.flow_table(res._main_flow_records(), completion=completion)
         flow_rows += [[variant, *row] for row in rows]
         name = res.bottleneck()
-        (lheaders, lrows, lright), _ = _format.link_table([link for link in res._link_records() if link["name"] == name])
+        (lheaders, lrows, lright), _ = _format.link_table([link for link in res._link_records() if link["link"] == name])
         link_rows += [[variant, *row] for row in lrows]
     return {
         "tables": [(["variant", *headers], flow_rows, [False, *right]), (["variant", *lheaders], link_rows, [False, *lright])],

@@ -26,7 +26,7 @@ TIMESTAMP_OPTION = 12
 #: IPv4 + UDP headers.
 UDP_HEADERS = 28
 #: Flow-table columns copied from the simulator's plan (identity, not measurement).
-PLAN_COLUMNS = ("id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "app", "role", "src", "dst", "start_s", "rtt_base_s")
+PLAN_COLUMNS = ("flow_id", "group", "protocol", "cc", "cc_algorithm", "cc_params", "recovery", "app", "role", "src", "dst", "start_s", "rtt_base_s")
 #: Flow-table columns the kernel cannot measure per flow.
 NAN_FLOW_COLUMNS = (
     "dropped_pkts", "in_flight_pkts", "ack_dropped_pkts", "meas_dropped_pkts", "delay_count", "delay_mean_s",
@@ -97,7 +97,7 @@ def _flow_series(fid: int, send: dict[str, Any], recv: dict[str, Any], meta: dic
     for k, good in enumerate(recv["bytes"], start=1):
         t = round(k * interval, 9)
         s = by_time.get(round(t, 6))
-        row = {"flow": fid, "t_s": t, "goodput_bytes": float(good), "delivered_pkts": NAN, "dropped_pkts": NAN, "delay_mean_s": NAN}
+        row = {"flow_id": fid, "t_s": t, "goodput_bytes": float(good), "delivered_pkts": NAN, "dropped_pkts": NAN, "delay_mean_s": NAN}
         if s is None:
             row.update({"sent_pkts": NAN, "sent_bytes": NAN, "retransmitted_pkts": NAN, "cwnd_pkts": NAN,
                         "ssthresh_pkts": NAN, "srtt_s": NAN, "rate_bps": NAN})
@@ -121,7 +121,7 @@ def _links(plan_links: Any, queues: list[dict[str, Any]], meta: dict[str, Any]) 
     duration, warmup = float(meta["duration_s"]), float(meta["warmup_s"])
     links, series = [], []
     for name in ("bottleneck", "bottleneck_rev"):
-        plan = plan_links.set_index("name").loc[name]
+        plan = plan_links.set_index("link").loc[name]
         prev = {"tx_pkts": 0, "tx_bytes": 0, "dropped_pkts": 0}
         at_warmup = dict(prev)
         qlen = []
@@ -140,7 +140,7 @@ def _links(plan_links: Any, queues: list[dict[str, Any]], meta: dict[str, Any]) 
                 qlen.append(float(s["queue_pkts"]))
         last = queues[-1][name] if queues else prev
         links.append({
-            "name": name, "src": plan["src"], "dst": plan["dst"], "rate_bps": float(plan["rate_bps"]),
+            "link": name, "src": plan["src"], "dst": plan["dst"], "rate_bps": float(plan["rate_bps"]),
             "delay_s": float(plan["delay_s"]), "queue": plan["queue"],
             "tx_pkts": last["tx_pkts"], "tx_bytes": last["tx_bytes"], "dropped_pkts": last["dropped_pkts"],
             "meas_tx_bytes": last["tx_bytes"] - at_warmup["tx_bytes"],
@@ -167,7 +167,7 @@ def build(plan: Plan, flows: Any, raw: dict[str, Any], *, lateness_limit_s: floa
     counters = raw["counters"]
     stamps = raw["timestamps"]
     flow_rows = [_flow_row(f, s, r, c, meta, ts) for f, s, r, c, ts in zip(flows.to_dict("records"), raw["senders"], raw["receivers"], counters, stamps)]
-    series = [row for f, s, r, ts in zip(flows["id"], raw["senders"], raw["receivers"], stamps) for row in _flow_series(int(f), s, r, meta, ts)]
+    series = [row for f, s, r, ts in zip(flows["flow_id"], raw["senders"], raw["receivers"], stamps) for row in _flow_series(int(f), s, r, meta, ts)]
     links, link_series = _links(plan.links, raw["queues"], meta)
     # The line's interface a faces r1 (the senders' side): a→b carries data, b→a carries ACKs.
     line = {"forward": raw["delayline"]["a_to_b"], "reverse": raw["delayline"]["b_to_a"]}

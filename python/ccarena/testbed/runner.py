@@ -76,7 +76,7 @@ def run(
     rtts = sorted(set(round(float(r), 9) for r in flows["rtt_base_s"]))
     if len(rtts) > 1:
         raise TestbedError(f"flows.rtt: the testbed's delay line has one delay per direction, the flows have RTTs {rtts} s")
-    bottleneck = plan.links.set_index("name").loc["bottleneck"]
+    bottleneck = plan.links.set_index("link").loc["bottleneck"]
     limit, unit = units.queue_limit(valid["topology"]["queue"]["limit"], "topology.queue.limit")
     group_of = _group_of_each_flow(valid["flows"])
     apps = [_app_spec(valid["flows"][g], f"flows[{g}]") for g in group_of]
@@ -94,13 +94,13 @@ def run(
 
 
 def refuse_late_starts(flows: Iterable[Mapping[str, Any]], duration_s: float) -> None:
-    """Refuse a flow (``id``, ``group``, ``start_s`` of the plan's flow table) that starts at or
+    """Refuse a flow (``flow_id``, ``group``, ``start_s`` of the plan's flow table) that starts at or
     after the end of the run: its sender would start after the receiver has gone and die with
     "connection refused". The simulator just records such a flow as having sent nothing."""
     for flow in flows:
         start = float(flow["start_s"])
         if start >= duration_s:
-            name = f"flow {int(flow['id'])}" + (f" ({flow['group']})" if flow.get("group") else "")
+            name = f"flow {int(flow['flow_id'])}" + (f" ({flow['group']})" if flow.get("group") else "")
             raise TestbedError(
                 f"flows: {name} starts at {start:g} s, not before the end of the run at {duration_s:g} s "
                 "(the duration): the testbed cannot run it; lengthen the duration or start the flow earlier"
@@ -122,7 +122,7 @@ def serialisation_ps_per_byte(links: Any) -> tuple[int, int]:
     """Picoseconds per IP byte the delay line adds as transmission time, forward and reverse: the
     bottleneck's, which HTB does not impose (it releases a packet at the start of its slot and
     the veth delivers it at once; see crates/delayline/src/serialiser.rs)."""
-    rate = links.set_index("name")["rate_bps"]
+    rate = links.set_index("link")["rate_bps"]
     return round(8e12 / float(rate["bottleneck"])), round(8e12 / float(rate["bottleneck_rev"]))
 
 

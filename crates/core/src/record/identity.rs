@@ -13,7 +13,7 @@ use crate::scenario::build::FlowMeta;
 pub fn flow_identity(metas: &[FlowMeta]) -> Table {
     let mut t = Table::default();
     let strs = |f: &dyn Fn(&FlowMeta) -> String| Column::Str(metas.iter().map(f).collect());
-    t.push("id", Column::U64((0..metas.len() as u64).collect()));
+    t.push("flow_id", Column::U64((0..metas.len() as u64).collect()));
     t.push("group", strs(&|m| m.group.clone()));
     t.push("protocol", strs(&|m| m.protocol.to_string()));
     let cc = |f: &dyn Fn(&CcName) -> String| strs(&|m| m.cc.as_ref().map_or_else(String::new, f));
@@ -35,7 +35,7 @@ pub fn flow_identity(metas: &[FlowMeta]) -> Table {
 pub fn link_identity(links: &[Link], node_names: &[String]) -> Table {
     let mut t = Table::default();
     let node = |n: u32| node_names[n as usize].clone();
-    t.push("name", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
+    t.push("link", Column::Str(links.iter().map(|l| l.name.clone()).collect()));
     t.push("src", Column::Str(links.iter().map(|l| node(l.from.0)).collect()));
     t.push("dst", Column::Str(links.iter().map(|l| node(l.to.0)).collect()));
     t.push("rate_bps", Column::F64(links.iter().map(|l| l.rate.as_bps_f64()).collect()));

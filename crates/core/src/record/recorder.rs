@@ -490,7 +490,7 @@ impl Recorder {
 /// The flows' series as a table.
 fn flow_series_table(s: FlowSeries) -> Table {
     let mut flow_series = Table::default();
-    flow_series.push("flow", Column::U64(s.flow.iter().map(|&x| x as u64).collect()));
+    flow_series.push("flow_id", Column::U64(s.flow.iter().map(|&x| x as u64).collect()));
     flow_series.push("t_s", Column::F64(s.t_s));
     flow_series.push("sent_pkts", Column::U64(s.sent_pkts));
     flow_series.push("sent_bytes", Column::U64(s.sent_bytes));

@@ -13,7 +13,7 @@ pub fn run(toml: &str) -> RunResult {
 
 /// `(t_s, value)` of a flow-series column for one flow.
 pub fn flow_series(r: &RunResult, flow: u64, column: &str) -> Vec<(f64, f64)> {
-    let flows = r.flow_series.u64s("flow");
+    let flows = r.flow_series.u64s("flow_id");
     let t = r.flow_series.f64s("t_s");
     let values: Vec<f64> = match r.flow_series.get(column) {
         Some(ccarena_core::record::result::Column::F64(v)) => v.clone(),
@@ -55,7 +55,7 @@ pub fn jain(x: &[f64]) -> f64 {
 
 /// Utilisation of a link (by name) over the measured window.
 pub fn utilisation(r: &RunResult, link: &str) -> f64 {
-    let names = match r.links.get("name") {
+    let names = match r.links.get("link") {
         Some(ccarena_core::record::result::Column::Str(v)) => v,
         _ => unreachable!(),
     };
@@ -66,7 +66,7 @@ pub fn utilisation(r: &RunResult, link: &str) -> f64 {
 
 /// Time-averaged queue of a link (by name) over the measured window, packets.
 pub fn mean_queue_pkts(r: &RunResult, link: &str) -> f64 {
-    let names = match r.links.get("name") {
+    let names = match r.links.get("link") {
         Some(ccarena_core::record::result::Column::Str(v)) => v,
         _ => unreachable!(),
     };

@@ -78,7 +78,7 @@ def _reno_share(results: Results) -> pd.DataFrame:
     """Per run: the Reno group's share of the bottleneck (utilisation by the 20 Reno flows, %)."""
     res = results["reno-compat"]
     runs = res.runs[res.runs["group"] == "reno"]
-    rate = res.links[res.links["name"] == "bottleneck"][["run_id", "rate_bps"]]
+    rate = res.links[res.links["link"] == "bottleneck"][["run_id", "rate_bps"]]
     share = runs.groupby(["run_id", "flows[1].cc", "flows[1].count"])["throughput_bps"].sum().reset_index()
     share = share.merge(rate, on="run_id")
     return share.assign(util=share["throughput_bps"] / share["rate_bps"] * 100)
