@@ -374,6 +374,8 @@ class RunResult:
     - ``flow_series``: one row per flow × sample interval;
     - ``links``: one row per link direction, with the derived ``utilisation``;
     - ``link_series``: one row per link direction × sample interval;
+    - ``delay_quantiles``: one row per main flow × level q = 0, 0.005, …, 1: the q-quantile of its
+      one-way delays (empty where a backend does not measure them);
 
     and the dicts ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version,
     scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall
@@ -396,6 +398,7 @@ class RunResult:
         self._flow_cols = _columns.flow_columns(raw["flows"], float(self.meta["duration_s"]))
         self._link_cols = _columns.link_columns(raw["links"])
         self._series = {"flow_series": raw["flow_series"], "link_series": raw["link_series"]}
+        self._delay_quantiles = raw.get("delay_quantiles") or dict.fromkeys(("flow", "q", "delay_s"), [])
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
@@ -412,6 +415,10 @@ class RunResult:
     @functools.cached_property
     def link_series(self) -> pd.DataFrame:
         return _frame(self._series["link_series"])
+
+    @functools.cached_property
+    def delay_quantiles(self) -> pd.DataFrame:
+        return _frame(self._delay_quantiles)
 
     @property
     def name(self) -> str:
