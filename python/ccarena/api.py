@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ccarena.cc import CongestionControl
+    from ccarena.plots import RunPlots
 
 __all__ = ["run", "validate", "prepare", "topology", "plan", "algorithms", "Algorithm", "Plan", "RunResult", "ScenarioError", "JainOver"]
 
@@ -147,13 +148,13 @@ def run(
     cc_factory = _cc.factory_for(doc, algorithms, _folder_of(scenario))
     text = _scenario.to_json(doc)
     if not progress:
-        return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory))
+        return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory), pcap_dir=pcap_dir)
     bar = ProgressBar(str(doc.get("name", "run")))
     try:
         raw = _core.run(text, bar.update, series, pcap_dir, links, pcap_snaplen, cc_factory)
     finally:
         bar.close()
-    return RunResult(raw)
+    return RunResult(raw, pcap_dir=pcap_dir)
 
 
 def _check_flag(value: Any, name: str) -> None:
@@ -377,12 +378,14 @@ class RunResult:
     - ``delay_quantiles``: one row per main flow × level q = 0, 0.005, …, 1: the q-quantile of its
       one-way delays (empty where a backend does not measure them);
 
-    and the dicts ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version,
-    scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall
-    seconds up to the end of the warm-up).
+    ``plot``, the run's plots as methods (``result.plot.goodput()``: :class:`ccarena.plots.RunPlots`);
+    ``pcap_dir``, where its packet captures are (``None`` without ``pcap=``); and the dicts
+    ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version, scenario) and
+    ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall seconds
+    up to the end of the warm-up).
     """
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any], *, pcap_dir: str | os.PathLike[str] | None = None) -> None:
         if not isinstance(raw, Mapping):
             raise ArgumentError(f"RunResult: expected the raw result of a run (ccarena.run returns one), not {type(raw).__name__}")
         missing = [k for k in ("meta", "engine", "flows", "links", "flow_series", "link_series") if k not in raw]
@@ -399,6 +402,7 @@ class RunResult:
         self._link_cols = _columns.link_columns(raw["links"])
         self._series = {"flow_series": raw["flow_series"], "link_series": raw["link_series"]}
         self._delay_quantiles = raw.get("delay_quantiles") or dict.fromkeys(("flow", "q", "delay_s"), [])
+        self.pcap_dir: Path | None = Path(pcap_dir) if pcap_dir is not None else None
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
@@ -419,6 +423,12 @@ class RunResult:
     @functools.cached_property
     def delay_quantiles(self) -> pd.DataFrame:
         return _frame(self._delay_quantiles)
+
+    @property
+    def plot(self) -> RunPlots:
+        from ccarena.plots import RunPlots
+
+        return RunPlots(self)
 
     @property
     def name(self) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -13,6 +13,9 @@ import pandas as pd
 from ccarena import metrics as _metrics
 from ccarena.errors import ExperimentError
 from ccarena.experiment.store import Store
+
+if TYPE_CHECKING:
+    from ccarena.plots import ExperimentPlots
 
 #: Per-run metric columns, in display order (docs/experiments.md, "Metrics").
 RUN_METRICS = (
@@ -201,6 +204,14 @@ class ExperimentResult:
                 "ci_low": ci.low, "ci_high": ci.high, "p_value": p,
             })
         return pd.DataFrame(rows, columns=[*others, "n", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value"])
+
+    @property
+    def plot(self) -> ExperimentPlots:
+        """The campaign's plots as methods: ``res.plot.sweep("goodput_bps")``,
+        ``res.plot.throughput_delay()`` (:class:`ccarena.plots.ExperimentPlots`)."""
+        from ccarena.plots import ExperimentPlots
+
+        return ExperimentPlots(self)
 
     def __repr__(self) -> str:
         return (
