@@ -84,7 +84,8 @@ def plot_throughput_delay(
     path: str | Path | None = None, *, per: str = "flow", by: Sequence[str] | None = None
 ) -> Figure:
     """Mean goodput against 95th-percentile one-way delay (x inverted: better is up and right),
-    one colour and marker per algorithm (``cc``, or the protocol of UDP flows).
+    one colour and marker per algorithm (``cc``, or the protocol of UDP flows); with ``by``
+    keys, one marker per combination of their values instead.
 
     ``results`` is a :class:`~ccarena.RunResult`, a mapping ``{label: RunResult}`` (e.g.
     replications), an :class:`~ccarena.ExperimentResult` or its ``runs`` table (filtered as you
@@ -102,10 +103,14 @@ def plot_throughput_delay(
     scale, unit = c.rate_unit(points["goodput_bps"])
     fig, ax = c.new_axes("Throughput and delay", f"mean goodput ({unit})", "95th-percentile one-way delay (ms)")
     styles = c.algorithm_styles(points["algorithm"].tolist())
+    # With other keys, the algorithm keeps its colour and each combination of the keys has a marker.
+    combos = list(dict.fromkeys(points[keys].itertuples(index=False, name=None))) if keys else []
     groups = points.groupby(["algorithm", *keys], sort=True, dropna=False)
     for name, part in groups:
         name = name if isinstance(name, tuple) else (name,)
-        style = styles[name[0]]
+        style = dict(styles[name[0]])
+        if keys:
+            style["marker"] = c.MARKERS[combos.index(tuple(name[1:])) % len(c.MARKERS)]
         text = name[0] + "".join(f", {k}={v}" for k, v in zip(keys, name[1:]))
         x = part["delay_p95_s"].to_numpy(dtype=float) * 1e3
         y = part["goodput_bps"].to_numpy(dtype=float) / scale
@@ -121,7 +126,8 @@ def plot_throughput_delay(
             ax.add_patch(ellipse)
     ax.set_ylim(bottom=0)
     ax.invert_xaxis()
-    ax.annotate("better", xy=(0.97, 0.95), xytext=(0.85, 0.83), xycoords="axes fraction", textcoords="axes fraction",
+    # In the corner of the worst results, where points are rarest, pointing to the best.
+    ax.annotate("better", xy=(0.13, 0.15), xytext=(0.05, 0.05), xycoords="axes fraction", textcoords="axes fraction",
                 ha="center", va="center", fontsize="small", color="grey",
                 arrowprops={"arrowstyle": "->", "color": "grey"})
     return c.finish(fig, ax, path, "throughput_delay.png", time_axis=False)
