@@ -430,6 +430,11 @@ class RunResult:
 
         return RunPlots(self)
 
+    def _repr_html_(self) -> str:
+        from ccarena import _notebook
+
+        return _notebook.run_html(self)
+
     @property
     def name(self) -> str:
         return str(self.meta.get("name", ""))

@@ -213,6 +213,11 @@ class ExperimentResult:
 
         return ExperimentPlots(self)
 
+    def _repr_html_(self) -> str:
+        from ccarena import _notebook
+
+        return _notebook.experiment_html(self)
+
     def __repr__(self) -> str:
         return (
             f"ExperimentResult({self.name!r}: {len(self.plan)} runs planned, {len(self.metrics)} finished, "
