@@ -31,7 +31,7 @@ TCP_PORT = 5201
 _SEQ_SPACE = 1 << 32
 
 
-def capture_file(pcap_dir: str | Path, link: str) -> Path:
+def capture_file(pcap_dir: str | os.PathLike[str], link: str) -> Path:
     """The file a run's capture of ``link`` is written to: the name with every character but
     letters, digits, ``-``, ``_`` and ``.`` replaced by ``_`` (``"A->B"`` → ``A__B.pcap``), as
     ``crates/core/src/record/pcap/mod.rs`` names it."""
