@@ -52,6 +52,7 @@ def run(
       ``flow_series`` dict of columns, one row per flow x sample interval
       ``links``       dict of columns, one row per link direction
       ``link_series`` dict of columns, one row per link direction x sample interval
+      ``delay_quantiles`` dict of columns (flow, q, delay_s), one row per main flow x level q
     Raises ccarena.errors.ScenarioError, or ccarena.errors.SimulationError when the run stalls
     (simulated time stops advancing) or the core fails."""
 
@@ -80,7 +81,7 @@ def plan(scenario_json: str) -> dict[str, Any]:
                    role, src, dst, start_s, rtt_base_s), with the same values
       ``links``    dict of columns, one row per link direction: the first columns of ``run``'s
                    ``links`` (link, src, dst, rate_bps, delay_s, queue)
-      ``columns``  dict: table name (flows, flow_series, links, link_series) -> the names of
+      ``columns``  dict: table name (flows, flow_series, links, link_series, delay_quantiles) -> the names of
                    every column of that table of ``run``'s result, in order
     Raises ccarena.errors.ScenarioError where ``run`` would."""
 

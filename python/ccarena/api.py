@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ccarena.cc import CongestionControl
+    from ccarena.plots import RunPlots
 
 __all__ = ["run", "validate", "prepare", "topology", "plan", "algorithms", "Algorithm", "Plan", "RunResult", "ScenarioError", "JainOver"]
 
@@ -147,13 +148,13 @@ def run(
     cc_factory = _cc.factory_for(doc, algorithms, _folder_of(scenario))
     text = _scenario.to_json(doc)
     if not progress:
-        return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory))
+        return RunResult(_core.run(text, None, series, pcap_dir, links, pcap_snaplen, cc_factory), pcap_dir=pcap_dir)
     bar = ProgressBar(str(doc.get("name", "run")))
     try:
         raw = _core.run(text, bar.update, series, pcap_dir, links, pcap_snaplen, cc_factory)
     finally:
         bar.close()
-    return RunResult(raw)
+    return RunResult(raw, pcap_dir=pcap_dir)
 
 
 def _check_flag(value: Any, name: str) -> None:
@@ -378,13 +379,17 @@ class RunResult:
     - ``flow_series``: one row per flow × sample interval;
     - ``links``: one row per link direction, with the derived ``utilisation``;
     - ``link_series``: one row per link direction × sample interval;
+    - ``delay_quantiles``: one row per main flow × level q = 0, 0.005, …, 1: the q-quantile of its
+      one-way delays (empty where a backend does not measure them);
 
-    and the dicts ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version,
-    scenario) and ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall
-    seconds up to the end of the warm-up).
+    ``plot``, the run's plots as methods (``result.plot.goodput()``: :class:`ccarena.plots.RunPlots`);
+    ``pcap_dir``, where its packet captures are (``None`` without ``pcap=``); and the dicts
+    ``meta`` (name, seed, duration_s, warmup_s, sample_interval_s, version, scenario) and
+    ``engine`` (events, wall_s, packets_forwarded, peak_packets, warmup_wall_s: the wall seconds
+    up to the end of the warm-up).
     """
 
-    def __init__(self, raw: Mapping[str, Any]) -> None:
+    def __init__(self, raw: Mapping[str, Any], *, pcap_dir: str | os.PathLike[str] | None = None) -> None:
         if not isinstance(raw, Mapping):
             raise ArgumentError(f"RunResult: expected the raw result of a run (ccarena.run returns one), not {type(raw).__name__}")
         missing = [k for k in ("meta", "engine", "flows", "links", "flow_series", "link_series") if k not in raw]
@@ -400,6 +405,8 @@ class RunResult:
         self._flow_cols = _columns.flow_columns(raw["flows"], float(self.meta["duration_s"]))
         self._link_cols = _columns.link_columns(raw["links"])
         self._series = {"flow_series": raw["flow_series"], "link_series": raw["link_series"]}
+        self._delay_quantiles = raw.get("delay_quantiles") or dict.fromkeys(("flow_id", "q", "delay_s"), [])
+        self.pcap_dir: Path | None = Path(pcap_dir) if pcap_dir is not None else None
 
     @functools.cached_property
     def flows(self) -> pd.DataFrame:
@@ -416,6 +423,21 @@ class RunResult:
     @functools.cached_property
     def link_series(self) -> pd.DataFrame:
         return _frame(self._series["link_series"], "link_series")
+
+    @functools.cached_property
+    def delay_quantiles(self) -> pd.DataFrame:
+        return _frame(self._delay_quantiles)
+
+    @property
+    def plot(self) -> RunPlots:
+        from ccarena.plots import RunPlots
+
+        return RunPlots(self)
+
+    def _repr_html_(self) -> str:
+        from ccarena import _notebook
+
+        return _notebook.run_html(self)
 
     @property
     def name(self) -> str:
@@ -486,7 +508,7 @@ class RunResult:
 
     def to_parquet(self, directory: str | Path, jain_over: JainOver = "flow", *, plots: bool = False) -> Path:
         """Write ``flows.parquet``, ``flow_series.parquet``, ``links.parquet``,
-        ``link_series.parquet`` and ``summary.json`` (and with ``plots`` the PNG plots
+        ``link_series.parquet``, ``delay_quantiles.parquet`` and ``summary.json`` (and with ``plots`` the PNG plots
         ``goodput.png``, ``cwnd.png``, ``queue.png``) into ``directory``, created if needed.
 
         The files are written into a temporary sibling directory renamed into place at the end,
@@ -499,7 +521,7 @@ class RunResult:
         if jain_over not in ("flow", "group"):  # before anything is written
             raise ArgumentError(f"jain: over must be 'flow' or 'group', not {jain_over!r}")
         with output_directory(directory) as tmp:
-            for name in ("flows", "flow_series", "links", "link_series"):
+            for name in ("flows", "flow_series", "links", "link_series", "delay_quantiles"):
                 getattr(self, name).to_parquet(tmp / f"{name}.parquet", index=False)
             (tmp / "summary.json").write_text(self.to_json(jain_over) + "\n", encoding="utf-8")
             if plots:

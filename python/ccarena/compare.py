@@ -87,13 +87,16 @@ class Comparison:
         }
 
     def plot(self, directory: str | Path) -> list[Path]:
-        """cwnd and goodput over time of replication 0 from every backend (the same flow in the
-        same colour, one line style per backend); returns the files."""
+        """cwnd and goodput over time of replication 0 from every backend; returns the files.
+
+        A flow has its id's colour on every backend, and each backend its line style, given in
+        the order of :data:`ccarena.backends.BACKENDS` (the simulator solid) whatever the order
+        the backends were asked in (:func:`ccarena.plots.plot_cwnd` with a mapping of runs)."""
         from ccarena import plots
 
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        first = {b: rs[0] for b, rs in self.runs.items()}
+        first = {b: self.runs[b][0] for b in backends.BACKENDS if b in self.runs}
         plots.plot_cwnd(first, out / "compare-cwnd.png")
         plots.plot_goodput(first, out / "compare-goodput.png")
         return [out / "compare-cwnd.png", out / "compare-goodput.png"]

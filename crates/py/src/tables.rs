@@ -3,6 +3,7 @@
 //! column as a list of str.
 
 use ccarena_core::plan::{Plan, TABLE_COLUMNS};
+use ccarena_core::record::quantiles::DELAY_QUANTILE_COLUMNS;
 use ccarena_core::record::result::{Column, RunResult, Table};
 use numpy::PyArray1;
 use pyo3::prelude::*;
@@ -66,8 +67,8 @@ fn table_to_py(py: Python<'_>, t: Table, rows: bool) -> PyResult<Bound<'_, PyDic
     Ok(d)
 }
 
-/// `{"meta", "engine", "flows", "flow_series", "links", "link_series"}`; `series = false` leaves
-/// the two series without rows.
+/// `{"meta", "engine", "flows", "flow_series", "links", "link_series", "delay_quantiles"}`;
+/// `series = false` leaves the two series without rows (the quantiles, a summary per flow, stay).
 pub fn result_to_py(py: Python<'_>, r: RunResult, series: bool) -> PyResult<Bound<'_, PyDict>> {
     let meta = Meta {
         name: &r.name,
@@ -90,11 +91,12 @@ pub fn result_to_py(py: Python<'_>, r: RunResult, series: bool) -> PyResult<Boun
     out.set_item("flow_series", table_to_py(py, r.flow_series, series)?)?;
     out.set_item("links", table_to_py(py, r.links, true)?)?;
     out.set_item("link_series", table_to_py(py, r.link_series, series)?)?;
+    out.set_item("delay_quantiles", table_to_py(py, r.delay_quantiles, true)?)?;
     Ok(out)
 }
 
 /// `{"meta", "flows", "links", "columns"}`: `columns` names every column of each of a run's
-/// four tables, in order.
+/// tables, in order.
 pub fn plan_to_py(py: Python<'_>, p: Plan) -> PyResult<Bound<'_, PyDict>> {
     let meta = Meta {
         name: &p.name,
@@ -108,6 +110,7 @@ pub fn plan_to_py(py: Python<'_>, p: Plan) -> PyResult<Bound<'_, PyDict>> {
     for (table, names) in TABLE_COLUMNS {
         columns.set_item(table, PyList::new(py, names)?)?;
     }
+    columns.set_item("delay_quantiles", PyList::new(py, DELAY_QUANTILE_COLUMNS)?)?;
     let out = PyDict::new(py);
     out.set_item("meta", meta_to_py(py, meta)?)?;
     out.set_item("flows", table_to_py(py, p.flows, true)?)?;

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -14,6 +14,9 @@ from ccarena import _aliases
 from ccarena import metrics as _metrics
 from ccarena.errors import ExperimentError
 from ccarena.experiment.store import Store
+
+if TYPE_CHECKING:
+    from ccarena.plots import ExperimentPlots
 
 #: Per-run metric columns, in display order (docs/experiments.md, "Metrics").
 RUN_METRICS = (
@@ -206,6 +209,19 @@ class ExperimentResult:
                 "ci_low": ci.low, "ci_high": ci.high, "p_value": p,
             })
         return pd.DataFrame(rows, columns=[*others, "n", "mean_a", "mean_b", "mean_diff", "ci_low", "ci_high", "p_value"])
+
+    @property
+    def plot(self) -> ExperimentPlots:
+        """The campaign's plots as methods: ``res.plot.sweep("goodput_bps")``,
+        ``res.plot.throughput_delay()`` (:class:`ccarena.plots.ExperimentPlots`)."""
+        from ccarena.plots import ExperimentPlots
+
+        return ExperimentPlots(self)
+
+    def _repr_html_(self) -> str:
+        from ccarena import _notebook
+
+        return _notebook.experiment_html(self)
 
     def __repr__(self) -> str:
         return (

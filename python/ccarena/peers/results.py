@@ -16,7 +16,8 @@ Both peers report the same *raw* form, cumulative counters sampled once per ``sa
 Bytes are wire bytes except ``goodput_bytes`` (payload delivered in order); ``queue_pkt_s`` is
 the integral of the queue length over time (packet-seconds), which gives the time-averaged queue
 the simulator reports. A value a peer cannot measure is NaN (or absent, which means NaN); the
-per-flow one-way delays, in-flight and ECN/Source-Quench columns are always NaN (docs/peers.md).
+per-flow one-way delays, in-flight and ECN/Source-Quench columns are always NaN, and the
+``delay_quantiles`` table is empty (docs/peers.md).
 """
 
 from __future__ import annotations
@@ -157,4 +158,6 @@ def build(sim_plan: Plan, raw: dict[str, Any], *, backend: str, facts: dict[str,
         "flow_series": _columns(flow_series, sim_plan.columns["flow_series"]),
         "links": _columns(link_rows, sim_plan.columns["links"]),
         "link_series": _columns(link_series, sim_plan.columns["link_series"]),
+        # No peer reports per-packet delays: the table has its columns and no rows.
+        "delay_quantiles": _columns([], sim_plan.columns["delay_quantiles"]),
     })

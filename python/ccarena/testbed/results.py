@@ -1,8 +1,8 @@
 """Turn what a testbed run measured into the simulator's tables (a :class:`~ccarena.api.RunResult`).
 
 Columns the kernel cannot provide are NaN (listed in docs/testbed.md): per-flow drops and
-one-way delays (the bottleneck counts drops for all flows together) and the access links (not
-shaped on the testbed, so not listed). Timeouts and fast recoveries come from the TcpExt
+one-way delays (the bottleneck counts drops for all flows together; the ``delay_quantiles``
+table has no rows) and the access links (not shaped on the testbed, so not listed). Timeouts and fast recoveries come from the TcpExt
 counters of each flow's own sender namespace (:mod:`ccarena.testbed.mib`).
 """
 
@@ -189,4 +189,6 @@ def build(plan: Plan, flows: Any, raw: dict[str, Any], *, lateness_limit_s: floa
         "flow_series": _columns(series, plan.columns["flow_series"]),
         "links": _columns(links, plan.columns["links"]),
         "link_series": _columns(link_series, plan.columns["link_series"]),
+        # One-way delays are not measured per packet on the kernel: no rows.
+        "delay_quantiles": _columns([], plan.columns["delay_quantiles"]),
     })

@@ -105,18 +105,40 @@ impl Histogram {
     /// The q-quantile (0 ≤ q ≤ 1), nearest-rank, to within the bucket resolution; clamped to
     /// the exact min and max. `None` when empty or keeping the moments only.
     pub fn quantile(&self, q: f64) -> Option<f64> {
+        self.quantiles(&[q]).map(|v| v[0])
+    }
+
+    /// The quantiles `qs` (ascending, each 0 ≤ q ≤ 1), each as [`Histogram::quantile`] gives it,
+    /// in one pass over the buckets: a run's `delay_quantiles` table asks for 201 of them per
+    /// flow. `None` when empty or keeping the moments only.
+    pub fn quantiles(&self, qs: &[f64]) -> Option<Vec<f64>> {
         if self.total == 0 || self.moments_only {
             return None;
         }
-        let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
-        let mut seen = 0;
-        for (i, &c) in self.counts.iter().enumerate() {
-            seen += c;
-            if seen >= rank {
-                return Some(value_of(self.first + i).clamp(self.min as f64, self.max as f64));
-            }
-        }
-        Some(self.max as f64)
+        debug_assert!(qs.windows(2).all(|w| w[0] <= w[1]), "quantiles must be asked in order");
+        let mut buckets = self.counts.iter().enumerate();
+        let (mut seen, mut at) = (0, None);
+        let out = qs
+            .iter()
+            .map(|&q| {
+                let rank = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+                // The first bucket whose running count reaches the rank: ranks only grow, so the
+                // walk goes on from where the previous quantile stopped.
+                while seen < rank {
+                    match buckets.next() {
+                        Some((i, &c)) => (seen, at) = (seen + c, Some(i)),
+                        None => break,
+                    }
+                }
+                match at {
+                    Some(i) if seen >= rank => {
+                        value_of(self.first + i).clamp(self.min as f64, self.max as f64)
+                    }
+                    _ => self.max as f64,
+                }
+            })
+            .collect();
+        Some(out)
     }
 }
 
@@ -194,6 +216,39 @@ mod tests {
         assert!(moments.counts.is_empty() && !full.counts.is_empty());
         assert_eq!(moments.quantile(0.5), None);
         assert!(full.quantile(0.5).is_some());
+    }
+
+    /// Nearest rank by a scan of the buckets from the first, one quantile at a time.
+    fn scanned(h: &Histogram, q: f64) -> f64 {
+        let rank = ((q * h.total as f64).ceil() as u64).clamp(1, h.total);
+        let mut seen = 0;
+        for (i, &c) in h.counts.iter().enumerate() {
+            seen += c;
+            if seen >= rank {
+                return value_of(h.first + i).clamp(h.min as f64, h.max as f64);
+            }
+        }
+        h.max as f64
+    }
+
+    #[test]
+    fn quantiles_in_one_pass_equal_a_scan_per_quantile() {
+        let mut h = Histogram::default();
+        for v in [5u64, 20_000_000, 20_000_001, 30_000_000, 31_000_000, 33_000_000, 45_000_000] {
+            h.record(v);
+        }
+        let qs: Vec<f64> = (0..=200).map(|k| k as f64 / 200.0).collect();
+        let all = h.quantiles(&qs).unwrap();
+        for (&q, &got) in qs.iter().zip(&all) {
+            assert_eq!(got, scanned(&h, q), "q={q}");
+            assert_eq!(Some(got), h.quantile(q), "q={q}");
+        }
+        assert_eq!(all[0], 5.0, "the smallest value is exact (below 128 ns)");
+        let top = *all.last().unwrap();
+        assert!(top <= 45e6 && 45e6 - top <= 45e6 / 128.0, "q = 1 is the maximum's bucket: {top}");
+        assert!(all.windows(2).all(|w| w[0] <= w[1]));
+        assert!(h_empty().quantiles(&qs).is_none());
+        assert!(Histogram::moments_only().quantiles(&qs).is_none());
     }
 
     fn h_empty() -> Histogram {

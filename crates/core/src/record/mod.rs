@@ -6,6 +6,7 @@ pub mod histogram;
 pub mod identity;
 pub mod jitter;
 pub mod pcap;
+pub mod quantiles;
 pub mod recorder;
 pub mod result;
 

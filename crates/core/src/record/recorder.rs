@@ -16,6 +16,7 @@ use crate::net::link::{Link, LinkCounters};
 use crate::net::packet::{FlowId, LinkId, Packet, PacketSlab, PktId};
 use crate::record::identity::{flow_identity, link_identity};
 use crate::record::pcap::PcapTap;
+use crate::record::quantiles::delay_quantiles_table;
 use crate::record::result::{Column, EngineStats, RunResult, Table};
 use crate::record::{secs, FlowCounters, FlowSeries, FlowSnapshot, LinkSeries};
 use crate::scenario::build::FlowMeta;
@@ -360,6 +361,7 @@ impl Recorder {
             flow_series: flow_series_table(self.flow_series),
             links: link_table,
             link_series: link_series_table(self.link_series, &links),
+            delay_quantiles: delay_quantiles_table(metas, &self.counters),
         }
     }
 

@@ -100,6 +100,8 @@ pub struct RunResult {
     pub flow_series: Table,
     pub links: Table,
     pub link_series: Table,
+    /// Each main flow's delay distribution (`record::quantiles`).
+    pub delay_quantiles: Table,
 }
 
 impl RunResult {
@@ -110,6 +112,7 @@ impl RunResult {
             "events": self.engine.events, "packets_forwarded": self.engine.packets_forwarded,
             "flows": self.flows.to_json(), "flow_series": self.flow_series.to_json(),
             "links": self.links.to_json(), "link_series": self.link_series.to_json(),
+            "delay_quantiles": self.delay_quantiles.to_json(),
         })
     }
 }
