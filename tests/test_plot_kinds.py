@@ -244,7 +244,7 @@ def test_the_delay_cdf_of_a_flow_is_its_quantiles(mixed: ccarena.RunResult) -> N
     fig = mixed.plot.delay_cdf()
     lines = {line.get_label(): line for line in fig.axes[0].get_lines()}
     dq = mixed.delay_quantiles
-    labels = {int(r.id): f"{r.group} #{int(r.id)}" for r in mixed.main_flows.itertuples()}
+    labels = {int(r.flow_id): f"{r.group} #{int(r.flow_id)}" for r in mixed.main_flows.itertuples()}
     assert set(lines) == set(labels.values())
     for fid, name in labels.items():
         part = dq[dq["flow_id"] == fid]

@@ -32,6 +32,7 @@ RENAMED_METRICS = {"mean_delay_s": "delay_mean_s"}
 TABLE_ALIASES: dict[str, Mapping[str, str]] = {
     **RENAMED,
     "link_series": {},  # its ``link`` column had that name already
+    "delay_quantiles": {},  # new with the current names
     # ExperimentResult: a row per run × flow with the run's metrics prefixed ``run_``, a row per
     # run with its metrics, and the stored tables under their own names.
     "runs": {**RENAMED["flows"], **{f"run_{old}": f"run_{new}" for old, new in RENAMED_METRICS.items()}},

@@ -426,7 +426,7 @@ class RunResult:
 
     @functools.cached_property
     def delay_quantiles(self) -> pd.DataFrame:
-        return _frame(self._delay_quantiles)
+        return _frame(self._delay_quantiles, "delay_quantiles")
 
     @property
     def plot(self) -> RunPlots:
