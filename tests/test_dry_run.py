@@ -72,6 +72,11 @@ def test_predicted_hops_of_a_small_run_are_near_its_real_ones(tiny_text: str) ->
     cbr = dict(scenario, flows=[{"name": "cbr", "protocol": "udp", "app": {"kind": "cbr", "rate": "1Mbps", "packet_size": "1000B"}}])
     real = _core.run(json.dumps(cbr), series=False)["engine"]["packets_forwarded"]
     assert 0.8 < cost_model.hops(cbr) / real < 1.25
+    # Background sources of the default mix beside the bulk flows, planned as a few: the bulk
+    # flows take what the background leaves.
+    busy = dict(scenario, duration="10s", background=[{"load": 0.5}])
+    real = _core.run(json.dumps(busy), series=False)["engine"]["packets_forwarded"]
+    assert 0.7 < cost_model.hops(busy) / real < 1.4
 
 
 def test_a_paper_with_background_is_planned_without_its_thousands_of_sources() -> None:

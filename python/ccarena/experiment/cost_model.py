@@ -16,9 +16,11 @@ FTP, web users) as much as it gets. Its data packets cross every link of its rou
 acknowledgements cross the links back: one per packet (ns-2's agents), one per two with delayed
 ACKs, one per Ack Ratio packets for CCID 2, one per round trip for CCID 3's feedback.
 
-Not modelled, so the estimate is high for these: windows that take most of a run to fill a fast
-link (Reno at 10 Gbit/s), flows losing packets, web users thinking, files finished early.
-docs/reproducing.md compares the estimates with calibrations.
+Not modelled, which would make the estimate high: windows that take most of a run to fill a
+fast link (Reno at 10 Gbit/s), flows losing packets, web users thinking, files finished early.
+Nor is the cost of a hop growing with a run's memory (BENCHMARKS.md), which makes it low for
+runs much larger than the reference. docs/reproducing.md compares the estimates with
+calibrations: within about a factor of two.
 """
 
 from __future__ import annotations
@@ -111,20 +113,33 @@ def _default_mix() -> dict[str, float]:
     """The core's mix of background sources where a scenario names none."""
     from ccarena import _core
 
-    probe = {"duration": "1s", "topology": {"kind": "dumbbell", "bottleneck_rate": "10Mbps"}, "flows": [{}],
-             "background": [{"load": PLAN_LOAD}]}
+    topology = {"kind": "dumbbell", "bottleneck_rate": "10Mbps", "bottleneck_delay": "10ms"}
+    probe = {"duration": "1s", "topology": topology, "flows": [{}], "background": [{"load": PLAN_LOAD}]}
     return dict(_core.plan(json.dumps(probe))["meta"]["scenario"]["background"][0]["mix"])
+
+
+def _offered(bg: Any) -> dict[str, float] | None:
+    """A background's offered load per kind of source (``load · mix``), or None where its table
+    is malformed: that is left as it is, for the core to say what is wrong."""
+    number = (int, float)
+    if not isinstance(bg, Mapping) or not isinstance(bg.get("load"), number) or not isinstance(bg.get("mix", {}), Mapping):
+        return None
+    mix = {"udp": 0.0, "ftp": 0.0, "web": 0.0, **bg["mix"]} if "mix" in bg else _default_mix()
+    if not all(isinstance(share, number) for share in mix.values()):
+        return None
+    return {kind: float(bg["load"]) * float(share) for kind, share in mix.items() if share}
 
 
 def _planned(scenario: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, float]]]:
     """``scenario`` with its backgrounds scaled down for planning (:data:`PLAN_LOAD`), and each
-    background's real offered load per kind of source (``load · mix``), in order."""
+    background's real offered load per kind of source, in order."""
     small = copy.deepcopy(dict(scenario))
     loads: list[dict[str, float]] = []
     for bg in small.get("background", []):
-        mix = {"udp": 0.0, "ftp": 0.0, "web": 0.0, **bg["mix"]} if "mix" in bg else _default_mix()
-        loads.append({kind: float(bg["load"]) * float(share) for kind, share in mix.items() if share})
-        bg["load"], bg["mix"] = PLAN_LOAD, {"udp": 1.0}
+        offered = _offered(bg)
+        loads.append(offered or {})
+        if offered is not None:
+            bg["load"], bg["mix"] = PLAN_LOAD, {"udp": 1.0}
     return small, loads
 
 
@@ -197,10 +212,12 @@ def hops(scenario: Mapping[str, Any]) -> float:
     for i, group in enumerate(flows["group"]):
         path, back = route(flows["src"][i], flows["dst"][i]), route(flows["dst"][i], flows["src"][i])
         active = max(duration - float(flows["start_s"][i]), 0.0)
-        c = classes.setdefault(group, {"n": 0, "active": 0.0, "hops": 0.0, "back": 0.0, "rtt": 0.0,
+        c = classes.setdefault(group, {"n": 0, "active": 0.0, "hops": 0.0, "back": 0.0, "rtt": 0.0, "route": 0, "return": 0,
                                        "protocol": flows["protocol"][i], "links": np.zeros(len(capacity))})
         c["n"] += 1
         c["active"] += active
+        c["route"] += len(path)
+        c["return"] += len(back)
         c["hops"] += len(path) * active
         c["back"] += len(back) * active
         c["rtt"] += float(flows["rtt_base_s"][i] or 0.0)
@@ -212,6 +229,12 @@ def hops(scenario: Mapping[str, Any]) -> float:
             slowest = capacity[c["links"] > 0].min(initial=math.inf)
             udp_payload = _core.size_bytes(str(bg.get("packet_size", "1000B")))
             tcp_acks = 0.5 if bg.get("stack", norm.get("stack", "linux")) == "linux" else 1.0  # delayed ACKs or not
+            # The sources the core makes start at the background's start, each in a random phase
+            # of its cycle, so they offer their load from then on (sources.rs); the planned one
+            # starts somewhere in its own cycle.
+            start = bg.get("start", "0s")
+            active = duration - _core.duration_s(start) if isinstance(start, str) else c["active"] / c["n"]
+            c = {**c, "hops": c["route"] * max(active, 0.0), "back": c["return"] * max(active, 0.0)}
             for kind, load in offered.items():  # every kind of source on the UDP sources' route
                 rows.append(c)
                 # The core's rate for the segment's sources (sources.rs), as if on one flow.
