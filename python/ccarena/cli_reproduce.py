@@ -32,7 +32,8 @@ def register(app: click.Group) -> None:
         type=click.Choice(SCALES),
         default="quick",
         show_default=True,
-        help="smoke: about a minute; quick: under 30 minutes on 2 cores; full: the paper's own scale.",
+        help="smoke: about a minute, checks that the reproduction runs but no claims; quick: under 30 minutes on "
+        "2 cores; full: the paper's own scale (`--dry-run` says how long).",
     )
     @out_dir_option(
         "Directory for the pages (one sub-directory per paper) and the result stores.", default=Path("out/reproduce")
@@ -45,8 +46,8 @@ def register(app: click.Group) -> None:
     )
     @click.option(
         "--calibrate", is_flag=True,
-        help="With --dry-run: price each grid point by simulating its start until steady (minutes at quick, hours "
-        "at full) instead of by the cost model; kept for later dry runs of this build.",
+        help="With --dry-run: price each grid point by simulating its start until steady (minutes; a quarter of an "
+        "hour for highspeed-tcp at full) instead of by the cost model; kept for later dry runs of this build.",
     )
     @progress_option()
     def reproduce(
