@@ -7,7 +7,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -18,6 +18,27 @@ from ccarena.experiment import Experiment, ExperimentResult
 #: How much of a paper's evaluation to run (`ccarena reproduce --scale`, whose choices
 #: `cli_reproduce.SCALES` lists without importing this module: it loads pandas).
 Scale = Literal["smoke", "quick", "full"]
+
+#: The scales from the least work to the most.
+SCALES: tuple[Scale, ...] = get_args(Scale)
+
+#: The smallest scale that checks claims. Every paper's `smoke` shortens its runs and runs each
+#: point once (its `scales` say how): enough to show that the reproduction runs end to end, too
+#: little to tell what the paper's claims are about (a 5 MB transfer that has not finished, one
+#: seed's luck), so a smoke page shows what was measured but gives no verdict.
+CLAIMS_FROM: Scale = "quick"
+
+
+def checks_claims(scale: Scale) -> bool:
+    """Whether runs at ``scale`` can check a paper's claims (:data:`CLAIMS_FROM`)."""
+    return SCALES.index(scale) >= SCALES.index(CLAIMS_FROM)
+
+
+def unchecked_reason(scale: Scale) -> str:
+    """Why claims get no verdict at ``scale`` (one that :func:`checks_claims` refuses), and what
+    to run instead."""
+    checking = [s for s in SCALES if checks_claims(s)]
+    return f"{scale} scale checks that the reproduction runs; it cannot check claims — use {' or '.join(checking)}"
 
 #: One experiment's results by experiment name, as a paper's checks and tables receive them.
 Results = Mapping[str, ExperimentResult]
@@ -87,6 +108,11 @@ class Claim:
     ref: str
     check: Callable[[Results], Verdict]
     stable_at: Scale = "full"
+
+    def __post_init__(self) -> None:
+        if not checks_claims(self.stable_at):
+            raise ValueError(f"claim {self.id}: stable_at {self.stable_at!r}: a scale that checks claims is one of "
+                             f"{', '.join(s for s in SCALES if checks_claims(s))}")
 
 
 @dataclass(frozen=True)

@@ -6,20 +6,70 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from markupsafe import Markup
 
 from ccarena import _core
-from ccarena.errors import ExperimentError
-from ccarena.papers.model import Paper, Results, Scale, Verdict, fmt
+from ccarena._format import counted
+from ccarena.papers.model import Paper, Results, Scale, Verdict, checks_claims, fmt, unchecked_reason
 from ccarena.report.render import generated_stamp, write_html
 
 if TYPE_CHECKING:
     from ccarena.experiment import Experiment
     from ccarena.experiment.definition import RunSpec
+
+
+@dataclass(frozen=True)
+class Tally:
+    """What one paper's reproduction came to, as its ``summary.json`` records it: its claims
+    and, at a scale that checks claims, how many were reproduced (None at one that does not)."""
+
+    name: str
+    scale: Scale
+    page: Path
+    claims: int
+    reproduced: int | None
+    finished: int
+    failed: int
+
+    @property
+    def not_reproduced(self) -> int | None:
+        return None if self.reproduced is None else self.claims - self.reproduced
+
+    def line(self) -> str:
+        """``sqm-response: 3 of 4 claims reproduced, 1 not (see PAGE)``, or that the scale
+        checks no claims; failed runs are named."""
+        if self.reproduced is None:
+            told = f"{counted(self.claims, 'claim')} not checked at {self.scale} scale"
+        else:
+            told = f"{self.reproduced} of {counted(self.claims, 'claim')} reproduced, {self.not_reproduced} not"
+        runs = self.finished + self.failed
+        failed = f"; {self.failed} of {counted(runs, 'run')} failed" if self.failed else ""
+        return f"{self.name}: {told}{failed} (see {self.page})"
+
+    def summary(self) -> dict[str, Any]:
+        return {"claims": self.claims, "reproduced": self.reproduced, "not_reproduced": self.not_reproduced,
+                "runs_finished": self.finished, "runs_failed": self.failed, "page": str(self.page)}
+
+
+def total_line(tallies: Sequence[Tally]) -> str:
+    """The tallies of several papers added up, in one line."""
+    papers = counted(len(tallies), "paper")
+    runs, failed = sum(t.finished + t.failed for t in tallies), sum(t.failed for t in tallies)
+    ran = f"{counted(runs, 'run')}, {failed} failed"
+    checked = [t for t in tallies if t.reproduced is not None]
+    parts = []
+    if checked:
+        claims, reproduced = sum(t.claims for t in checked), sum(t.reproduced or 0 for t in checked)
+        parts.append(f"{reproduced} of {counted(claims, 'claim')} reproduced, {claims - reproduced} not")
+    for scale in dict.fromkeys(t.scale for t in tallies if t.reproduced is None):
+        parts.append(unchecked_reason(scale))
+    return f"total: {'; '.join(parts)} ({papers}, {ran})"
+
 
 def run_paper(
     paper: Paper,
@@ -30,9 +80,9 @@ def run_paper(
     executor: str = "local",
     scheduler: str | None = None,
     progress: bool | None = None,
-) -> Path:
+) -> Tally:
     """Run every experiment of ``paper`` at ``scale`` through the store ``out_dir/store`` (so an
-    interrupted reproduction resumes) and write ``out_dir/index.html``; returns its path."""
+    interrupted reproduction resumes) and write ``out_dir/index.html``; returns its tally."""
     from ccarena.experiment.campaign import run_campaigns
 
     experiments = paper.experiments(scale)
@@ -56,55 +106,9 @@ def each_run(experiments: Mapping[str, Experiment]) -> Iterator[tuple[str, RunSp
             seen.add(key)
 
 
-def dry_run(
-    paper: Paper, scale: Scale, *, jobs: int | None = None, progress: bool = False
-) -> list[tuple[str, int, float, int]]:
-    """Per experiment: its number of runs, an estimate of their CPU seconds, and how many of its
-    grid points were still ramping up (their events per second growing) when their calibration
-    stopped: for those the estimate is a lower bound. Each grid point's first replication is
-    calibrated, ``jobs`` at a time: simulated from its start until its events per second are
-    steady, the rest priced at its CPU time per second by then
-    (:mod:`ccarena.experiment.calibrate`), times the point's runs. A run two experiments share
-    is counted once, with the first (a reproduction runs it once)."""
-    from ccarena.experiment.calibrate import calibrate
-    from ccarena.experiment.campaign import progress_bars
-    from ccarena.experiment.executors import open_executor
-    from ccarena.experiment.worker import RunOutcome
-
-    experiments = paper.experiments(scale)
-    first: dict[tuple[str, int], RunSpec] = {}  # (experiment, point) -> its first run
-    new_runs: dict[tuple[str, int], int] = {}  # (experiment, point) -> its runs not counted before
-    for name, spec, new in each_run(experiments):
-        first.setdefault((name, spec.point), spec)
-        if new:
-            new_runs[name, spec.point] = new_runs.get((name, spec.point), 0) + 1
-    calibrations: dict[str, tuple[dict[str, Any]]] = {}
-    plans: dict[str, tuple[str, int]] = {}  # calibration key -> experiment, runs
-    counted = dict.fromkeys(experiments, 0)
-    for (name, point), n in new_runs.items():
-        key = f"{name}/{point}"
-        calibrations[key] = (first[name, point].scenario,)
-        plans[key] = (name, n)
-        counted[name] += n
-    cpu = dict.fromkeys(experiments, 0.0)
-    growing = dict.fromkeys(experiments, 0)
-    bars = [("calibration", len(calibrations), 0, 0)]
-    with open_executor("local", jobs, None, len(calibrations)) as pool, progress_bars(progress, bars) as advance:
-
-        def add(outcome: RunOutcome) -> None:
-            if outcome.error is not None:
-                raise ExperimentError(f"{outcome.key}: calibration run failed: {outcome.error}")
-            name, runs = plans[outcome.key]
-            cpu[name] += float(outcome.engine["estimate_s"]) * runs
-            growing[name] += int(bool(outcome.engine["growing"]))
-            advance(0, False)
-
-        pool.run_all(calibrations, add, task=calibrate)
-    return [(name, counted[name], cpu[name], growing[name]) for name in experiments]
-
-
 def check_claims(paper: Paper, results: Results) -> list[tuple[Any, Verdict]]:
-    """Every claim with its verdict; a check that cannot be computed is a verdict too."""
+    """Every claim with its verdict; a check that cannot be computed is a verdict too. (At a
+    scale that checks no claims the page shows only what the verdicts measured.)"""
     out = []
     for claim in paper.claims:
         try:
@@ -148,9 +152,11 @@ def _table_view(paper: Paper, table: Any, results: Results) -> dict[str, Any]:
     }
 
 
-def write_page(paper: Paper, scale: Scale, results: Results, out_dir: Path) -> Path:
+def write_page(paper: Paper, scale: Scale, results: Results, out_dir: Path) -> Tally:
+    """``out_dir/index.html`` and ``out_dir/summary.json`` for ``paper`` from ``results``."""
     out_dir.mkdir(parents=True, exist_ok=True)
     verdicts = check_claims(paper, results)
+    checked = checks_claims(scale)
     tables = [_table_view(paper, t, results) for t in paper.tables]
     figures = []
     for fig in paper.figures:
@@ -159,32 +165,37 @@ def write_page(paper: Paper, scale: Scale, results: Results, out_dir: Path) -> P
         figures.append((name, fig))
     # A paper's own sections come as HTML from its module, which escapes what it prints.
     sections = [Markup(section(scale, out_dir)) for section in paper.sections]
-    reproduced = sum(v.reproduced for _, v in verdicts)
-    index = write_html(
-        out_dir / "index.html",
+    tally = Tally(
+        name=paper.name, scale=scale, page=out_dir / "index.html", claims=len(verdicts),
+        reproduced=sum(v.reproduced for _, v in verdicts) if checked else None,
+        finished=sum(len(r.metrics) for r in results.values()), failed=sum(len(r.failures) for r in results.values()),
+    )
+    write_html(
+        tally.page,
         "paper.html",
         paper=paper,
         scale=scale,
         version=_core.__version__,
         generated=generated_stamp(),
-        finished=sum(len(r.metrics) for r in results.values()),
-        failed=sum(len(r.failures) for r in results.values()),
-        reproduced=reproduced,
+        tally=tally,
+        unchecked=None if checked else unchecked_reason(scale),
         verdicts=verdicts,
         tables=tables,
         figures=figures,
         sections=sections,
     )
-    summary = {"name": paper.name, "seed": paper.seed, "title": paper.title, "scale": scale,
-               "claims": len(verdicts), "reproduced": reproduced}
+    summary = {"name": paper.name, "seed": paper.seed, "title": paper.title, "scale": scale, **tally.summary()}
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    return index
+    return tally
 
 
 def write_index(out_dir: Path) -> Path:
-    """``out_dir/index.html``: every paper page under ``out_dir`` with its claims score."""
+    """``out_dir/index.html``: every paper page under ``out_dir`` with its claims score, or why
+    its scale gives none."""
     entries = []
     for summary in sorted(out_dir.glob("*/summary.json")):
-        entries.append((summary.parent.name, json.loads(summary.read_text(encoding="utf-8"))))
+        s = json.loads(summary.read_text(encoding="utf-8"))
+        unchecked = unchecked_reason(s["scale"]) if s.get("reproduced") is None else None
+        entries.append((summary.parent.name, s, unchecked))
     out_dir.mkdir(parents=True, exist_ok=True)
     return write_html(out_dir / "index.html", "papers_index.html", version=_core.__version__, entries=entries)
