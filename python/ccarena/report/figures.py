@@ -170,8 +170,8 @@ def group_goodput(results: Mapping[str, RunResult], path: str | Path | None = No
     (line) and the range from its lowest to its highest flow (band), after a moving average of
     :func:`goodput_window` intervals. Writes ``goodput.png`` with ``path``."""
     k, seconds = goodput_window(results)
-    return _panels(results, _draw_groups(lambda r: _goodput_wide(r, k)), f"Goodput per flow, by group — {_names(results)}",
-                   f"Mbit/s, {seconds:g} s moving average", path, "goodput.png")
+    return _panels(results, _draw_groups(lambda r: _goodput_wide(r, k)),
+                   f"Goodput per flow, by group, {seconds:g} s moving average — {_names(results)}", "goodput (Mbit/s)", path, "goodput.png")
 
 
 def group_cwnd(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:

@@ -138,10 +138,15 @@ def _plots(results: dict[str, RunResult], sub: Path, slug: str) -> list[tuple[st
     grouped = figures.lines_drawn(results) > figures.MANY_LINES
     if grouped:
         figures.group_goodput(results, sub / "goodput.png")
+    else:
+        plots.plot_goodput(overlay, sub / "goodput.png")
+    # Runs of one flow each keep the plots' own window figure: overlaid up to GRID_ABOVE runs, a
+    # panel per run beyond, one line in each; only runs of several flows need their groups drawn.
+    cwnd_grouped = grouped and any(len(r._main_flow_records()) > 1 for r in results.values())
+    if cwnd_grouped:
         figures.group_cwnd(results, sub / "cwnd.png")
         cwnd = "Congestion window per flow group, the mean of its flows and their range; rate-based and UDP flows have none."
     else:
-        plots.plot_goodput(overlay, sub / "goodput.png")
         plots.plot_cwnd_runs(results, sub / "cwnd.png")
         cwnd = "Congestion window of each window-based flow, in segments."
     many_runs = len(results) > plots.GRID_ABOVE
@@ -149,10 +154,10 @@ def _plots(results: dict[str, RunResult], sub: Path, slug: str) -> list[tuple[st
         figures.queue_panels(results, sub / "queue.png")
     else:
         plots.plot_queue(overlay, sub / "queue.png")
-    wide = grouped and len(results) > 1  # panels side by side need the page's width
+    panels = len(results) > 1  # panels side by side need the page's width
     return [
-        (f"{slug}/goodput.png", "goodput over time", _goodput_caption(results, grouped), wide),
-        (f"{slug}/cwnd.png", "congestion window over time", cwnd, wide or many_runs),
+        (f"{slug}/goodput.png", "goodput over time", _goodput_caption(results, grouped), grouped and panels),
+        (f"{slug}/cwnd.png", "congestion window over time", cwnd, (cwnd_grouped and panels) or many_runs),
         (f"{slug}/queue.png", "queue length", "Queue length at the link in the title, in packets, time-averaged per sample interval.", many_runs),
     ]
 
