@@ -103,7 +103,7 @@ def test_degenerate_inputs() -> None:
 
 def test_interval_text_shows_asymmetric_intervals_as_such() -> None:
     assert interval_text("jain", 0.99925, 0.9977, 1.0) == "0.9992 −0.0015 +0.0008"
-    assert interval_text("goodput_bps", 5e6, 4e6, 6e6) == "5.00 Mbit/s ± 1.00 Mbit/s"
+    assert interval_text("goodput_bps", 5e6, 4e6, 6e6) == "5.0 ± 1.0 Mbit/s"
     assert interval_text("jain", 0.5, math.nan, math.nan) == "0.5000"
 
 
@@ -134,7 +134,7 @@ def test_summary_intervals_lie_inside_each_metric_range(small: ccarena.Experimen
         clipped += t.high > hi or t.low < lo
     assert clipped >= 1, "no interval needed cutting: the test no longer checks the bounds"
     headers, rows, _ = grid_table(small, ["jain"])
-    assert headers[-1] == "jain" and all(re.fullmatch(r"[01]\.\d{4}( ± | −)\S+( \+\S+)?", r[-1]) for r in rows), rows
+    assert headers[-1] == "jain" and all(re.fullmatch(r"[01]\.\d{1,4}( ± | −)\S+( \+\S+)?", r[-1]) for r in rows), rows
 
 
 def test_the_documented_example_prints_what_the_docs_say() -> None:

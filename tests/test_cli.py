@@ -113,6 +113,12 @@ def test_run_prints_a_readable_table(tiny_file: Path) -> None:
     assert "goodput" in out and "bit/s" in out and "bottleneck" in out and "Jain" in out
 
 
+def test_run_of_one_flow_prints_no_jain(tiny_file: Path) -> None:
+    result = runner.invoke(app, ["run", str(tiny_file), "--set", "flows[0].count=1"])
+    assert result.exit_code == 0, result.stderr
+    assert "goodput" in result.stdout and "Jain" not in result.stdout  # one flow: nothing to compare
+
+
 #: What the command imports only where a command needs it (BENCHMARKS.md, B3): pandas, pyarrow
 #: and matplotlib for files and plots, NumPy for results (none for a command that runs nothing);
 #: never typer or pydantic.

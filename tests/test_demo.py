@@ -84,3 +84,61 @@ def test_per_algorithm_variants_cover_every_tcp_algorithm() -> None:
     names = [a.name for a in ccarena.algorithms() if a.protocol == "tcp"]
     assert sc.variants == [(n, [f"flows[0].cc={n}"]) for n in names]
     assert "reno" in names
+
+
+# --- the report page: long tables folded, many flows drawn by group, Jain only where it compares ---
+
+
+def _section(tmp_path: Path, tiny_text: str, count: int, variants: str = "") -> str:
+    from ccarena.demo import DemoRun
+    from ccarena.report import render_section
+
+    text = f"# {count} flows\n#\n# Reno flows on a tiny dumbbell.\n{variants}" + tiny_text.replace("count = 2", f"count = {count}")
+    sc = parse_header("tiny.toml", text)
+    results = {v: ccarena.run(text, overrides=o) for v, o in sc.variants or [("", [])]}
+    return render_section(DemoRun(sc, results), tmp_path)
+
+
+def test_a_many_flow_run_folds_its_flows_and_draws_groups(tmp_path: Path, tiny_text: str) -> None:
+    html = _section(tmp_path, tiny_text, 12)
+    # the group row is shown, the twelve flows wait in a <details>
+    assert "<td>reno</td><td>reno/sack</td><td class=\"num\">12</td>" in html
+    details = html[html.index("<details><summary>All 12 flows, one row each</summary>"):]
+    assert details.split("</details>")[0].count("<tr>") == 1 + 12
+    assert "moving average over 5 sample intervals (0.5 s)" in html  # the group figure's caption
+    assert 'class="jain"' in html
+    for png in ("goodput", "cwnd", "queue"):
+        assert (tmp_path / "tiny" / f"{png}.png").stat().st_size > 10_000
+
+
+def test_a_few_flows_are_shown_whole_and_one_flow_has_no_jain(tmp_path: Path, tiny_text: str) -> None:
+    two = _section(tmp_path / "two", tiny_text, 2)
+    assert "<details><summary>All" not in two and 'class="jain"' in two
+    one = _section(tmp_path / "one", tiny_text, 1)
+    assert "Jain" not in one
+    variants = "#\n# variant a: seed=1\n# variant b: seed=2\n"
+    assert "Jain" not in _section(tmp_path / "variants", tiny_text, 1, variants)
+
+
+def test_a_long_table_of_single_flow_groups_shows_its_first_rows(tiny_text: str) -> None:
+    from ccarena import _format
+    from ccarena.report.html import ROWS_SHOWN, flow_block
+
+    res = ccarena.run(tiny_text.replace("count = 2", "count = 1"))
+    record = res._main_flow_records()[0]
+    records = [{**record, "id": i, "group": f"g{i}"} for i in range(ROWS_SHOWN + 3)]
+    block = flow_block(_format.flow_table(records), _format.group_table(records))
+    assert len(block.shown[1]) == ROWS_SHOWN and block.rest is not None and len(block.rest[1]) == 3
+    assert block.summary == "3 more flows"
+
+
+def test_goodput_caption_explains_intervals_above_the_link_rate(tmp_path: Path) -> None:
+    from ccarena.demo import DemoRun
+    from ccarena.report import render_section
+
+    # a burst of in-order delivery once the three losses are repaired, as the demo shows it
+    text = (REPO / "scenarios" / "recovery-compare.toml").read_text()
+    sc = parse_header("recovery-compare.toml", text)
+    results = {v: ccarena.run(text, overrides=o) for v, o in sc.variants[:2]}
+    html = render_section(DemoRun(sc, results), tmp_path)
+    assert "above the 10.00 Mbit/s bottleneck: goodput counts payload delivered in order" in html

@@ -85,16 +85,21 @@ def number(x: Any) -> str:
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[str]], right: Sequence[bool] | None = None) -> str:
     """A plain aligned table: header, a dashed rule, one line per row. ``right[i]`` right-aligns
-    column ``i`` (numbers); by default every column but the first few text ones is right-aligned."""
+    column ``i`` (numbers); by default every column is left-aligned. A row shorter than the
+    headers ends in a note that spans the remaining columns (``all 5 runs failed``): it is
+    written from its column on and does not widen that column."""
     if right is None:
         right = [False] * len(headers)
     widths = [len(h) for h in headers]
     for row in rows:
-        for i, cell in enumerate(row):
+        aligned = row if len(row) >= len(headers) else row[:-1]
+        for i, cell in enumerate(aligned):
             widths[i] = max(widths[i], len(cell))
 
     def line(cells: Sequence[str]) -> str:
         parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right)]
+        if len(cells) < len(headers):
+            parts[-1] = cells[-1]
         return "  ".join(parts).rstrip()
 
     out = [line(headers), "  ".join("-" * w for w in widths)]
@@ -113,6 +118,11 @@ def has_completion(flows: Records) -> bool:
     return any(not is_missing(rec.get("completion_s")) for rec in flows)
 
 
+def _cc_label(rec: Mapping[str, Any]) -> str:
+    cc = rec.get("cc") or rec.get("protocol", "")  # UDP: no congestion control
+    return f"{cc}/{rec['recovery']}" if rec.get("recovery") else str(cc)
+
+
 def flow_table(flows: Records, completion: bool | None = None) -> Table:
     """One row per flow (derived columns included, as in ``RunResult.flows``). The
     completion-time column is shown if ``completion``, by default if any flow has one."""
@@ -122,13 +132,10 @@ def flow_table(flows: Records, completion: bool | None = None) -> Table:
         headers.append("completion")
     rows = []
     for rec in flows:
-        cc = rec.get("cc") or rec.get("protocol", "")  # UDP: no congestion control
-        if rec.get("recovery"):
-            cc = f"{cc}/{rec['recovery']}"
         row = [
             count(rec["flow_id"]),
             str(rec.get("group", "")),
-            str(cc),
+            _cc_label(rec),
             rate(rec.get("goodput_bps")),
             rate(rec.get("throughput_bps")),
             count(rec.get("dropped_pkts")),
@@ -142,6 +149,39 @@ def flow_table(flows: Records, completion: bool | None = None) -> Table:
         rows.append(row)
     right = [True, False, False] + [True] * (len(headers) - 3)
     return headers, rows, right
+
+
+def group_table(flows: Records) -> Table:
+    """One row per flow group (``[[flows]]`` entry), in order of first appearance: how many
+    flows, their total goodput, the mean, lowest and highest flow goodput, and sums of drops,
+    retransmissions and timeouts with the mean of the flows' delays. The short form of
+    :func:`flow_table` for runs with many flows."""
+    groups: dict[str, list[Mapping[str, Any]]] = {}
+    for rec in flows:
+        groups.setdefault(str(rec.get("group", "")), []).append(rec)
+    headers = ["group", "cc/recovery", "flows", "goodput", "per flow", "lowest", "highest", "drops", "retx", "RTOs", "delay ms"]
+    rows = []
+    for name, recs in groups.items():
+        goodputs = [float(r["goodput_bps"]) for r in recs if not is_missing(r.get("goodput_bps"))]
+        delays = [float(r["delay_mean_s"]) for r in recs if not is_missing(r.get("delay_mean_s"))]
+
+        def total(column: str, recs: list[Mapping[str, Any]] = recs) -> str:
+            return count(sum(int(r[column]) for r in recs if not is_missing(r.get(column))))
+
+        rows.append([
+            name,
+            ", ".join(dict.fromkeys(_cc_label(r) for r in recs)),
+            count(len(recs)),
+            rate(sum(goodputs) if goodputs else None),
+            rate(sum(goodputs) / len(goodputs) if goodputs else None),
+            rate(min(goodputs, default=None)),
+            rate(max(goodputs, default=None)),
+            total("dropped_pkts"),
+            total("retransmitted_pkts"),
+            total("timeouts"),
+            ms(sum(delays) / len(delays) if delays else None),
+        ])
+    return headers, rows, [False, False] + [True] * (len(headers) - 2)
 
 
 def background_table(groups: Records) -> Table:
@@ -191,7 +231,8 @@ def _most_utilised_first(link: Mapping[str, Any]) -> tuple[bool, float]:
 
 def report_text(result: RunResult, jain_over: JainOver) -> str:
     """What ``ccarena run`` prints: a line on the run, then its flows, background groups, most
-    used links and Jain's index, as plain-text tables."""
+    used links and Jain's index (when there are two flows or groups to compare), as plain-text
+    tables."""
     eng = result.engine
     lines = [
         f"{result.name}: {float(result.meta['duration_s']):g} s simulated, seed {result.meta.get('seed')}, "
@@ -208,6 +249,15 @@ def report_text(result: RunResult, jain_over: JainOver) -> str:
     lines += ["Links (most utilised first)", text_table(headers, rows, right)]
     if left_out:
         lines.append(f"... {left_out} more link directions (see --json or -o)")
-    what = "flow goodputs" if jain_over == "flow" else "group goodput totals"
-    lines += ["", f"Jain's fairness index over {what}: {ratio(result.jain(jain_over))}"]
+    if jain_shares(result._main_flow_records(), jain_over) > 1:
+        what = "flow goodputs" if jain_over == "flow" else "group goodput totals"
+        lines += ["", f"Jain's fairness index over {what}: {ratio(result.jain(jain_over))}"]
     return "\n".join(lines)
+
+
+def jain_shares(flows: Records, over: JainOver) -> int:
+    """How many goodputs Jain's index would compare: the main flows, or their groups. With one
+    the index is 1 by definition and says nothing, so tables and pages leave it out."""
+    if over == "flow":
+        return len(flows)
+    return len({str(rec.get("group", "")) for rec in flows})

@@ -123,40 +123,65 @@ def register(app: click.Group) -> None:
         type=OutputPath(dir_okay=False, path_type=Path),
         help="Write to this file instead of stdout (required for parquet).",
     )
-    def results(store: Path, experiment: str | None, table: str, format_: str, out: Path | None) -> None:
+    @click.option(
+        "--columns",
+        "-c",
+        metavar="A,B,...|all",
+        help="Columns to show, by their names in the CSV (default for the text table: the run, the "
+        "varied keys and the table's main metrics; for CSV and Parquet: all).",
+    )
+    @click.option("--limit", "-n", type=click.IntRange(min=1), help="Print at most this many rows of the text table.")
+    def results(
+        store: Path, experiment: str | None, table: str, format_: str, out: Path | None, columns: str | None, limit: int | None
+    ) -> None:
         """Print or export a store's results without running anything.
+
+        The text table shows values in human units and run ids by their first 8 hex digits;
+        CSV and Parquet hold the raw values of every column (or of --columns).
 
         \b
         Examples:
           ccarena results out/reno-vs-cubic --table summary
+          ccarena results out/reno-vs-cubic --columns run_id,id,goodput_bps,delay_p95_s
           ccarena results out/reno-vs-cubic --format parquet -o runs.parquet
         """
-        import pandas as pd
-
-        from ccarena.errors import OutputError
+        from ccarena.errors import ExperimentError, OutputError
         from ccarena.experiment import open_store
+        from ccarena.experiment import tables as t
 
         res = open_store(store, experiment)
-        df: pd.DataFrame = res.summary() if table == "summary" else getattr(res, table)
+        df = t.result_frame(res, table)
+        if format_ != "table":
+            if limit is not None:
+                raise ExperimentError(f"--limit: only for --format table (a {format_.upper()} export holds every row)")
+            if columns is not None:
+                df = df[t.choose_columns(res, table, df, columns)]
         if format_ == "parquet":
             if out is None:
                 raise OutputError("--format parquet needs --out FILE")
             df.to_parquet(out, index=False)
             click.echo(f"wrote {out} ({len(df)} rows)")
-        elif format_ == "csv":
+            return
+        if format_ == "csv":
             if out is None:
                 df.to_csv(sys.stdout, index=False)
             else:
                 df.to_csv(out, index=False)
                 click.echo(f"wrote {out} ({len(df)} rows)")
+            return
+        chosen = t.choose_columns(res, table, df, columns)
+        if df.empty:
+            text = t.empty_text(res, table)
         else:
-            with pd.option_context("display.max_rows", 200, "display.max_columns", 30, "display.width", 200):
-                text = df.to_string(index=False)
-            if out is None:
-                click.echo(text)
-            else:
-                out.write_text(text + "\n", encoding="utf-8")
-                click.echo(f"wrote {out} ({len(df)} rows)")
+            grid, left_out = t.result_table(table, df, chosen, limit)
+            text = _format.text_table(*grid)
+            if left_out:
+                text += f"\n... {left_out} more rows ({len(df)} in all; without --limit to see every one)"
+        if out is None:
+            click.echo(text)
+        else:
+            out.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"wrote {out} ({len(df)} rows)")
 
     @app.command()
     @_store_argument()
