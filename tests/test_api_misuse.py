@@ -104,7 +104,7 @@ def test_an_interrupted_write_leaves_nothing_that_looks_complete(result: ccarena
     assert not out.exists() and os.listdir(tmp_path) == []
     result.to_parquet(out)
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        ["flows.parquet", "flow_series.parquet", "links.parquet", "link_series.parquet", "summary.json"]
+        ["flows.parquet", "flow_series.parquet", "links.parquet", "link_series.parquet", "delay_quantiles.parquet", "summary.json"]
     )
     result.to_parquet(out, plots=True)  # replaces the older directory as a whole
     assert (out / "goodput.png").is_file() and len(os.listdir(tmp_path)) == 1

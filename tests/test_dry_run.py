@@ -82,7 +82,7 @@ def test_predicted_hops_of_a_small_run_are_near_its_real_ones(tiny_text: str) ->
 def test_a_paper_with_background_is_planned_without_its_thousands_of_sources() -> None:
     spec = paper("highspeed-tcp").experiments("smoke")["parking-lot"].runs()[0]
     small, loads = cost_model._planned(spec.scenario)
-    assert len(_core.plan(json.dumps(small))["flows"]["id"]) < 100 < len(_core.plan(json.dumps(spec.scenario))["flows"]["id"])
+    assert len(_core.plan(json.dumps(small))["flows"]["flow_id"]) < 100 < len(_core.plan(json.dumps(spec.scenario))["flows"]["flow_id"])
     assert loads == [pytest.approx({"udp": 0.04, "ftp": 0.048, "web": 0.112})]  # load 0.2 times the default mix
 
 

@@ -55,7 +55,7 @@ def test_results_shows_the_run_the_keys_and_the_main_flow_metrics(store: Path, r
     code, lines, err = results(str(store))
     assert code == 0, err
     assert lines[0].split() == [
-        "run_id", "replication", *KEYS, "id", "group", "goodput_bps", "throughput_bps", "dropped_pkts", "retransmitted_pkts", "mean_delay_s",
+        "run_id", "replication", *KEYS, "flow_id", "group", "goodput_bps", "throughput_bps", "dropped_pkts", "retransmitted_pkts", "delay_mean_s",
     ]
     rows = lines[2:]
     assert len(rows) == len(res.runs) == 2 * 6  # every row: 6 finished runs × 2 flows
@@ -68,7 +68,7 @@ def test_results_shows_the_run_the_keys_and_the_main_flow_metrics(store: Path, r
     ("table", "columns"),
     [
         ("metrics", ["goodput_bps", "utilisation", "jain", "dropped_pkts", "mean_queue_pkts"]),
-        ("links", ["name", "rate_bps", "utilisation", "dropped_pkts", "mean_queue_pkts", "max_queue_pkts"]),
+        ("links", ["link", "rate_bps", "utilisation", "dropped_pkts", "mean_queue_pkts", "max_queue_pkts"]),
         ("failures", ["error"]),
     ],
 )
@@ -153,7 +153,7 @@ def test_text_table_notes_span_the_columns_they_replace() -> None:
         ("goodput_bps", 9.651047e6, 9.650732e6, 9.651362e6, "9.65 ± 0.00032 Mbit/s"),  # narrow: the mean keeps its 2 decimals
         ("goodput_bps", 43.17e6, 39.43e6, 46.91e6, "43.2 ± 3.7 Mbit/s"),  # wide: the mean is rounded to the interval
         ("goodput_bps", 950e3, 900e3, 1000e3, "950 ± 50 kbit/s"),
-        ("mean_delay_s", 0.0458, 0.0442, 0.0474, "45.8 ± 1.6 ms"),
+        ("delay_mean_s", 0.0458, 0.0442, 0.0474, "45.8 ± 1.6 ms"),
         ("convergence_s", 6.57, 0.0, 16.39, "6.6 −6.6 +9.8 s"),
         ("jain", 0.9711, 0.9034, 1.0, "0.971 −0.068 +0.029"),
         ("dropped_pkts", 278.0, 278.0, 278.0, "278.0 ± 0"),

@@ -428,5 +428,5 @@ def test_a_run_shows_in_a_notebook_as_an_escaped_summary(mixed: ccarena.RunResul
     assert "<strong>mixed &lt;kinds&gt;</strong>: 4 s simulated, seed 3, 4 flows" in html
     for group in ("voice", "reno", "cubic"):
         assert f"<td>{group}</td>" in html
-    assert "<th>utilisation</th>" in html and "<td>bottleneck</td>" in html and "Background traffic" in html
+    assert ">utilisation</th>" in html and "<td>bottleneck</td>" in html and "Background traffic" in html
     assert "Jain" in html and math.isfinite(mixed.jain())

@@ -29,7 +29,7 @@ def _table(table: _format.Table, more: int = 0, what: str = "rows") -> str:
 
 def run_html(result: RunResult) -> str:
     """Name, duration and seed; the main flows (and background groups); the most utilised links;
-    Jain's index."""
+    Jain's index when two or more flows share."""
     main = result._main_flow_records()
     backend = result.meta.get("backend")
     head = (
@@ -43,7 +43,8 @@ def run_html(result: RunResult) -> str:
         parts += ["<p>Background traffic (sums over each group's sources)</p>", _table(_format.background_table(background))]
     links, left_out = _format.link_table(result._link_records(), limit=LINKS_SHOWN)
     parts += ["<p>Links (most utilised first)</p>", _table(links, left_out, "link directions")]
-    parts.append(f"<p>Jain's fairness index over flow goodputs: {escape(_format.ratio(result.jain()))}</p>")
+    if _format.jain_shares(main, "flow") > 1:  # one flow has no fairness to measure
+        parts.append(f"<p>Jain's fairness index over flow goodputs: {escape(_format.ratio(result.jain()))}</p>")
     return '<div class="ccarena-run">' + "".join(parts) + "</div>"
 
 
