@@ -69,10 +69,24 @@ class Comparison:
             headers += [f"{b} (n={len(self.runs[b])})", f"{b} vs {ref}"]
         text = _format.text_table(headers, rows, [False] + [True] * (len(headers) - 1))
         notes = [f"{b}: not run: {why}" for b, why in self.skipped.items()]
+        notes += self.host_stall_notes()
         refused = [b for b in self.refused if b in LIKE_FOR_LIKE]
         if refused:
             notes.append("like for like: " + "; ".join(LIKE_FOR_LIKE[b] for b in refused) + " (docs/peers.md)")
         return "\n".join([text, *notes])
+
+    def host_stall_notes(self) -> list[str]:
+        """One line per kernel run whose delay line was late beyond the testbed's limit: the
+        host stopped the guest, so that run measured the host as much as the kernel."""
+        notes = []
+        for b, rs in self.runs.items():
+            for i, r in enumerate(rs):
+                line = r.meta.get("testbed")
+                if line and line["lateness_flagged"]:
+                    worst = max(d["lateness_max_s"] for d in line["delayline"].values())
+                    notes.append(f"{b}: run {i + 1}'s delay line released a packet {worst * 1e3:.1f} ms late "
+                                 f"(limit {line['lateness_limit_s'] * 1e3:g} ms): the host stalled, read that run with care")
+        return notes
 
     def to_dict(self) -> dict[str, Any]:
         """Everything, keyed by backend name: each run's summary (the simulator's JSON contract),
