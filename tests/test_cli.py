@@ -56,6 +56,36 @@ def test_invalid_scenarios_exit_2_with_one_line_naming_the_field(
     assert result.stdout == ""
 
 
+@pytest.mark.parametrize("command", ["run", "validate"])
+def test_every_error_of_a_file_is_one_line_of_its_own(tmp_path: Path, tiny_text: str, command: str) -> None:
+    """Mistakes in independent parts (top level, topology, two flow groups) are all reported,
+    in file order, and a part with a mistake adds no errors about what it would have held."""
+    path = tmp_path / "bad.toml"
+    text = ("durtion = 1\n" + tiny_text).replace('bottleneck_rate = "10Mbps"', 'bottleneck_rate = "10Mbs"')
+    path.write_text(text.replace('cc = "reno"', 'cc = "renoo"') + '\n[[flows]]\ncount = "x"\n')
+    result = runner.invoke(app, [command, str(path)])
+    assert result.exit_code == 2 and result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert [line.split(":")[1].strip() for line in lines] == ["durtion", "topology.bottleneck_rate", "flows[0].cc", "flows[1].count"], lines
+    assert all(line.startswith("error: ") for line in lines)
+
+
+def test_python_gets_every_error_of_a_scenario(tiny_text: str) -> None:
+    import pickle
+
+    import ccarena
+
+    with pytest.raises(ccarena.ScenarioError) as info:
+        ccarena.validate(tiny_text.replace('cc = "reno"', 'cc = "renoo"') + '\n[[flows]]\ncc = "cubic"\nmss = "0B"\n')
+    assert [e.split(":")[0] for e in info.value.errors] == ["flows[0].cc", "flows[1].mss"]
+    assert str(info.value) == "\n".join(info.value.errors)
+    # A Dask worker's error reaches the client whole.
+    again = pickle.loads(pickle.dumps(info.value))
+    assert again.errors == info.value.errors and str(again) == str(info.value)
+    # Raised from Python with one message, it is one error.
+    assert ccarena.ScenarioError("x: bad").errors == ["x: bad"]
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

@@ -392,7 +392,9 @@ def test_public_api_raises_only_ccarena_errors(name: str, bad: Any, env: Env, tm
     try:
         CALLS[name](bad, env)
     except ccarena.Error as exc:
-        assert "\n" not in str(exc) and str(exc), repr(exc)
+        # A scenario's errors are one line each (ScenarioError.errors); any other error, one line.
+        lines = exc.errors if isinstance(exc, ccarena.ScenarioError) else [str(exc)]
+        assert lines and all(line and "\n" not in line for line in lines), repr(exc)
     finally:
         if "matplotlib.pyplot" in sys.modules:
             sys.modules["matplotlib.pyplot"].close("all")

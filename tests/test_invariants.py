@@ -160,8 +160,9 @@ def check(p: Point) -> None:
     try:
         r = ccarena.run(sc, series=False)
     except ccarena.ScenarioError as e:
-        msg = str(e)
-        assert "\n" not in msg and msg.split(":")[0].startswith("flows["), f"{p}: refusal is not one line naming the field: {msg!r}"
+        # One line per refused group (the scenario's errors come together), each naming its field.
+        assert all("\n" not in line and line.split(":")[0].startswith("flows[") for line in e.errors), (
+            f"{p}: a refusal is not one line naming the field: {e.errors!r}")
         return
     links = r.links.set_index("link")
     util = float(links.loc["bottleneck", "utilisation"])

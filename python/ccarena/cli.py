@@ -76,7 +76,7 @@ class _Group(_OrderedGroup):
         windows_expand_args: bool = True,
         **extra: Any,
     ) -> Any:
-        from ccarena.errors import Error
+        from ccarena.errors import Error, ScenarioError
 
         try:
             code = super().main(
@@ -87,13 +87,15 @@ class _Group(_OrderedGroup):
                 windows_expand_args=windows_expand_args,
                 **extra,
             )
+        except ScenarioError as exc:  # every error the scenario had, one line each
+            _fail(*exc.errors)
         except Error as exc:
             _fail(str(exc))
         except click.exceptions.NoArgsIsHelpError as exc:  # `ccarena`, `ccarena testbed`: the help, as a usage error
             print(exc.format_message(), file=sys.stderr)
             sys.exit(EXIT_USAGE)
         except click.ClickException as exc:  # usage errors (bad option, missing file, ...)
-            _fail(exc.format_message(), getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
+            _fail(exc.format_message(), code=getattr(exc, "exit_code", EXIT_USAGE) or EXIT_USAGE)
         except click.Abort as exc:
             if isinstance(exc.__cause__, KeyboardInterrupt):  # Ctrl-C while click parsed the command line
                 _interrupted(EXIT_INTERRUPTED)
@@ -132,9 +134,10 @@ def _os_error_line(exc: OSError) -> str:
     return f"{name}: {exc.strerror or exc}"
 
 
-def _fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
-    line = " ".join(str(message).split())  # exactly one line
-    print(f"error: {line}", file=sys.stderr)
+def _fail(*messages: str, code: int = EXIT_USAGE) -> NoReturn:
+    for message in messages:
+        line = " ".join(str(message).split())  # exactly one line each
+        print(f"error: {line}", file=sys.stderr)
     sys.exit(code)
 
 
@@ -338,7 +341,7 @@ def bench(case: str, repeat: int, set_: tuple[str, ...]) -> None:
     try:
         report = run_bench(case, repeat=repeat, overrides=set_, log=lambda s: click.echo(s, err=True))
     except RuntimeError as exc:  # the benchmark process failed
-        _fail(str(exc), 1)
+        _fail(str(exc), code=1)
     click.echo(format_report(report))
 
 

@@ -39,7 +39,18 @@ class Error(Exception):
 
 
 class ScenarioError(Error, ValueError):
-    """A scenario is invalid: the message names the field, the bad value and what is allowed."""
+    """A scenario is invalid: the message names the field, the bad value and what is allowed.
+
+    A file with several mistakes in independent parts (top-level keys, the topology, each flow
+    group, the background) reports them together: ``errors`` holds one line each, in file order
+    (at most six, the last one counting the rest), and the message is those lines."""
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message, *([errors] if errors is not None else []))
+        self.errors: list[str] = list(errors) if errors is not None else [message]
+
+    def __str__(self) -> str:
+        return "\n".join(self.errors)
 
 
 class OutputError(Error):

@@ -26,19 +26,34 @@ use std::time::{Duration, Instant};
 
 /// An exception of `ccarena.errors` (defined in Python so that every error the package raises
 /// shares one base class, `ccarena.errors.Error`).
-fn ccarena_error(py: Python<'_>, class: &str, message: String) -> PyErr {
+fn ccarena_error<A: pyo3::PyErrArguments + Send + Sync + 'static>(
+    py: Python<'_>,
+    class: &str,
+    args: A,
+) -> PyErr {
     let ty = py
         .import("ccarena.errors")
         .and_then(|m| m.getattr(class))
         .and_then(|t| Ok(t.cast_into::<PyType>()?));
     match ty {
-        Ok(ty) => PyErr::from_type(ty, message),
+        Ok(ty) => PyErr::from_type(ty, args),
         Err(e) => e,
     }
 }
 
+/// A one-line `ScenarioError` (a bad quantity).
 fn scenario_error(message: impl std::fmt::Display) -> PyErr {
-    Python::attach(|py| ccarena_error(py, "ScenarioError", message.to_string()))
+    scenario_error_lines(vec![message.to_string()])
+}
+
+/// A `ScenarioError` with every error the scenario had (`ScenarioError.errors` in Python), its
+/// message their lines.
+fn scenario_errors(e: ScenarioError) -> PyErr {
+    scenario_error_lines(e.lines())
+}
+
+fn scenario_error_lines(lines: Vec<String>) -> PyErr {
+    Python::attach(|py| ccarena_error(py, "ScenarioError", (lines.join("\n"), lines)))
 }
 
 /// A panic inside the core is a bug: report it as `SimulationError` instead of aborting Python.
@@ -54,7 +69,7 @@ fn internal_error(p: Box<dyn std::any::Any + Send>) -> PyErr {
 fn built<T>(build: impl FnOnce() -> Result<T, ScenarioError>) -> PyResult<T> {
     match catch_unwind(AssertUnwindSafe(build)) {
         Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(scenario_error(e)),
+        Ok(Err(e)) => Err(scenario_errors(e)),
         Err(p) => Err(internal_error(p)),
     }
 }
@@ -68,7 +83,7 @@ pub(crate) fn json_to_py<'py>(
 }
 
 fn parse(scenario_json: &str) -> PyResult<Scenario> {
-    Scenario::from_json(scenario_json).map_err(scenario_error)
+    Scenario::from_json(scenario_json).map_err(scenario_errors)
 }
 
 fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
@@ -96,7 +111,7 @@ fn validate<'py>(
     if let Some(e) = cc_errors.lock().ok().and_then(|mut e| e.take()) {
         return Err(e); // the user's constructor raised: its own exception
     }
-    built.map_err(scenario_error)?;
+    built.map_err(scenario_errors)?;
     json_to_py(py, &s.normalised())
 }
 
@@ -173,7 +188,7 @@ fn run<'py>(
             }
             tables::result_to_py(py, result, series)
         }
-        (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_error(e)),
+        (Ok(Err(RunError::Scenario(e))), _) => Err(scenario_errors(e)),
         (Ok(Err(RunError::Interrupted)), Some(e)) => Err(e),
         (Ok(Err(RunError::Interrupted)), None) => {
             Err(PyKeyboardInterrupt::new_err("run interrupted"))

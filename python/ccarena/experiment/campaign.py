@@ -49,7 +49,7 @@ def plan(experiment: Experiment, backend: str = "sim") -> tuple[list[dict[str, A
             scenarios[key] = spec.scenario
         except ScenarioError as exc:
             key = run_key({"invalid": spec.scenario}, _store_version())
-            invalid[key] = f"ScenarioError: {exc}"
+            invalid[key] = "ScenarioError: " + "; ".join(exc.errors)
         rows.append({"key": key, "point": spec.point, "replication": spec.replication, "seed": spec.seed, "params": spec.params})
     return rows, invalid, scenarios
 

@@ -14,6 +14,8 @@ pub const MAX_RATE: Rate = Rate(1_000_000_000_000);
 pub const MAX_BYTES: u64 = 1_000_000_000_000;
 /// Largest queue limit in packets (10⁶ full-size packets is 1.5 GB of buffer).
 pub const MAX_QUEUE_PKTS: u64 = 1_000_000;
+/// Most errors of one scenario reported together (the last line counts the others).
+pub const MAX_REPORTED_ERRORS: usize = 6;
 /// Most flows of the `[[flows]]` groups together (background sources have their own ceiling).
 pub const MAX_FLOWS: u64 = 100_000;
 /// Most nodes of a graph topology.

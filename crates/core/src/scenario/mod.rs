@@ -1,13 +1,15 @@
 //! Scenarios: the schema of `SCENARIO.md`, its validation, and the normalised form.
 //!
 //! Parsing happens in two steps so that every error names the path of the offending field:
-//! serde (with `deny_unknown_fields`, through `serde_path_to_error`) reads the file's structure;
+//! serde (with `deny_unknown_fields`, through `serde_path_to_error`) reads each part's structure;
 //! then the tagged parts (`topology`, `queue`, `loss`, `app`, `cc_params`) are read one by one
-//! with their path as prefix, and cross-field rules are checked.
+//! with their path as prefix, and cross-field rules are checked. The top level is read part by
+//! part (`read`), so that the errors of one file are reported together.
 //!
 //! | module                 | holds                                                     |
 //! |------------------------|-----------------------------------------------------------|
-//! | `raw`                  | the file's structure, as serde reads it                   |
+//! | `read`                 | the top level, part by part, its errors gathered          |
+//! | `raw`                  | a `[[flows]]` group's structure, as serde reads it        |
 //! | `flows`, `tcp_options` | `[[flows]]` groups; a TCP group's options, resolved once  |
 //! | `topology/`            | `[topology]` kinds, their defaults, and how each is built |
 //! | `queue`, `losses`      | queue disciplines, link loss models                       |
@@ -27,6 +29,7 @@ mod losses;
 mod messages;
 pub mod queue;
 mod raw;
+mod read;
 mod tcp_options;
 pub mod topology;
 pub mod units;
@@ -43,17 +46,18 @@ use crate::cc::CcError;
 use crate::tcp::Stack;
 use crate::time::Dur;
 use background::Background;
-use raw::RawScenario;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::fmt;
 
-/// An invalid scenario: which field, and what is wrong with it (one line).
+/// An invalid scenario: which field, and what is wrong with it (one line); `also`, the other
+/// errors found in the same file, in the order of its parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ScenarioError {
     pub path: String,
     pub message: String,
+    pub also: Vec<ScenarioError>,
 }
 
 impl ScenarioError {
@@ -62,7 +66,30 @@ impl ScenarioError {
         ScenarioError {
             path: limits::shorten_message(&path.into()),
             message: limits::shorten_message(&message.into()),
+            also: Vec::new(),
         }
+    }
+
+    /// This error with `also` after it.
+    pub(crate) fn with_also(mut self, also: Vec<ScenarioError>) -> Self {
+        self.also.extend(also);
+        self
+    }
+
+    /// Every error, one line each: this one and those in `also`, at most
+    /// [`limits::MAX_REPORTED_ERRORS`] with a last line counting the others.
+    pub fn lines(&self) -> Vec<String> {
+        let all: Vec<String> = std::iter::once(self.to_string())
+            .chain(self.also.iter().map(|e| e.to_string()))
+            .collect();
+        let keep = limits::MAX_REPORTED_ERRORS;
+        if all.len() <= keep {
+            return all;
+        }
+        let more = all.len() - (keep - 1);
+        let mut lines = all[..keep - 1].to_vec();
+        lines.push(format!("... and {more} more errors in this scenario"));
+        lines
     }
 }
 
@@ -243,78 +270,10 @@ impl Scenario {
         Scenario::from_value(&v)
     }
 
+    /// Reads a scenario from its JSON value, reporting the errors of its parts together
+    /// (`read`).
     pub fn from_value(v: &Value) -> Result<Scenario, ScenarioError> {
-        let raw: RawScenario = parse_at(v, "")?;
-        let duration = raw.duration;
-        if duration.0.as_nanos() == 0 {
-            return Err(ScenarioError::new("duration", "must be longer than 0s"));
-        }
-        let sample_interval =
-            raw.sample_interval.unwrap_or(Dur(crate::time::SimDuration::from_millis(100)));
-        if sample_interval.0.as_nanos() == 0 {
-            return Err(ScenarioError::new("sample_interval", "must be longer than 0s"));
-        }
-        if duration.0.as_nanos() / sample_interval.0.as_nanos() > 10_000_000 {
-            return Err(ScenarioError::new(
-                "sample_interval",
-                format!(
-                    "{} gives more than 10 million samples over {}",
-                    sample_interval.0, duration.0
-                ),
-            ));
-        }
-        let warmup = raw.warmup.unwrap_or(Dur(crate::time::SimDuration::ZERO));
-        if warmup >= duration {
-            return Err(ScenarioError::new(
-                "warmup",
-                format!("{} must be shorter than the duration {}", warmup.0, duration.0),
-            ));
-        }
-        let topology = Topology::parse(&raw.topology)?;
-        if raw.flows.is_empty() {
-            return Err(ScenarioError::new("flows", "at least one [[flows]] group is required"));
-        }
-        let is_graph = matches!(topology, Topology::Graph(_));
-        let jitter = raw.jitter.as_ref().map(jitter::Jitter::parse).transpose()?.flatten();
-        let flows = raw
-            .flows
-            .into_iter()
-            .enumerate()
-            .map(|(i, mut g)| {
-                // The scenario's `stack` is the default of its TCP groups (a DCCP or UDP group
-                // has no TCP profile, so one scenario can switch a group's protocol in a grid).
-                if matches!(g.protocol, None | Some(Protocol::Tcp)) {
-                    g.stack = g.stack.or(raw.stack);
-                }
-                flows::parse_group(g, &format!("flows[{i}]"), is_graph)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let background =
-            background::parse(raw.background.as_deref().unwrap_or(&[]), &topology, raw.stack)?;
-        let s = Scenario {
-            name: raw.name.unwrap_or_else(|| "unnamed".into()),
-            duration,
-            seed: raw.seed.unwrap_or(1),
-            sample_interval,
-            warmup,
-            topology,
-            flows,
-            background,
-            jitter,
-            stack: raw.stack,
-        };
-        let total: u64 = s.flows.iter().map(|g| u64::from(g.count)).sum();
-        if total > limits::MAX_FLOWS {
-            return Err(ScenarioError::new(
-                "flows",
-                format!(
-                    "{total} flows in all groups is out of range: expected at most {}",
-                    limits::MAX_FLOWS
-                ),
-            ));
-        }
-        s.check_cross_references()?;
-        Ok(s)
+        read::scenario(v)
     }
 
     /// Total number of flows after expanding groups.

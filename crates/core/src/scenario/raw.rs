@@ -1,6 +1,6 @@
-//! The file's structure: what serde reads in the first step (see the module header of
+//! A `[[flows]]` group's structure: what serde reads in the first step (see the module header of
 //! `scenario`), with `deny_unknown_fields` so that a misspelt key names its path. Tagged tables
-//! (`topology`, `app`, `cc_params`, ...) stay JSON values here, read later with their path.
+//! (`app`, `cc_params`, ...) stay JSON values here, read later with their path.
 
 use super::units::{Bytes, Spread};
 use super::Protocol;
@@ -8,22 +8,6 @@ use crate::tcp::{Recovery, RtoRule, Stack};
 use crate::time::Dur;
 use serde::Deserialize;
 use serde_json::Value;
-
-/// The top level of a scenario file.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct RawScenario {
-    pub(super) name: Option<String>,
-    pub(super) duration: Dur,
-    pub(super) seed: Option<u64>,
-    pub(super) sample_interval: Option<Dur>,
-    pub(super) warmup: Option<Dur>,
-    pub(super) topology: Value,
-    pub(super) flows: Vec<RawFlowGroup>,
-    pub(super) background: Option<Vec<Value>>,
-    pub(super) jitter: Option<Value>,
-    pub(super) stack: Option<Stack>,
-}
 
 /// A `[[flows]]` table as written. A `[[background]]` fills in its TCP keys (`stack`, `cc`,
 /// `cc_params`, `recovery`) to have its sources' options resolved as a group's are.
