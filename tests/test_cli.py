@@ -265,3 +265,13 @@ def test_a_run_stops_within_a_second_of_a_signal_and_writes_nothing(tmp_path: Pa
     assert proc.returncode == code and time.monotonic() - sent < 2.0
     assert err.strip().splitlines()[-1] == f"error: {word}"
     assert list(tmp_path.iterdir()) == []  # no output directory, complete-looking or not
+
+
+def test_run_lists_flows_one_by_one_up_to_forty_then_per_group(tiny_file: Path) -> None:
+    from ccarena._format import FLOW_ROWS
+
+    for count, one_by_one in ((FLOW_ROWS, True), (FLOW_ROWS + 1, False)):
+        result = runner.invoke(app, ["run", str(tiny_file), "--set", f"flows[0].count={count}", "--set", "duration=1s"])
+        assert result.exit_code == 0, result.stderr
+        assert ("Flows (rates over each flow's measured window)" in result.stdout) is one_by_one
+        assert (f"Flow groups ({count} flows; each flow's row with --json or -o DIR)" in result.stdout) is not one_by_one

@@ -229,19 +229,25 @@ def _most_utilised_first(link: Mapping[str, Any]) -> tuple[bool, float]:
     return (True, 0.0) if u is None or is_missing(u) else (False, -float(u))
 
 
+#: Most flows ``ccarena run`` lists one by one; more are summed up per group.
+FLOW_ROWS = 40
+
+
 def report_text(result: RunResult, jain_over: JainOver) -> str:
-    """What ``ccarena run`` prints: a line on the run, then its flows, background groups, most
-    used links and Jain's index (when there are two flows or groups to compare), as plain-text
-    tables."""
+    """What ``ccarena run`` prints: a line on the run, then its flows (per group beyond
+    ``FLOW_ROWS``), background groups, most used links and Jain's index (when there are two
+    flows or groups to compare), as plain-text tables."""
     eng = result.engine
     lines = [
         f"{result.name}: {float(result.meta['duration_s']):g} s simulated, seed {result.meta.get('seed')}, "
         f"{int(eng.get('events', 0)):,} events in {float(eng.get('wall_s', 0.0)):.2f} s",
         "",
-        "Flows (rates over each flow's measured window)",
-        text_table(*flow_table(result._main_flow_records())),
-        "",
     ]
+    flows = result._main_flow_records()
+    if len(flows) <= FLOW_ROWS:
+        lines += ["Flows (rates over each flow's measured window)", text_table(*flow_table(flows)), ""]
+    else:  # a table a person reads: one row per group, each flow in --json or -o
+        lines += [f"Flow groups ({len(flows):,} flows; each flow's row with --json or -o DIR)", text_table(*group_table(flows)), ""]
     background = result._background_records()
     if background:
         lines += ["Background traffic (sums over each group's sources)", text_table(*background_table(background)), ""]
