@@ -13,9 +13,6 @@ line start without pandas, pyarrow or SciPy until a command needs them.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 from ccarena._core import __version__
 from ccarena.errors import (
     ArgumentError,
@@ -29,7 +26,12 @@ from ccarena.errors import (
     TestbedError,
 )
 
+# Not `typing.TYPE_CHECKING`: importing typing is most of this package's import time, which is
+# the time a Ctrl-C at a command's start would print a traceback (type checkers honour this).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from ccarena.api import RunResult, algorithms, run, validate
     from ccarena.cc import CcState, CongestionControl
     from ccarena.experiment import Experiment, ExperimentResult, open_store
@@ -74,6 +76,8 @@ def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'ccarena' has no attribute {name!r}")
+    import importlib
+
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value
