@@ -2,10 +2,11 @@
 //! base RTT, an optional bottleneck (one segment per `tx`, unlimited FIFO) and an optional extra
 //! delay, driven one ACK at a time. Every ACK acknowledges one segment; the sender refills the
 //! window right after it (`on_sent` per segment), so the ACK clock is the one a real bulk sender
-//! sees. Losses are injected by the test: `loss` runs a SACK-style recovery (cwnd = ssthresh, no
+//! sees; an algorithm that reads delivery-rate samples gets one per ACK (one segment delivered,
+//! no rate). Losses are injected by the test: `loss` runs a SACK-style recovery (cwnd = ssthresh, no
 //! growth until everything outstanding at the loss is acknowledged, then `on_recovery_exit`).
 
-use super::{AckSample, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use super::{AckSample, CcState, CongestionControl, CongestionEvent, CongestionKind, RateSample};
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
@@ -90,6 +91,16 @@ impl AckClock {
                 .map_or(rtt, |s| SimDuration::from_nanos((7 * s.as_nanos() + rtt.as_nanos()) / 8)),
         );
         cc.on_rtt_sample(st, ack_at, rtt);
+        if cc.wants_rate_samples() {
+            // One segment delivered per ACK; what delivery-rate algorithms read of a sample.
+            let rs = RateSample {
+                now: ack_at,
+                delivered_total: st.delivered,
+                acked_sacked: 1,
+                ..Default::default()
+            };
+            cc.on_rate_sample(st, &rs);
+        }
         match self.recovery_until {
             Some(end) if st.snd_una >= end => {
                 self.recovery_until = None;

@@ -15,12 +15,14 @@ pub mod external;
 pub mod fast;
 pub mod highspeed;
 pub mod htcp;
+pub mod hybla;
 mod identity;
 pub mod libra;
 pub mod reno;
 mod round_rtt;
 pub mod scalable;
 pub mod vegas;
+pub mod westwood;
 
 #[cfg(test)]
 mod ack_clock;
@@ -421,7 +423,9 @@ algorithms! {
     "highspeed" => HighSpeed(highspeed::HighSpeed, HighSpeedConfig), "HighSpeed TCP: AIMD with a(w), b(w) from the window (RFC 3649)";
     "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
     "htcp" => Htcp(htcp::Htcp, HtcpConfig, boxed), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
+    "hybla" => Hybla(hybla::Hybla, HyblaConfig), "RTT-scaled Reno for long paths: rho = RTT/25 ms, +2^rho-1 per ACK in slow start, +rho^2/cwnd in avoidance (Caini & Firrincieli 2004, Linux tcp_hybla.c)";
     "vegas" => Vegas(vegas::Vegas, VegasConfig, boxed), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
+    "westwood" => Westwood(westwood::Westwood, WestwoodConfig, boxed), "Westwood+: Reno whose window falls back to the measured bandwidth x min RTT after a loss, sampled once per RTT (Grieco & Mascolo 2004, Linux tcp_westwood.c)";
     "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
     "libra" => Libra(libra::Libra, LibraConfig, boxed), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
