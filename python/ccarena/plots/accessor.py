@@ -109,7 +109,11 @@ class ExperimentPlots:
     ) -> Figure:
         """The CDF of one-way delay per grid point, a panel per value of ``x`` and a line per
         combination of ``lines``, each the packets of its point's replications together
-        (:func:`ccarena.plots.plot_delay_cdf_sweep`); ``x`` and ``lines`` default as in
-        :meth:`sweep`."""
-        x, chosen = self._axes(x, lines)
+        (:func:`ccarena.plots.plot_delay_cdf_sweep`). Without ``x`` and ``lines``, the campaign
+        report's panels (:func:`ccarena.experiment.report.panel_axes`: those of :meth:`sweep`,
+        but one panel with a line per algorithm where only algorithms vary); with one of them,
+        the other as in :meth:`sweep`."""
+        from ccarena.experiment.report import panel_axes
+
+        x, chosen = panel_axes(self._result) if x is None and lines is None else self._axes(x, lines)
         return delay.plot_delay_cdf_sweep(self._result, x, chosen, path, log=log)
