@@ -1,6 +1,6 @@
 """What `ccarena results`, `sweep` and `report` show a person: values in units, short run ids,
 chosen columns, one sentence for an empty table, a note for grid points without values, and
-every metric of the store reachable on the report page."""
+every metric of the store reachable on the report page, with its figures per grid point."""
 
 from __future__ import annotations
 

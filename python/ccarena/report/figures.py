@@ -6,7 +6,9 @@ one panel per run (variant), all with the same axes, and in each panel one line 
 highest flow at each time. A group of one flow is simply that flow.
 
 More runs than :data:`ccarena.plots.GRID_ABOVE` get their bottleneck queues in panels too
-(:func:`queue_panels`).
+(:func:`queue_panels`), and runs whose delay CDFs would overlay too many lines one panel each
+with a line per flow group (:func:`group_delay_cdf`). Throughput against delay is one plot
+whatever the number of flows, a point each (:func:`throughput_delay`).
 
 Goodput is first smoothed per flow by a moving average over several sample intervals
 (:func:`goodput_window`): per interval it counts the payload delivered in order, which comes in
@@ -28,11 +30,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ccarena import plots
+from ccarena.plots import _common
 
 if TYPE_CHECKING:
     from ccarena.api import RunResult
 
-__all__ = ["MANY_LINES", "lines_drawn", "goodput_window", "group_goodput", "group_cwnd", "queue_panels", "bursts_above_rate"]
+__all__ = ["MANY_LINES", "lines_drawn", "goodput_window", "group_goodput", "group_cwnd", "queue_panels", "bursts_above_rate",
+           "variants_share_an_algorithm", "throughput_delay", "delay_cdf_overlaid", "group_delay_cdf", "one_group_each",
+           "run_delay_cdf"]
 
 #: Above this many lines in one plot (flows summed over the runs shown together), the report
 #: draws flow groups in panels instead (:func:`group_goodput`, :func:`group_cwnd`).
@@ -131,7 +136,27 @@ def _draw_queue(ax: Any, r: RunResult, colours: dict[str, str]) -> None:
         ax.plot(ls["t_s"].to_numpy(dtype=float), ls["queue_pkts"].to_numpy(dtype=float), color=colour, lw=1.0, label=name)
 
 
-def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: str, path: str | Path | None, name: str) -> Figure:
+def _draw_group_cdf(ax: Any, r: RunResult, colours: dict[str, str]) -> None:
+    """The delay CDF of each flow group of ``r``: its flows' packets together, each flow weighted
+    by its packets (:func:`ccarena.plots.pooled_cdf`), from 0 at the least delay."""
+    dq = r.delay_quantiles
+    dq = dq[np.isfinite(dq["delay_s"].to_numpy(dtype=float))]
+    packets = r.main_flows.set_index("flow_id")["delay_count"]
+    groups = _group_of(r)
+    for group in dict.fromkeys(groups.values()):
+        parts = [dq[dq["flow_id"] == f] for f, g in groups.items() if g == group]
+        parts = [p for p in parts if len(p)]
+        if not parts:
+            continue
+        xs, cdf = plots.pooled_cdf([(p["q"].to_numpy(dtype=float), p["delay_s"].to_numpy(dtype=float)) for p in parts],
+                                   [float(packets.get(int(p["flow_id"].iloc[0]), 1.0)) for p in parts])
+        colour = colours.setdefault(group, f"C{len(colours) % 10}")
+        ax.step(np.concatenate([xs[:1], xs]) * 1e3, np.concatenate([[0.0], cdf]), where="post", color=colour, lw=1.3, label=group)
+    ax.set_ylim(0, 1.0)
+
+
+def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: str, path: str | Path | None, name: str,
+            xlabel: str = "time (s)") -> Figure:
     """One panel per run, two per row, all with the same axes; one legend for all."""
     runs = list(results.items())
     ncols = 1 if len(runs) == 1 else 2
@@ -143,6 +168,9 @@ def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: st
         draw(ax, r, colours)
         ax.set_title(label or r.name, fontsize="medium", loc="left")
         ax.grid(True, alpha=0.3)
+    # Limits once every panel is drawn: a limit set on shared axes stops their autoscaling, and
+    # the later panels' data (longer delays) would fall outside.
+    for ax in axes.flat[:len(runs)]:
         ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
     for ax in axes.flat[len(runs):]:
@@ -150,7 +178,7 @@ def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: st
     for ax in axes[:, 0]:
         ax.set_ylabel(ylabel)
     for ax in axes[-1, :]:
-        ax.set_xlabel("time (s)")
+        ax.set_xlabel(xlabel)
     seen: dict[str, Any] = {}  # one legend entry per label, whichever panel drew it first
     for ax in axes.flat[:len(runs)]:
         handles, labels = ax.get_legend_handles_labels()
@@ -185,6 +213,71 @@ def queue_panels(results: Mapping[str, RunResult], path: str | Path | None = Non
     """The bottleneck queue of each run in a panel of its own (:meth:`RunResult.bottleneck`),
     for more runs than one plot can overlay. Writes ``queue.png`` with ``path``."""
     return _panels(results, _draw_queue, f"Queue length at the bottleneck — {_names(results)}", "queue (packets)", path, "queue.png")
+
+
+def group_delay_cdf(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
+    """The CDF of one-way delay per flow group, one panel per run: the packets of the group's
+    main flows together, each flow weighted by its packets. Writes ``delay_cdf.png`` with ``path``."""
+    return _panels(results, _draw_group_cdf, f"One-way delay, by group — {_names(results)}", "fraction of packets",
+                   path, "delay_cdf.png", xlabel="one-way delay (ms)")
+
+
+def run_delay_cdf(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
+    """The CDF of one-way delay of each run's main flows together, one line per run in one plot
+    (for runs of one flow group each: a panel per run would hold one line). Writes
+    ``delay_cdf.png`` with ``path``."""
+    fig, ax = _common.new_axes(f"One-way delay — {_names(results)}", "fraction of packets", "one-way delay (ms)")
+    for i, (label, r) in enumerate(results.items()):
+        before = len(ax.get_lines())
+        _draw_group_cdf(ax, r, {})
+        for line in ax.get_lines()[before:]:  # the run's one line (none without delays), coloured and named as the run
+            line.set(color=f"C{(i + i // 10) % 10}", linestyle=_common.RUN_STYLES[(i // 10) % len(_common.RUN_STYLES)],
+                     label=label or r.name)
+    ax.set_ylim(0, 1.0)
+    return _common.finish(fig, ax, path, "delay_cdf.png", time_axis=False)
+
+
+def one_group_each(results: Mapping[str, RunResult]) -> bool:
+    """Whether every run of several has one flow group (the window-dynamics demo: a run per
+    algorithm), so that its delay CDF is one line (:func:`run_delay_cdf`)."""
+    return len(results) > 1 and all(len(set(_group_of(r).values())) == 1 for r in results.values())
+
+
+def delay_cdf_overlaid(results: Mapping[str, RunResult]) -> bool:
+    """Whether the delay CDF of ``results`` is one plot of a line per flow (and a line style per
+    run): up to :data:`MANY_LINES` lines and :data:`ccarena.plots.GRID_ABOVE` runs; else
+    :func:`group_delay_cdf`."""
+    return lines_drawn(results) <= MANY_LINES and len(results) <= plots.GRID_ABOVE
+
+
+def variants_share_an_algorithm(results: Mapping[str, RunResult]) -> bool:
+    """Whether an algorithm runs in more than one of several runs, so that a colour per
+    algorithm no longer tells the runs apart (recovery variants of Reno, queue sizes)."""
+    if len(results) < 2:
+        return False
+    seen: set[str] = set()
+    for r in results.values():
+        here = set(_common.algorithm(r.main_flows))
+        if seen & here:
+            return True
+        seen |= here
+    return False
+
+
+def throughput_delay(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
+    """Each main flow of ``results`` at its goodput and 95th-percentile one-way delay
+    (:func:`ccarena.plots.plot_throughput_delay`), a colour and marker per algorithm, or, where
+    :func:`variants_share_an_algorithm`, per algorithm and run (``"reno, bg-20"``: variants of
+    one algorithm would otherwise share a colour). Writes ``throughput_delay.png`` with
+    ``path``; :class:`~ccarena.ArgumentError` when no flow has a delay percentile."""
+    apart = variants_share_an_algorithm(results)
+    parts = []
+    for label, r in results.items():
+        flows = r.main_flows.assign(run_id=label or r.name)
+        if apart:
+            flows = flows.assign(cc=_common.algorithm(flows) + f", {label}")
+        parts.append(flows)
+    return plots.plot_throughput_delay(pd.concat(parts, ignore_index=True), path, per="flow")
 
 
 def _names(results: Mapping[str, RunResult]) -> str:
