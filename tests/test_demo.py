@@ -126,6 +126,19 @@ def test_the_delay_figures_overlay_a_few_flows_and_one_group_per_variant(tmp_pat
         assert (tmp_path / "variants" / "tiny" / f"{png}.png").stat().st_size > 10_000
 
 
+def test_throughput_delay_names_flows_by_group_where_a_run_has_several() -> None:
+    from ccarena.report import figures
+
+    text = (REPO / "scenarios" / "reno-rtt.toml").read_text()
+    res = ccarena.run(text, overrides=["duration=3s", "warmup=1s"])
+    names, what = figures.point_names({"": res})
+    assert names[""].tolist() == ["rtt-40ms", "rtt-80ms"] and what == "flow group"
+    names, what = figures.point_names({"a": res, "b": res})
+    assert names["b"].tolist() == ["rtt-40ms, b", "rtt-80ms, b"] and what == "flow group and variant"
+    fig = figures.throughput_delay({"": res})
+    assert sorted(t.get_text() for t in fig.axes[0].get_legend().get_texts()) == ["rtt-40ms", "rtt-80ms"]
+
+
 def test_a_run_without_one_way_delays_has_no_delay_figures(tmp_path: Path, tiny_text: str) -> None:
     from ccarena.demo import DemoRun
     from ccarena.report import render_section

@@ -8,7 +8,7 @@ highest flow at each time. A group of one flow is simply that flow.
 More runs than :data:`ccarena.plots.GRID_ABOVE` get their bottleneck queues in panels too
 (:func:`queue_panels`), and runs whose delay CDFs would overlay too many lines one panel each
 with a line per flow group (:func:`group_delay_cdf`). Throughput against delay is one plot
-whatever the number of flows, a point each (:func:`throughput_delay`).
+whatever the number of flows, a point each, named by group or algorithm (:func:`throughput_delay`).
 
 Goodput is first smoothed per flow by a moving average over several sample intervals
 (:func:`goodput_window`): per interval it counts the payload delivered in order, which comes in
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from ccarena.api import RunResult
 
 __all__ = ["MANY_LINES", "lines_drawn", "goodput_window", "group_goodput", "group_cwnd", "queue_panels", "bursts_above_rate",
-           "variants_share_an_algorithm", "throughput_delay", "delay_cdf_overlaid", "group_delay_cdf", "one_group_each",
+           "point_names", "throughput_delay", "delay_cdf_overlaid", "group_delay_cdf", "one_group_each",
            "run_delay_cdf"]
 
 #: Above this many lines in one plot (flows summed over the runs shown together), the report
@@ -156,8 +156,10 @@ def _draw_group_cdf(ax: Any, r: RunResult, colours: dict[str, str]) -> None:
 
 
 def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: str, path: str | Path | None, name: str,
-            xlabel: str = "time (s)") -> Figure:
-    """One panel per run, two per row, all with the same axes; one legend for all."""
+            xlabel: str = "time (s)", x_from_zero: bool = True) -> Figure:
+    """One panel per run, two per row, all with the same axes; one legend for all. The x axis
+    starts at 0 (time) or, without ``x_from_zero``, where the data do (delays, from the path's
+    base delay on)."""
     runs = list(results.items())
     ncols = 1 if len(runs) == 1 else 2
     nrows = math.ceil(len(runs) / ncols)
@@ -171,7 +173,8 @@ def _panels(results: Mapping[str, RunResult], draw: Draw, title: str, ylabel: st
     # Limits once every panel is drawn: a limit set on shared axes stops their autoscaling, and
     # the later panels' data (longer delays) would fall outside.
     for ax in axes.flat[:len(runs)]:
-        ax.set_xlim(left=0)
+        if x_from_zero:
+            ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
     for ax in axes.flat[len(runs):]:
         ax.set_visible(False)
@@ -219,7 +222,7 @@ def group_delay_cdf(results: Mapping[str, RunResult], path: str | Path | None = 
     """The CDF of one-way delay per flow group, one panel per run: the packets of the group's
     main flows together, each flow weighted by its packets. Writes ``delay_cdf.png`` with ``path``."""
     return _panels(results, _draw_group_cdf, f"One-way delay, by group — {_names(results)}", "fraction of packets",
-                   path, "delay_cdf.png", xlabel="one-way delay (ms)")
+                   path, "delay_cdf.png", xlabel="one-way delay (ms)", x_from_zero=False)
 
 
 def run_delay_cdf(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
@@ -250,33 +253,33 @@ def delay_cdf_overlaid(results: Mapping[str, RunResult]) -> bool:
     return lines_drawn(results) <= MANY_LINES and len(results) <= plots.GRID_ABOVE
 
 
-def variants_share_an_algorithm(results: Mapping[str, RunResult]) -> bool:
-    """Whether an algorithm runs in more than one of several runs, so that a colour per
-    algorithm no longer tells the runs apart (recovery variants of Reno, queue sizes)."""
-    if len(results) < 2:
-        return False
-    seen: set[str] = set()
-    for r in results.values():
-        here = set(_common.algorithm(r.main_flows))
-        if seen & here:
-            return True
-        seen |= here
-    return False
+def point_names(results: Mapping[str, RunResult]) -> tuple[dict[str, pd.Series], str]:
+    """What tells the flows of ``results`` apart in throughput against delay, per run a name
+    per main flow, and what that name is (for the caption): the flow group where a run has
+    several (``rtt-40ms``), else the algorithm; followed by the run (variant) where a name
+    occurs in more than one run (``reno, tahoe``)."""
+    by_group = any(len(set(_group_of(r).values())) > 1 for r in results.values())
+    names = {label: (r.main_flows["group"].astype(str) if by_group else _common.algorithm(r.main_flows)).reset_index(drop=True)
+             for label, r in results.items()}
+    what = "flow group" if by_group else "algorithm"
+    seen: dict[str, int] = {}
+    for series in names.values():
+        for name in set(series):
+            seen[name] = seen.get(name, 0) + 1
+    if any(n > 1 for n in seen.values()):
+        names = {label: series + f", {label}" for label, series in names.items()}
+        what += " and variant"
+    return names, what
 
 
 def throughput_delay(results: Mapping[str, RunResult], path: str | Path | None = None) -> Figure:
     """Each main flow of ``results`` at its goodput and 95th-percentile one-way delay
-    (:func:`ccarena.plots.plot_throughput_delay`), a colour and marker per algorithm, or, where
-    :func:`variants_share_an_algorithm`, per algorithm and run (``"reno, bg-20"``: variants of
-    one algorithm would otherwise share a colour). Writes ``throughput_delay.png`` with
-    ``path``; :class:`~ccarena.ArgumentError` when no flow has a delay percentile."""
-    apart = variants_share_an_algorithm(results)
-    parts = []
-    for label, r in results.items():
-        flows = r.main_flows.assign(run_id=label or r.name)
-        if apart:
-            flows = flows.assign(cc=_common.algorithm(flows) + f", {label}")
-        parts.append(flows)
+    (:func:`ccarena.plots.plot_throughput_delay`), a colour and marker per name of
+    :func:`point_names`. Writes ``throughput_delay.png`` with ``path``;
+    :class:`~ccarena.ArgumentError` when no flow has a delay percentile."""
+    names, _ = point_names(results)
+    # The plot colours points by their flows' `cc`: here it carries the names instead.
+    parts = [r.main_flows.reset_index(drop=True).assign(run_id=label or r.name, cc=names[label]) for label, r in results.items()]
     return plots.plot_throughput_delay(pd.concat(parts, ignore_index=True), path, per="flow")
 
 

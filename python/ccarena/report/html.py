@@ -173,7 +173,7 @@ def _delay_plots(results: dict[str, RunResult], sub: Path, slug: str) -> list[tu
     except ArgumentError:  # no flow has a delay percentile: nothing to place
         pass
     else:
-        per = "algorithm and variant" if figures.variants_share_an_algorithm(results) else "algorithm"
+        _, per = figures.point_names(results)
         out.append((f"{slug}/throughput_delay.png", "goodput against 95th-percentile delay",
                     "Each main flow's goodput against its 95th-percentile one-way delay (Pantheon's plot; the delay axis is "
                     f"inverted, so better is up and to the right), a colour and marker per {per}.", False))
