@@ -107,8 +107,53 @@ def test_a_many_flow_run_folds_its_flows_and_draws_groups(tmp_path: Path, tiny_t
     assert details.split("</details>")[0].count("<tr>") == 1 + 12
     assert "moving average over 5 sample intervals (0.5 s)" in html  # the group figure's caption
     assert 'class="jain"' in html
-    for png in ("goodput", "cwnd", "queue"):
+    for png in ("goodput", "cwnd", "queue", "throughput_delay", "delay_cdf"):
         assert (tmp_path / "tiny" / f"{png}.png").stat().st_size > 10_000
+        assert f'<img src="tiny/{png}.png"' in html
+    assert "CDF of one-way delay per flow group: the packets its main flows delivered" in html
+    assert "a colour and marker per algorithm." in html
+
+
+def test_the_delay_figures_overlay_a_few_flows_and_one_group_per_variant(tmp_path: Path, tiny_text: str) -> None:
+    two = _section(tmp_path / "two", tiny_text, 2)
+    assert "packets delivered after the warm-up, a line per flow." in two
+    # one group per run: a line per variant in one plot, and the variants' colours apart in throughput-delay
+    variants = "#\n# variant a: seed=1\n# variant b: seed=2\n"
+    html = _section(tmp_path / "variants", tiny_text, 12, variants)
+    assert "CDF of one-way delay of each variant&#39;s main flows" in html
+    assert "a colour and marker per algorithm and variant." in html
+    for png in ("throughput_delay", "delay_cdf"):
+        assert (tmp_path / "variants" / "tiny" / f"{png}.png").stat().st_size > 10_000
+
+
+def test_throughput_delay_names_flows_by_group_where_a_run_has_several() -> None:
+    from ccarena.report import figures
+
+    text = (REPO / "scenarios" / "reno-rtt.toml").read_text()
+    res = ccarena.run(text, overrides=["duration=3s", "warmup=1s"])
+    names, what = figures.point_names({"": res})
+    assert names[""].tolist() == ["rtt-40ms", "rtt-80ms"] and what == "flow group"
+    names, what = figures.point_names({"a": res, "b": res})
+    assert names["b"].tolist() == ["rtt-40ms, b", "rtt-80ms, b"] and what == "flow group and variant"
+    fig = figures.throughput_delay({"": res})
+    assert sorted(t.get_text() for t in fig.axes[0].get_legend().get_texts()) == ["rtt-40ms", "rtt-80ms"]
+
+
+def test_a_run_without_one_way_delays_has_no_delay_figures(tmp_path: Path, tiny_text: str) -> None:
+    from ccarena.demo import DemoRun
+    from ccarena.report import render_section
+
+    # the flows start too late to deliver data before the end: no delay is measured
+    text = f"# Too late\n#\n# Nothing measured.\n{tiny_text}"
+    sc = parse_header("tiny.toml", text)
+    res = ccarena.run(text, overrides=["warmup=2.95s", "flows[0].start=2.96s"])
+    assert res.delay_quantiles["delay_s"].isna().all()
+    html = render_section(DemoRun(sc, {"": res}), tmp_path)
+    assert "throughput_delay.png" not in html and "delay_cdf.png" not in html
+    assert 'src="tiny/queue.png"' in html
+    # beside a variant that measured delays, it is named under the CDF
+    html = render_section(DemoRun(sc, {"early": ccarena.run(text), "late": res}), tmp_path / "two")
+    assert 'src="tiny/delay_cdf.png"' in html and "Not shown: late, with no packet delivered after the warm-up." in html
 
 
 def test_a_few_flows_are_shown_whole_and_one_flow_has_no_jain(tmp_path: Path, tiny_text: str) -> None:

@@ -1,6 +1,6 @@
 """What `ccarena results`, `sweep` and `report` show a person: values in units, short run ids,
 chosen columns, one sentence for an empty table, a note for grid points without values, and
-every metric of the store reachable on the report page."""
+every metric of the store reachable on the report page, with its figures per grid point."""
 
 from __future__ import annotations
 
@@ -16,8 +16,9 @@ from click.testing import CliRunner
 import ccarena
 from ccarena import Experiment, _format, open_store
 from ccarena.cli import app
-from ccarena.experiment.report import short_keys, write_report
+from ccarena.experiment.report import panel_axes, short_keys, write_report
 from ccarena.experiment.result import RUN_METRICS
+from ccarena.experiment.store import Store
 from ccarena.experiment.tables import grid_table, interval_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,3 +190,50 @@ def test_report_page_reaches_every_metric_and_notes_points_without_values(res: c
     assert page.count('<td class="note" colspan="5">no values: both runs failed</td>') == 2
     assert page.count('<td class="note" colspan="5">no values: not run yet</td>') == 1
     assert re.search(r">[0-9.]+ ±\u00a0[0-9.]+\u00a0Mbit/s<", page)  # a number and its unit stay on one line
+
+
+def _as_stored_without_delay_quantiles(store: Store, key: str) -> None:
+    """Rewrite a stored run as a version that did not keep delay_quantiles wrote it."""
+    info = {k: v for k, v in store.run_info(key).items() if k not in ("files", "checksum")}
+    tables = {t: store.read_table(key, t) for t in ("flows", "links")}
+    store.write_run(key, {t: df for t, df in tables.items() if df is not None}, info)
+
+
+def test_report_page_shows_throughput_against_delay_and_the_delay_cdf(res: ccarena.ExperimentResult, tmp_path: Path) -> None:
+    page = write_report(res, tmp_path / "report").read_text()
+    for heading, png in (("Throughput and delay", "throughput_delay.png"), ("Delay distribution", "delay_cdf.png")):
+        section = page[page.index(f"<h2>{heading}</h2>"):].split("<h2>")[1]
+        assert f'<img src="{png}" alt="{heading} per grid point">' in section, heading
+        assert "one panel per value of <code>topology.bottleneck_rate</code>" in section
+        assert (tmp_path / "report" / png).read_bytes().startswith(b"\x89PNG")
+    assert "a line per value of <code>flows[0].cc</code>" in page
+    assert "Drawn from" not in page  # every finished run keeps its delays
+
+
+def test_report_page_says_which_runs_keep_no_delay_distribution(store: Path, tmp_path: Path) -> None:
+    shutil.copytree(store, tmp_path / "store")
+    old = Store(tmp_path / "store")
+    res = open_store(tmp_path / "store")
+    keys = list(res.metrics["run_id"])
+    for key in keys[:2]:
+        _as_stored_without_delay_quantiles(old, key)
+    page = write_report(open_store(tmp_path / "store"), tmp_path / "some").read_text()
+    assert "Drawn from 4 of the 6 finished runs: the others have no delay distribution" in page
+    for key in keys[2:]:
+        _as_stored_without_delay_quantiles(old, key)
+    page = write_report(open_store(tmp_path / "store"), tmp_path / "none").read_text()
+    assert "<h2>Delay distribution</h2>\n<p class=\"sub\">Not drawn: no finished run has a delay distribution" in page
+    assert "<code>ccarena sweep --force</code> recomputes them" in page
+    assert not (tmp_path / "none" / "delay_cdf.png").exists()
+    assert '<img src="throughput_delay.png"' in page  # drawn from the flows table, which every run has
+
+
+def test_only_algorithms_varied_make_one_panel_with_a_line_each(tmp_path: Path) -> None:
+    res = Experiment(RENO_PAIR, grid={"flows[0].cc": ["reno", "cubic"]}, replications=1, overrides=SHORT, name="algs").run(tmp_path, jobs=1)
+    assert panel_axes(res) == (None, ["flows[0].cc"])
+    fig = res.plot.delay_cdf()
+    assert len([ax for ax in fig.axes if ax.get_visible()]) == 1
+    assert {line.get_label() for line in fig.axes[0].get_lines()} == {"reno", "cubic"}
+    page = write_report(res, tmp_path / "report").read_text()
+    assert "summary plot, one panel: each algorithm" in page and "a colour per algorithm." in page
+    assert '<img src="delay_cdf.png"' in page

@@ -293,3 +293,27 @@ def test_cpu_times_read_in_seconds_minutes_or_hours() -> None:
     from ccarena._format import span
 
     assert [span(x) for x in (0.042, 75, 930, 61_596)] == ["0.04 s", "75 s", "15.5 min", "17.1 h"]
+
+
+def test_sqm_response_gives_no_gain_where_a_smoke_run_ends_before_the_transfer(tmp_path: Path) -> None:
+    # 30 s smoke runs end before the 5 MB transfer does: no duration, no rate, so no gain; the
+    # page says why instead of printing "+nan%"
+    page = run_paper(paper("sqm-response"), "smoke", tmp_path, jobs=2, progress=False).page.read_text(encoding="utf-8")
+    assert not re.search(r"\bnan\b", page, re.I)
+    for measured in ("5 MB transfer time with – s, without – s", "mean transfer rate with – kbit/s, without – kbit/s"):
+        assert f"{measured}, no gain: the 5 MB transfer did not finish within the run with or without SQM-Response" in page
+    assert re.search(r"R1→R2 rate with [\d,]+ kbit/s, without [\d,]+ kbit/s: [+-]\d+\.\d%", page)
+
+
+def test_sqm_response_names_the_side_without_a_value(monkeypatch: pytest.MonkeyPatch) -> None:
+    from ccarena.papers.model import Estimate
+
+    def means(with_s: float, without_s: float) -> None:
+        est = {("with",): {"duration_s": Estimate.of([with_s])}, ("without",): {"duration_s": Estimate.of([without_s])}}
+        monkeypatch.setattr(sqm_response, "ours", lambda _results, _table: est)
+
+    means(58.0, float("nan"))
+    assert sqm_response._gain({}, sqm_response.TABLE_1, "duration_s", True)[2] == (
+        "with 58.00 s, without – s, no gain: the 5 MB transfer did not finish within the run without SQM-Response")
+    means(58.0, 76.0)
+    assert sqm_response._gain({}, sqm_response.TABLE_1, "duration_s", True)[2] == "with 58.00 s, without 76.00 s: +23.7%"

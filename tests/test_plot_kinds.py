@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import dpkt
 import numpy as np
@@ -174,8 +175,9 @@ def test_a_peer_result_has_the_table_without_rows_and_the_cdf_says_why() -> None
 # --- throughput against delay -------------------------------------------------------------------
 
 
-def _scatter_points(fig: Figure) -> dict[str, np.ndarray]:
-    ax = fig.axes[0]
+def _scatter_points(where: Any) -> dict[str, np.ndarray]:
+    """Label → points of the labelled scatters of a Figure's first axes, or of an axes."""
+    ax = where.axes[0] if isinstance(where, Figure) else where
     return {c.get_label(): np.asarray(c.get_offsets()) for c in ax.collections if isinstance(c, PathCollection)}
 
 
@@ -219,10 +221,18 @@ def test_throughput_delay_over_runs_draws_each_algorithm_s_mean_and_ellipse(tiny
     assert _scatter_points(fig)["reno"].ravel().tolist() == pytest.approx([cx, cy])
 
 
-def test_an_experiment_s_throughput_delay_groups_by_algorithm_and_the_other_keys(tmp_path: Path, tiny_text: str) -> None:
-    exp = ccarena.Experiment(tiny_text, grid={"flows[0].cc": ["reno", "cubic"], "topology.bottleneck_rate": ["10Mbps", "20Mbps"]},
+@pytest.fixture(scope="module")
+def experiment(tmp_path_factory: pytest.TempPathFactory) -> ccarena.ExperimentResult:
+    """2 algorithms × 2 rates × 2 replications of the tiny dumbbell, start times drawn per seed."""
+    from conftest import TINY_SCENARIO
+
+    exp = ccarena.Experiment(TINY_SCENARIO, grid={"flows[0].cc": ["reno", "cubic"], "topology.bottleneck_rate": ["10Mbps", "20Mbps"]},
                              replications=2, overrides=["duration=2s", "flows[0].start={uniform=['0s','1s']}"])
-    res = exp.run(store=tmp_path / "store", jobs=1)
+    return exp.run(store=tmp_path_factory.mktemp("exp") / "store", jobs=1)
+
+
+def test_an_experiment_s_throughput_delay_groups_by_algorithm_and_the_other_keys(tmp_path: Path, experiment: ccarena.ExperimentResult) -> None:
+    res = experiment
     points = plots.throughput_delay_points(res, per="algorithm")
     assert len(points) == 2 * 2 * 2 and list(points.columns[:2]) == ["algorithm", "topology.bottleneck_rate"]
     fig = res.plot.throughput_delay(f"{tmp_path}/td/")
@@ -235,6 +245,27 @@ def test_an_experiment_s_throughput_delay_groups_by_algorithm_and_the_other_keys
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["reno", "cubic"]
     html = res._repr_html_()
     assert "flows[0].cc" in html and "reno, cubic" in html and "<table>" in html and "8 finished" in html
+
+
+def test_an_experiment_s_throughput_delay_has_a_panel_per_swept_value(tmp_path: Path, experiment: ccarena.ExperimentResult) -> None:
+    fig = plots.plot_throughput_delay_sweep(experiment, "topology.bottleneck_rate", tmp_path)
+    assert (tmp_path / "throughput_delay.png").read_bytes().startswith(PNG_MAGIC)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title(loc="left") for ax in panels] == ["topology.bottleneck_rate = 10Mbps", "topology.bottleneck_rate = 20Mbps"]
+    points = plots.throughput_delay_points(experiment, per="algorithm", by=["topology.bottleneck_rate"])
+    scale = _scale_of(panels[0].get_ylabel())
+    for ax, rate in zip(panels, ("10Mbps", "20Mbps")):
+        assert ax.xaxis_inverted()
+        ellipses = [p for p in ax.patches if isinstance(p, Ellipse)]
+        assert len(ellipses) == 2, "one per algorithm: its two replications"
+        for algorithm in ("reno", "cubic"):
+            runs = points[(points["algorithm"] == algorithm) & (points["topology.bottleneck_rate"] == rate)]
+            mean = _scatter_points(ax)[algorithm].ravel()
+            assert mean.tolist() == pytest.approx([runs["delay_p95_s"].mean() * 1e3, runs["goodput_bps"].mean() / scale])
+    legend = fig.legends[0]
+    assert sorted(t.get_text() for t in legend.get_texts()) == ["cubic", "reno"]
+    with pytest.raises(ArgumentError, match="is not a varied key"):
+        plots.plot_throughput_delay_sweep(experiment, "duration")
 
 
 # --- delay CDF ----------------------------------------------------------------------------------
@@ -269,6 +300,62 @@ def test_the_delay_cdf_per_algorithm_of_one_flow_is_that_flow_s(mixed: ccarena.R
     x = lines["cubic (1 flow)"].get_xdata()
     assert set(x.tolist()) == set((cubic["delay_s"] * 1e3).tolist())
     assert lines["reno (2 flows)"].get_ydata()[-1] == pytest.approx(1.0)
+
+
+def test_an_experiment_keeps_each_run_s_delay_quantiles(experiment: ccarena.ExperimentResult) -> None:
+    dq = experiment.delay_quantiles()
+    assert list(dq.columns[-3:]) == ["flow_id", "q", "delay_s"] and "flows[0].cc" in dq.columns
+    assert sorted(dq["run_id"].unique()) == sorted(experiment.metrics["run_id"])
+    assert (dq.groupby(["run_id", "flow_id"]).size() == 201).all()
+    # the stored table is the run's: its scenario, as the store records it, run again gives it
+    key = experiment.plan[0]["key"]
+    again = ccarena.run(experiment.store.run_info(key)["scenario"]).delay_quantiles
+    stored = dq[dq["run_id"] == key][["flow_id", "q", "delay_s"]].reset_index(drop=True)
+    assert stored.equals(again)
+
+
+def test_an_experiment_s_delay_cdf_pools_each_grid_point_s_packets(tmp_path: Path, experiment: ccarena.ExperimentResult) -> None:
+    fig = experiment.plot.delay_cdf(tmp_path)
+    assert (tmp_path / "delay_cdf.png").read_bytes().startswith(PNG_MAGIC)
+    panels = [ax for ax in fig.axes if ax.get_visible()]
+    assert [ax.get_title(loc="left") for ax in panels] == ["topology.bottleneck_rate = 10Mbps", "topology.bottleneck_rate = 20Mbps"]
+    dq = experiment.delay_quantiles()
+    runs = experiment.runs.set_index(["run_id", "flow_id"])["delay_count"]
+    for ax, rate in zip(panels, ("10Mbps", "20Mbps")):
+        lines = {line.get_label(): line for line in ax.get_lines()}
+        assert set(lines) == {"reno", "cubic"}, "a line per algorithm, the report's choice of lines"
+        for cc, line in lines.items():
+            part = dq[(dq["topology.bottleneck_rate"] == rate) & (dq["flows[0].cc"] == cc)]
+            flows = list(part.groupby(["run_id", "flow_id"]))
+            assert len(flows) == 2 * 2, "two flows in each of two replications"
+            xs, cdf = plots.pooled_cdf([(p["q"].to_numpy(), p["delay_s"].to_numpy()) for _, p in flows],
+                                       [float(runs[key]) for key, _ in flows])
+            x, y = line.get_xdata(), line.get_ydata()
+            assert x[0] == pytest.approx(part["delay_s"].min() * 1e3) and y[0] == 0.0
+            assert y[-1] == pytest.approx(1.0) and x[-1] == pytest.approx(part["delay_s"].max() * 1e3)
+            assert y[1:].tolist() == pytest.approx(cdf.tolist()) and x[1:].tolist() == pytest.approx((xs * 1e3).tolist())
+    assert fig.legends[0].get_title().get_text() == "flows[0].cc"
+    log = plots.plot_delay_cdf_sweep(experiment, None, ["flows[0].cc", "topology.bottleneck_rate"], log=True)
+    assert len([ax for ax in log.axes if ax.get_visible()]) == 1 and log.axes[0].get_xscale() == "log"
+    assert {line.get_label() for line in log.axes[0].get_lines()} == {"reno, 10Mbps", "reno, 20Mbps", "cubic, 10Mbps", "cubic, 20Mbps"}
+    with pytest.raises(ArgumentError, match="'rtt' is not a varied key"):
+        experiment.plot.delay_cdf(x="rtt")
+
+
+def test_a_campaign_delay_cdf_says_when_the_store_keeps_no_delays(tmp_path: Path, experiment: ccarena.ExperimentResult) -> None:
+    import shutil
+
+    from ccarena.experiment.store import Store
+
+    shutil.copytree(experiment.store.root, tmp_path / "store")
+    store = Store(tmp_path / "store")
+    for row in experiment.plan:  # as a version that did not keep the table wrote them
+        info = {k: v for k, v in store.run_info(row["key"]).items() if k not in ("files", "checksum")}
+        store.write_run(row["key"], {t: store.read_table(row["key"], t) for t in ("flows", "links")}, info)
+    old = ccarena.open_store(tmp_path / "store")
+    assert old.delay_quantiles().empty and list(old.delay_quantiles().columns[-3:]) == ["flow_id", "q", "delay_s"]
+    with pytest.raises(ArgumentError, match="keeps no delay distribution.*ccarena sweep --force"):
+        old.plot.delay_cdf()
 
 
 # --- flow completion times ----------------------------------------------------------------------

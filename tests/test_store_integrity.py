@@ -74,6 +74,7 @@ DAMAGES: dict[str, tuple[Callable[[Path], None], str]] = {
     "truncated-json": (lambda run: truncate(run / "run.json"), "run.json cannot be parsed"),
     "flipped-byte": (lambda run: flip_byte(run / "links.parquet"), "links.parquet does not match its checksum"),
     "deleted-json": (lambda run: (run / "run.json").unlink(), "run.json is missing"),
+    "deleted-delays": (lambda run: (run / "delay_quantiles.parquet").unlink(), "delay_quantiles.parquet is missing"),
 }
 
 
@@ -118,7 +119,7 @@ def test_run_json_records_sizes_and_checksums_of_the_files(store: Path) -> None:
 
     run = first_run(store)
     info = json.loads((run / "run.json").read_text())
-    assert set(info["files"]) == {"flows.parquet", "links.parquet"}
+    assert set(info["files"]) == {"flows.parquet", "links.parquet", "delay_quantiles.parquet"}
     for name, rec in info["files"].items():
         data = (run / name).read_bytes()
         assert rec == {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}

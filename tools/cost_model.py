@@ -9,10 +9,12 @@ hop and the least-squares line through the origin that prices a hop over all of 
 
 A case's wall time is the median over `--repeat` runs; hops and events are exact and do not
 move between runs. Peak RSS is the child's (interpreter, core and results). What the whole
-campaign costs is the dry run's to say (`ccarena reproduce highspeed-tcp --scale full --dry-run`):
-its runs are priced one by one, from their own steady state, where this table shows how the
-cost of a hop varies with the traffic (cold background state costs more than bulk flows: the
-parking lot's hop against B1's)."""
+campaign costs is the calibrating dry run's to say (`ccarena reproduce highspeed-tcp --scale
+full --dry-run --calibrate`; without `--calibrate` the dry run estimates from this cost model,
+python/ccarena/experiment/cost_model.py, and measures nothing): its grid points are priced one
+by one, each from its first run simulated until steady, where this table shows how the cost of
+a hop varies with the traffic (cold background state costs more than bulk flows: the parking
+lot's hop against B1's)."""
 
 from __future__ import annotations
 

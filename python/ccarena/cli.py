@@ -308,7 +308,8 @@ def demo(out: Path, progress: bool | None) -> None:
     """Run the bundled demo scenarios and write an HTML report.
 
     The report (OUT/index.html) explains each scenario and shows its per-flow and per-link
-    tables, Jain's index and plots of goodput, congestion window and queue length."""
+    tables, Jain's index and plots of goodput, congestion window and queue length, of goodput
+    against 95th-percentile delay and of the delay CDF."""
     from ccarena.demo import run_demo
 
     index = run_demo(out, progress=progress_default(progress))

@@ -147,31 +147,33 @@ def _mean(values: list[float]) -> float:
     return float(np.mean(finite)) if finite else math.nan
 
 
-#: Per unit kind: how a value is written and the range its confidence interval is kept in
-#: (shares, Jain and utilisation in [0, 1]; rates, counts and times non-negative).
-_KINDS: dict[str, tuple[Callable[[float], str], tuple[float, float]]] = {
-    "rate": (_format.rate, (0.0, math.inf)),
-    "ratio": (_format.ratio, (0.0, 1.0)),
-    "count": (_format.number, (0.0, math.inf)),
-    "number": (_format.number, (0.0, math.inf)),
-    "seconds": (lambda x: f"{x:.3g} s", (0.0, math.inf)),
+#: Per unit kind: the campaign metric whose units it is written in (a rate in the unit of its
+#: size, counts with one decimal, shares with four, times in ms or s: ``interval_text``) and the
+#: range its confidence interval is kept in (shares, Jain and utilisation in [0, 1]; rates,
+#: counts and times non-negative).
+_KINDS: dict[str, tuple[str, tuple[float, float]]] = {
+    "rate": ("goodput_bps", (0.0, math.inf)),
+    "ratio": ("jain", (0.0, 1.0)),
+    "count": ("dropped_pkts", (0.0, math.inf)),
+    "number": ("mean_queue_pkts", (0.0, math.inf)),
+    "seconds": ("wall_s", (0.0, math.inf)),
 }
 
 
 def _pm(kind: str, values: list[float]) -> str:
-    """Mean and 95 % CI inside the kind's range (:func:`ccarena.metrics.bounded_mean_ci`):
-    ``mean ± h``, or ``mean −below +above`` where the range cuts the interval."""
+    """Mean and 95 % CI inside the kind's range (:func:`ccarena.metrics.bounded_mean_ci`), as
+    the campaign tables write them (:func:`ccarena.experiment.tables.interval_text`): in the
+    mean's unit, ``mean ± h`` or ``mean −below +above`` where the range cuts the interval, the
+    distances to two significant digits; the mean alone from one value, ``-`` from none."""
+    from ccarena.experiment.tables import interval_text
     from ccarena.metrics import bounded_mean_ci
 
-    f, bounds = _KINDS[kind]
+    metric, bounds = _KINDS[kind]
     finite = [v for v in values if math.isfinite(v)]
     if not finite:
         return "-"
     ci = bounded_mean_ci(finite, bounds)
-    if not (math.isfinite(ci.low) and math.isfinite(ci.high)):
-        return f(ci.mean)
-    below, above = f(ci.mean - ci.low), f(ci.high - ci.mean)
-    return f"{f(ci.mean)} ± {above}" if below == above else f"{f(ci.mean)} −{below} +{above}"
+    return interval_text(metric, ci.mean, ci.low, ci.high)
 
 
 def _diff(kind: str, value: float, ref: float) -> str:

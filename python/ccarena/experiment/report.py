@@ -1,5 +1,7 @@
 """The HTML page of a campaign: what was varied, each grid point's mean ± CI, one plot per metric
-against the swept key (one line per value of the other keys), and the failed runs.
+against the swept key (one line per value of the other keys), per grid point Pantheon's
+throughput against delay and the CDF of one-way delay (a panel per value of the swept key), and
+the failed runs.
 
 The grid table fits the page: short headers (the full key or metric in a ``title`` and in the
 legend above), the main metrics in the first table and every other metric with values in
@@ -12,7 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from markupsafe import Markup, escape
+
 from ccarena import _format, plots
+from ccarena.errors import ArgumentError
 from ccarena.experiment.result import RUN_METRICS, ExperimentResult, param_value
 from ccarena.experiment.tables import Table, failures_text, grid_table
 from ccarena.report.render import generated_stamp, write_html
@@ -52,9 +57,23 @@ def choose_axes(res: ExperimentResult) -> tuple[str | None, list[str]]:
     varied = [k for k in res.keys if values[k] > 1]
     if not varied:
         return (res.keys[0] if res.keys else None), []
-    not_cc = [k for k in varied if not k.endswith(".cc")]
+    not_cc = [k for k in varied if not _is_cc(k)]
     x = max(not_cc or varied, key=lambda k: values[k])
     return x, [k for k in varied if k != x]
+
+
+def _is_cc(key: str) -> bool:
+    return key == "cc" or key.endswith(".cc")
+
+
+def panel_axes(res: ExperimentResult) -> tuple[str | None, list[str]]:
+    """The key with a panel per value in the figures per grid point (throughput against delay,
+    the delay CDF) and the keys of their lines: those of :func:`choose_axes`, except that a
+    congestion control is never a panel: with only algorithms varied, one panel, a line each."""
+    x, lines = choose_axes(res)
+    if x is not None and _is_cc(x):
+        return None, [x, *lines] if res.metrics[x].nunique() > 1 else lines
+    return x, lines
 
 
 def short_keys(keys: Sequence[str]) -> list[str]:
@@ -103,6 +122,7 @@ def write_report(res: ExperimentResult, out_dir: Path) -> Path:
                 name = f"{metric}.png"
                 plots.plot_sweep(summary, x, metric, lines, out_dir / name, ylabel=METRICS[metric][2])
                 figures.append((name, METRICS[metric][2]))
+    per_point = _per_point_figures(res, out_dir) if len(res.metrics) else []
     # Without any value (nothing finished yet) the table still lists every point, with its note.
     main = [m for m in MAIN if m in with_values] or list(MAIN[:1])
     grid = grid_table(res, main)
@@ -127,7 +147,51 @@ def write_report(res: ExperimentResult, out_dir: Path) -> Path:
         "x": x,
         "lines": lines,
         "figures": figures,
+        "per_point": per_point,
         "failures": failures_text(res),
     }
     return write_html(out_dir / "index.html", "campaign.html", **context)
 
+
+def _per_point_figures(res: ExperimentResult, out_dir: Path) -> list[tuple[str, str, Markup]]:
+    """Draw throughput against delay and the delay CDF per grid point; return (image or "",
+    heading, caption) per figure, the caption saying why where a figure could not be drawn."""
+    x, lines = panel_axes(res)
+    panels = Markup("one panel per value of <code>{}</code>").format(x) if x is not None else Markup("one panel")
+    out: list[tuple[str, str, Markup]] = []
+    others = [k for k in res.keys if not _is_cc(k) and k != x and res.metrics[k].nunique() > 1]
+    markers = Markup("")
+    if others:  # the keys that give the markers, as plot_throughput_delay_sweep chooses them
+        markers = Markup(", a marker per value of {}").format(Markup(", ").join(Markup("<code>{}</code>").format(k) for k in others))
+    try:
+        plots.plot_throughput_delay_sweep(res, x, out_dir / "throughput_delay.png")
+        out.append(("throughput_delay.png", "Throughput and delay", Markup(
+            "Pantheon's summary plot, {}: each algorithm's mean goodput per flow against the mean of its flows' "
+            "95th-percentile one-way delay, the delay axis inverted so that better is up and to the right. A large marker "
+            "is the mean over the grid point's replications, the small ones its runs, the ellipse one standard deviation "
+            "of their spread along its principal axes; a colour per algorithm{}.").format(panels, markers)))
+    except ArgumentError:
+        out.append(("", "Throughput and delay",
+                    Markup("Not drawn: no finished run has a 95th-percentile one-way delay (its backend does not measure one).")))
+    dq = res.delay_quantiles()
+    with_table = int(dq.loc[dq["delay_s"].notna(), "run_id"].nunique())
+    if with_table == 0:
+        out.append(("", "Delay distribution", Markup(
+            "Not drawn: no finished run has a delay distribution in the store (runs stored by a version that did not keep "
+            "<code>delay_quantiles.parquet</code>: <code>ccarena sweep --force</code> recomputes them; or a backend that "
+            "does not measure one-way delays).")))
+        return out
+    plots.plot_delay_cdf_sweep(res, x, lines, out_dir / "delay_cdf.png")
+    each = Markup("one line")
+    if lines:
+        each = Markup("a line per value of {}").format(Markup(", ").join(Markup("<code>{}</code>").format(k) for k in lines))
+    caption = Markup(
+        "The CDF of the one-way delay of every packet the main flows delivered after the warm-up, {}, {}: the packets of "
+        "all the grid point's replications together, each flow weighted by its packets, from each run's "
+        "<code>delay_quantiles</code> (its delays at q = 0, 0.005, …, 1).").format(panels, each)
+    if with_table < len(res.metrics):
+        caption += escape(f" Drawn from {with_table} of the {len(res.metrics)} finished runs: the others have no delay "
+                          "distribution in the store (stored by a version that did not keep it, or run on a backend that "
+                          "measures none).")
+    out.append(("delay_cdf.png", "Delay distribution", caption))
+    return out

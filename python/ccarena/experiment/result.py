@@ -78,6 +78,7 @@ class ExperimentResult:
         self.keys: list[str] = list(description["keys"])
         self.replications: int = int(description["replications"])
         self.plan: list[dict[str, Any]] = list(description["runs"])
+        self._delay_quantiles: pd.DataFrame | None = None
         self._load()
 
     @classmethod
@@ -129,12 +130,26 @@ class ExperimentResult:
         them (``series=True`` / ``ccarena sweep --series``), with the parameter columns."""
         if table not in ("flow_series", "link_series"):
             raise ExperimentError(f"series: table must be 'flow_series' or 'link_series', not {table!r}")
+        return self._stored(table)
+
+    def delay_quantiles(self) -> pd.DataFrame:
+        """The stored ``delay_quantiles`` of every run, one row per run × main flow × level q
+        (``RunResult.delay_quantiles``), with the parameter columns. Runs stored by a version
+        that did not keep the table, and backends that measure no one-way delays, add no rows."""
+        # read once: the report counts the runs that have it and then draws them
+        if self._delay_quantiles is None:
+            self._delay_quantiles = self._stored("delay_quantiles", ["flow_id", "q", "delay_s"])
+        return self._delay_quantiles
+
+    def _stored(self, table: str, columns: Sequence[str] = ()) -> pd.DataFrame:
+        """A table stored per run, those of every run that has it one after another (with the
+        parameter columns and ``columns`` when no run has it)."""
         parts = []
         for row in self.plan:
             df = self.store.read_table(row["key"], table) if self.store.has(row["key"]) else None
             if df is not None:
                 parts.append(_with_ids(df, self._ids(row)))
-        return _aliases.aliased(_concat(parts, [*ID_COLUMNS, *self.keys]), table)
+        return _aliases.aliased(_concat(parts, [*ID_COLUMNS, *self.keys, *columns]), table)
 
     def summary(self, metrics: Sequence[str] | None = None, *, level: float = 0.95, per: str = "run") -> pd.DataFrame:
         """Mean, sample standard deviation and confidence interval over replications.

@@ -6,6 +6,8 @@ Layout (docs/experiments.md, "The store")::
       runs/<key>/run.json            the run: seed, metrics, engine counters, ccarena version
       runs/<key>/flows.parquet       its RunResult.flows table     (pyarrow writes and reads Parquet)
       runs/<key>/links.parquet       its RunResult.links table
+      runs/<key>/delay_quantiles.parquet   its RunResult.delay_quantiles table (runs stored
+                                     by earlier versions have none)
       runs/<key>/flow_series.parquet, link_series.parquet   with series=True only
       failed/<key>.json              a run that failed, with its error
       experiments/<name>.json        an experiment: its keys and, per run, key/point/replication/params
@@ -42,7 +44,7 @@ import pandas as pd
 from ccarena import _aliases
 from ccarena.errors import ExperimentError, OutputError, StoreDamagedWarning
 
-TABLES = ("flows", "links", "flow_series", "link_series")
+TABLES = ("flows", "links", "delay_quantiles", "flow_series", "link_series")
 
 
 def run_key(normalised_scenario: Mapping[str, Any], version: str) -> str:

@@ -41,9 +41,9 @@ class RunOutcome:
 
 def execute(key: str, scenario: dict[str, Any], series: bool, backend: str = "sim", folders: Sequence[str] = ()) -> RunOutcome:
     """Run ``scenario`` on ``backend`` (the simulator by default; :mod:`ccarena.backends`) and
-    return its tables (``flows``, ``links`` and, with ``series``, the time series) and its
-    per-run metrics. ``folders`` go on ``sys.path`` first: where the campaign found the modules
-    of the run's ``py:module.Class`` congestion controls. Any failure, a backend's refusal too,
+    return its tables (``flows``, ``links``, ``delay_quantiles`` and, with ``series``, the time
+    series) and its per-run metrics. ``folders`` go on ``sys.path`` first: where the campaign
+    found the modules of the run's ``py:module.Class`` congestion controls. Any failure, a backend's refusal too,
     becomes ``RunOutcome.error``: a campaign goes on when one of its runs fails."""
     from ccarena import backends
     from ccarena.errors import Error
@@ -56,7 +56,9 @@ def execute(key: str, scenario: dict[str, Any], series: bool, backend: str = "si
     except Exception as exc:  # noqa: BLE001 - recorded with its traceback, never fatal to a campaign
         tb = traceback.format_exc(limit=3).strip().splitlines()[-1]
         return RunOutcome(key, error=f"{type(exc).__name__}: {exc} ({tb})")
-    tables = {"flows": _plain(res.flows), "links": _plain(res.links)}
+    # delay_quantiles is 201 rows per main flow whatever the duration (unlike the series), so
+    # every run keeps it: the campaign report's delay CDF is drawn from it.
+    tables = {"flows": _plain(res.flows), "links": _plain(res.links), "delay_quantiles": res.delay_quantiles}
     if series:
         tables["flow_series"] = res.flow_series
         tables["link_series"] = res.link_series

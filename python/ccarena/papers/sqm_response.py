@@ -7,6 +7,7 @@ notification delays of §5.1 and the link utilisation of §5.4.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -116,12 +117,30 @@ def ours(results: Results, table: PaperTable) -> dict[tuple[Any, ...], dict[str,
     raise KeyError(table.id)
 
 
+#: Why a mean of a table's column can be missing, as the gain's text says it.
+_MISSING = {
+    "duration_s": "the 5 MB transfer did not finish within the run",
+    "rate_kbps": "the 5 MB transfer did not finish within the run",
+    "r1_r2_kbps": "R1→R2 carried nothing in the measured window",
+}
+
+
 def _gain(results: Results, table: PaperTable, column: str, smaller_is_better: bool) -> tuple[float, float, str]:
+    """The means with and without SQM-Response and a text with the relative gain, or, where a
+    mean is missing (a 30 s smoke run ends before the 5 MB transfer does) or zero, why there is
+    no gain to give."""
     est = ours(results, table)
     w, wo = est[("with",)][column].mean, est[("without",)][column].mean
-    gain = (wo - w) / wo if smaller_is_better else (w - wo) / wo
     unit = table.units[column].split(" ")[0]
-    return w, wo, f"with {fmt(w)} {unit}, without {fmt(wo)} {unit}: {gain * 100:+.1f}%"
+    text = f"with {fmt(w)} {unit}, without {fmt(wo)} {unit}"
+    missing = [side for side, v in (("with", w), ("without", wo)) if not math.isfinite(v)]
+    if missing:
+        sides = "with or without" if len(missing) == 2 else missing[0]
+        return w, wo, f"{text}, no gain: {_MISSING[column]} {sides} SQM-Response"
+    if wo == 0:
+        return w, wo, f"{text}, no gain: nothing without SQM-Response to compare with"
+    gain = (wo - w) / wo if smaller_is_better else (w - wo) / wo
+    return w, wo, f"{text}: {gain * 100:+.1f}%"
 
 
 def _shorter_transfer(results: Results) -> Verdict:

@@ -9,20 +9,22 @@ also writes a PNG there and closes the figure. Lines are labelled ``"<group> #<f
 flow has the colour of its id in every plot and every overlaid run (which a line style tells
 apart). Rates are drawn in kbit/s, Mbit/s or Gbit/s, whichever their largest value reads best in.
 
-============================  =====================================================  ========================
-function                      what                                                   file name
-============================  =====================================================  ========================
-:func:`plot_goodput`          goodput of each flow over time                         ``goodput.png``
-:func:`plot_cwnd`             congestion window of each flow over time               ``cwnd.png``
-:func:`plot_cwnd_grid`        one window panel per run                               ``cwnd.png``
-:func:`plot_cwnd_runs`        overlaid up to :data:`GRID_ABOVE` runs, a grid above   ``cwnd.png``
-:func:`plot_queue`            queue length of one link over time                     ``queue.png``
-:func:`plot_throughput_delay` goodput against 95th-percentile delay (Pantheon's)     ``throughput_delay.png``
-:func:`plot_delay_cdf`        CDF of per-packet one-way delay                        ``delay_cdf.png``
-:func:`plot_fct`              flow completion times: CDF and against size            ``fct.png``
-:func:`plot_sequence`         one TCP flow's sequence numbers from a packet capture  ``sequence.png``
-:func:`plot_sweep`            a campaign metric against a swept key                  ``<metric>.png``
-============================  =====================================================  ========================
+===================================  =====================================================  ========================
+function                             what                                                   file name
+===================================  =====================================================  ========================
+:func:`plot_goodput`                 goodput of each flow over time                         ``goodput.png``
+:func:`plot_cwnd`                    congestion window of each flow over time               ``cwnd.png``
+:func:`plot_cwnd_grid`               one window panel per run                               ``cwnd.png``
+:func:`plot_cwnd_runs`               overlaid up to :data:`GRID_ABOVE` runs, a grid above   ``cwnd.png``
+:func:`plot_queue`                   queue length of one link over time                     ``queue.png``
+:func:`plot_throughput_delay`        goodput against 95th-percentile delay (Pantheon's)     ``throughput_delay.png``
+:func:`plot_throughput_delay_sweep`  the same per grid point, a panel per swept value       ``throughput_delay.png``
+:func:`plot_delay_cdf`               CDF of per-packet one-way delay                        ``delay_cdf.png``
+:func:`plot_delay_cdf_sweep`         a campaign's delay CDF, a panel per swept value        ``delay_cdf.png``
+:func:`plot_fct`                     flow completion times: CDF and against size            ``fct.png``
+:func:`plot_sequence`                one TCP flow's sequence numbers from a packet capture  ``sequence.png``
+:func:`plot_sweep`                   a campaign metric against a swept key                  ``<metric>.png``
+===================================  =====================================================  ========================
 
 ``result.plot.<kind>()`` (:class:`RunPlots`) and ``experiment_result.plot.<kind>()``
 (:class:`ExperimentPlots`) call them as methods.
@@ -36,11 +38,11 @@ the plot draws (no delays, no completed transfer, no capture), raises
 """
 
 from ccarena.plots.accessor import ExperimentPlots, RunPlots
-from ccarena.plots.delay import plot_delay_cdf, pooled_cdf
+from ccarena.plots.delay import plot_delay_cdf, plot_delay_cdf_sweep, pooled_cdf
 from ccarena.plots.fct import flow_completion, plot_fct
 from ccarena.plots.sequence import SequenceTrace, plot_sequence, read_sequence
 from ccarena.plots.sweep import plot_sweep
-from ccarena.plots.throughput_delay import plot_throughput_delay, throughput_delay_points
+from ccarena.plots.throughput_delay import plot_throughput_delay, plot_throughput_delay_sweep, throughput_delay_points
 from ccarena.plots.time_series import (
     GRID_ABOVE,
     goodput_series,
@@ -59,7 +61,9 @@ __all__ = [
     "plot_queue",
     "plot_sweep",
     "plot_throughput_delay",
+    "plot_throughput_delay_sweep",
     "plot_delay_cdf",
+    "plot_delay_cdf_sweep",
     "plot_fct",
     "plot_sequence",
     "goodput_series",

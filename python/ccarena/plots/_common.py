@@ -88,8 +88,10 @@ def algorithm(flows: pd.DataFrame) -> pd.Series:
 
 def algorithm_styles(names: list[str]) -> dict[str, dict[str, Any]]:
     """One colour and marker per algorithm, given in sorted order so that a plot of the same
-    algorithms looks the same whatever order the flows come in."""
-    return {n: {"color": f"C{i % 10}", "marker": MARKERS[i % len(MARKERS)]} for i, n in enumerate(sorted(set(names)))}
+    algorithms looks the same whatever order the flows come in. Past ten algorithms the colours
+    shift by one per ten, so that no two of up to 100 share both colour and marker (the core has
+    eleven TCP algorithms)."""
+    return {n: {"color": f"C{(i + i // 10) % 10}", "marker": MARKERS[i % len(MARKERS)]} for i, n in enumerate(sorted(set(names)))}
 
 
 def rate_unit(values: Any) -> tuple[float, str]:

@@ -62,8 +62,8 @@ class RunPlots:
 
 
 class ExperimentPlots:
-    """The plots of an :class:`~ccarena.ExperimentResult`: ``res.plot.sweep(metric)`` and
-    ``res.plot.throughput_delay()``."""
+    """The plots of an :class:`~ccarena.ExperimentResult`: ``res.plot.sweep(metric)``,
+    ``res.plot.throughput_delay()`` and ``res.plot.delay_cdf()``."""
 
     def __init__(self, result: ExperimentResult) -> None:
         self._result = result
@@ -77,21 +77,43 @@ class ExperimentPlots:
         and ``lines``, the campaign report's choice: ``x`` the varied key with the most values,
         preferring one that is not a congestion control, every other varied key making lines."""
         from ccarena.errors import ArgumentError
+
+        res = self._result
+        x, lines = self._axes(x, lines)
+        if x is None:
+            raise ArgumentError(f"x: {res.name!r} varies no key to draw a metric against")
+        return sweep.plot_sweep(res.summary([metric]), x, metric, list(lines), path, ylabel=ylabel)
+
+    def _axes(self, x: str | None, lines: Sequence[str] | None) -> tuple[str | None, Sequence[str]]:
+        """``x`` and ``lines``, by default the campaign report's choice (:meth:`sweep`); with an
+        ``x`` of the caller's and no ``lines``, every other key with more than one value."""
         from ccarena.experiment.report import choose_axes
 
         res = self._result
         chosen_x, chosen_lines = choose_axes(res)
         x = chosen_x if x is None else x
-        if x is None:
-            raise ArgumentError(f"x: {res.name!r} varies no key to draw a metric against")
         if lines is None and x == chosen_x:
-            lines = chosen_lines
-        elif lines is None:
-            lines = [k for k in res.keys if k != x and res.metrics[k].nunique() > 1]
-        return sweep.plot_sweep(res.summary([metric]), x, metric, list(lines), path, ylabel=ylabel)
+            return x, chosen_lines
+        if lines is None:
+            return x, [k for k in res.keys if k != x and res.metrics[k].nunique() > 1]
+        return x, lines
 
     def throughput_delay(self, path: PathArg = None, *, per: str = "algorithm", by: Sequence[str] | None = None) -> Figure:
         """Goodput against 95th-percentile delay: each algorithm's mean over its runs with their
         1-σ ellipse, per value of the other varied keys ``by``
         (:func:`ccarena.plots.plot_throughput_delay`)."""
         return throughput_delay.plot_throughput_delay(self._result, path, per=per, by=by)
+
+    def delay_cdf(
+        self, path: PathArg = None, *, x: str | None = None, lines: Sequence[str] | None = None, log: bool = False
+    ) -> Figure:
+        """The CDF of one-way delay per grid point, a panel per value of ``x`` and a line per
+        combination of ``lines``, each the packets of its point's replications together
+        (:func:`ccarena.plots.plot_delay_cdf_sweep`). Without ``x`` and ``lines``, the campaign
+        report's panels (:func:`ccarena.experiment.report.panel_axes`: those of :meth:`sweep`,
+        but one panel with a line per algorithm where only algorithms vary); with one of them,
+        the other as in :meth:`sweep`."""
+        from ccarena.experiment.report import panel_axes
+
+        x, chosen = panel_axes(self._result) if x is None and lines is None else self._axes(x, lines)
+        return delay.plot_delay_cdf_sweep(self._result, x, chosen, path, log=log)

@@ -7,7 +7,8 @@ ellipse of its runs, as Pantheon does."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -99,38 +100,103 @@ def plot_throughput_delay(
         per = "algorithm"  # thousands of flows say less than each algorithm's runs
     c.check_path(path, "throughput_delay.png")
     points = throughput_delay_points(results, per, by)
-    keys = [k for k in points.columns if k not in ("algorithm", "run", "flow_id", "goodput_bps", "delay_p95_s")]
+    keys = _keys(points)
     scale, unit = c.rate_unit(points["goodput_bps"])
     fig, ax = c.new_axes("Throughput and delay", f"mean goodput ({unit})", "95th-percentile one-way delay (ms)")
-    styles = c.algorithm_styles(points["algorithm"].tolist())
-    # With other keys, the algorithm keeps its colour and each combination of the keys has a marker.
     combos = list(dict.fromkeys(points[keys].itertuples(index=False, name=None))) if keys else []
-    groups = points.groupby(["algorithm", *keys], sort=True, dropna=False)
-    for name, part in groups:
+    _draw(ax, points, keys, c.algorithm_styles(points["algorithm"].tolist()), combos, per, scale,
+          lambda name: name[0] + "".join(f", {k}={v}" for k, v in zip(keys, name[1:])))
+    return c.finish(fig, ax, path, "throughput_delay.png", time_axis=False)
+
+
+def plot_throughput_delay_sweep(res: ExperimentResult, x: str | None = None, path: str | Path | None = None) -> Figure:
+    """:func:`plot_throughput_delay` of a campaign with one panel per value of the varied key
+    ``x`` (one panel without it), as Pantheon draws one plot per network setting: in each, each
+    algorithm's mean over the replications of each grid point (a large marker), its runs (small
+    ones) and their 1-σ ellipse, one colour per algorithm and one marker per combination of the
+    other varied keys that are not congestion controls. The panels have axes of their own
+    (rates and delays differ from one setting to the next) and one legend, ``algorithm, values``
+    under a title naming the keys."""
+    from ccarena.experiment.result import ExperimentResult
+
+    if not isinstance(res, ExperimentResult):
+        raise ArgumentError(f"res: expected an ExperimentResult (ccarena.open_store gives one), not {type(res).__name__}")
+    if x is not None and x not in res.keys:
+        raise ArgumentError(f"x: {x!r:.60} is not a varied key of {res.name!r} (its keys: {', '.join(res.keys) or 'none'})")
+    c.check_path(path, "throughput_delay.png")
+    others = [k for k in res.keys if k != "cc" and not k.endswith(".cc") and k != x and res.metrics[k].nunique() > 1]
+    points = throughput_delay_points(res, "algorithm", [*([x] if x is not None else []), *others])
+    scale, unit = c.rate_unit(points["goodput_bps"])
+    styles = c.algorithm_styles(points["algorithm"].tolist())
+    combos = list(dict.fromkeys(points[others].itertuples(index=False, name=None))) if others else []
+    # the grid's order of values (points come sorted: 100Mbps before 10Mbps)
+    panels = [v for v in dict.fromkeys(res.metrics[x]) if (points[x] == v).any()] if x is not None else [None]
+    ncols = 2 if len(panels) == 4 else min(len(panels), 3)
+    nrows = math.ceil(len(panels) / ncols)
+    fig = Figure(figsize=(3.8 * ncols + 1.8, 3.0 * nrows + 0.9), dpi=100, layout="constrained")
+    axes = fig.subplots(nrows, ncols, squeeze=False)
+    for ax, value in zip(axes.flat, panels):
+        here = points if x is None else points[points[x] == value]
+        _draw(ax, here.drop(columns=[x]) if x is not None else here, others, styles, combos, "algorithm", scale,
+              lambda name: ", ".join(str(v) for v in name))
+        ax.set_ylim(bottom=0)
+        ax.set_title(f"{x} = {value}" if x is not None else res.name, fontsize="medium", loc="left")
+        ax.grid(True, alpha=0.3)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    for ax in axes[:, 0]:
+        ax.set_ylabel(f"mean goodput ({unit})")
+    for col in range(ncols):  # the lowest panel of each column, a row short or not
+        axes[(len(panels) - 1 - col) // ncols, col].set_xlabel("95th-percentile one-way delay (ms)")
+    seen: dict[str, Any] = {}  # one legend entry per label, whichever panel drew it first
+    for ax in axes.flat[:len(panels)]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            seen.setdefault(label, handle)
+    fig.legend(list(seen.values()), list(seen.keys()), loc="outside right upper", fontsize="small", frameon=False,
+               title=", ".join(["algorithm", *others]), title_fontsize="small")
+    fig.suptitle(f"Throughput and delay per grid point — {res.name} (better: up and right)", x=0.01, ha="left")
+    return c.save(fig, path, "throughput_delay.png")
+
+
+def _keys(points: pd.DataFrame) -> list[str]:
+    """The columns of ``points`` that are keys besides the algorithm."""
+    return [k for k in points.columns if k not in ("algorithm", "run", "flow_id", "goodput_bps", "delay_p95_s")]
+
+
+def _draw(ax: Any, points: pd.DataFrame, keys: list[str], styles: dict[str, dict[str, Any]], combos: list[tuple[Any, ...]],
+          per: str, scale: float, text: Callable[[tuple[Any, ...]], str]) -> None:
+    """The points into ``ax``: a colour per algorithm (``styles``), with ``keys`` a marker per
+    combination of their values (its place in ``combos``), the legend label ``text(name)`` of
+    (algorithm, *values); with ``per="algorithm"`` and several runs, the mean, the runs and
+    the 1-σ ellipse. The delay axis inverted (better is to the right), marked "better"."""
+    for name, part in points.groupby(["algorithm", *keys], sort=True, dropna=False):
         name = name if isinstance(name, tuple) else (name,)
         style = dict(styles[name[0]])
         if keys:
             style["marker"] = c.MARKERS[combos.index(tuple(name[1:])) % len(c.MARKERS)]
-        text = name[0] + "".join(f", {k}={v}" for k, v in zip(keys, name[1:]))
+        label = text(name)
         x = part["delay_p95_s"].to_numpy(dtype=float) * 1e3
         y = part["goodput_bps"].to_numpy(dtype=float) / scale
         if per == "flow" or len(part) == 1:
-            ax.scatter(x, y, s=36, color=style["color"], marker=style["marker"], label=text, zorder=3)
+            ax.scatter(x, y, s=36, color=style["color"], marker=style["marker"], label=label, zorder=3)
             continue
         ax.scatter(x, y, s=12, color=style["color"], marker=style["marker"], alpha=0.45, zorder=2)
         ax.scatter([x.mean()], [y.mean()], s=70, color=style["color"], marker=style["marker"], edgecolors="black",
-                   linewidths=0.6, label=text, zorder=4)
+                   linewidths=0.6, label=label, zorder=4)
         ellipse = _sigma_ellipse(x, y)
         if ellipse is not None:
             ellipse.set(edgecolor=style["color"], facecolor="none", linewidth=1.2, alpha=0.9)
             ax.add_patch(ellipse)
-    ax.set_ylim(bottom=0)
+    # Room around the outermost points, whose markers the axes would cut in half; from 0 up,
+    # the margin of a narrow range of goodputs is not enough above them.
+    ax.margins(0.1)
+    top = float(np.nanmax(points["goodput_bps"].to_numpy(dtype=float), initial=0.0)) / scale
+    ax.set_ylim(0, max(ax.get_ylim()[1], 1.08 * top))
     ax.invert_xaxis()
     # In the corner of the worst results, where points are rarest, pointing to the best.
     ax.annotate("better", xy=(0.13, 0.15), xytext=(0.05, 0.05), xycoords="axes fraction", textcoords="axes fraction",
                 ha="center", va="center", fontsize="small", color="grey",
                 arrowprops={"arrowstyle": "->", "color": "grey"})
-    return c.finish(fig, ax, path, "throughput_delay.png", time_axis=False)
 
 
 def _sigma_ellipse(x: np.ndarray, y: np.ndarray) -> Ellipse | None:

@@ -1,7 +1,8 @@
 """The run report (``ccarena demo``): a self-contained HTML page with one section per scenario,
-its explanation, the per-flow and per-link tables, Jain's index and three plots
-(``templates/run_report.html`` and ``run_section.html``). Images are PNG files next to
-``index.html``; the page has no scripts and no external resources.
+its explanation, the per-flow and per-link tables, Jain's index and plots of goodput, window and
+queue over time, throughput against delay and the delay CDF (``templates/run_report.html`` and
+``run_section.html``). Images are PNG files next to ``index.html``; the page has no scripts and
+no external resources.
 
 Long tables and crowded plots are folded: a flow table of more than :data:`ROWS_SHOWN` rows
 shows one row per flow group (or its first rows) with every flow in a ``<details>``, and runs
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from markupsafe import Markup
 
 from ccarena import _format, plots
+from ccarena.errors import ArgumentError
 from ccarena.report import figures
 from ccarena.report.render import generated_stamp, html_table, render, stylesheet, write_html
 
@@ -159,7 +161,44 @@ def _plots(results: dict[str, RunResult], sub: Path, slug: str) -> list[tuple[st
         (f"{slug}/goodput.png", "goodput over time", _goodput_caption(results, grouped), grouped and panels),
         (f"{slug}/cwnd.png", "congestion window over time", cwnd, (cwnd_grouped and panels) or many_runs),
         (f"{slug}/queue.png", "queue length", "Queue length at the link in the title, in packets, time-averaged per sample interval.", many_runs),
+        *_delay_plots(results, sub, slug),
     ]
+
+
+def _delay_plots(results: dict[str, RunResult], sub: Path, slug: str) -> list[tuple[str, str, str, bool]]:
+    """Throughput against delay and the delay CDF, where the runs measured one-way delays."""
+    out = []
+    try:
+        figures.throughput_delay(results, sub / "throughput_delay.png")
+    except ArgumentError:  # no flow has a delay percentile: nothing to place
+        pass
+    else:
+        _, per = figures.point_names(results)
+        out.append((f"{slug}/throughput_delay.png", "goodput against 95th-percentile delay",
+                    "Each main flow's goodput against its 95th-percentile one-way delay (Pantheon's plot; the delay axis is "
+                    f"inverted, so better is up and to the right), a colour and marker per {per}.", False))
+    # Runs that delivered nothing after the warm-up have no delays: the CDF leaves them out.
+    measured = {v: r for v, r in results.items() if r.delay_quantiles["delay_s"].notna().any()}
+    if not measured:
+        return out
+    if figures.delay_cdf_overlaid(measured):
+        plots.plot_delay_cdf(measured if len(measured) > 1 else next(iter(measured.values())), sub / "delay_cdf.png")
+        styles = ", a line style per variant" if len(measured) > 1 else ""
+        caption = f"CDF of one-way delay of each main flow's packets delivered after the warm-up, a line per flow{styles}."
+        wide = False
+    elif figures.one_group_each(measured):
+        figures.run_delay_cdf(measured, sub / "delay_cdf.png")
+        caption = "CDF of one-way delay of each variant's main flows, their packets delivered after the warm-up together."
+        wide = False
+    else:
+        figures.group_delay_cdf(measured, sub / "delay_cdf.png")
+        caption = ("CDF of one-way delay per flow group: the packets its main flows delivered after the warm-up "
+                   "together, each flow weighted by its packets.")
+        wide = len(measured) > 1
+    if len(measured) < len(results):
+        caption += f" Not shown: {', '.join(v for v in results if v not in measured)}, with no packet delivered after the warm-up."
+    out.append((f"{slug}/delay_cdf.png", "one-way delay distribution", caption, wide))
+    return out
 
 
 def render_section(run: DemoRun, out_dir: Path) -> str:
