@@ -237,3 +237,13 @@ def test_only_algorithms_varied_make_one_panel_with_a_line_each(tmp_path: Path) 
     page = write_report(res, tmp_path / "report").read_text()
     assert "summary plot, one panel: each algorithm" in page and "a colour per algorithm." in page
     assert '<img src="delay_cdf.png"' in page
+
+
+def test_an_interval_of_rounding_noise_is_zero_and_two_digits_stay_two_at_a_power_of_ten() -> None:
+    from ccarena.experiment.tables import interval_text
+
+    # Three identical replications: their half-width is floating-point noise.
+    assert interval_text("goodput_bps", 9.65e6, 9.65e6 - 3.7e-9, 9.65e6 + 3.7e-9) == "9.65 ± 0 Mbit/s"
+    # Just under 10^-4 the width rounds up to it: two digits, not three.
+    assert interval_text("jain", 0.5, 0.5 - 0.0000999999999, 0.5 + 0.0000999999999) == "0.5000 ± 0.00010"
+    assert interval_text("goodput_bps", 9.65e6, 9.65e6 - 2700, 9.65e6 + 2700) == "9.65 ± 0.0027 Mbit/s"

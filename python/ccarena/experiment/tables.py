@@ -71,11 +71,20 @@ def format_value(metric: str, value: float, decimals: int | None = None) -> str:
     return _with_unit(f"{float(value) / scale:.{usual if decimals is None else decimals}f}", unit)
 
 
+#: A half-width below this fraction of the mean is rounding noise of identical values.
+NOISE = 1e-12
+
+
 def _decimals(width: float, usual: int) -> int:
     """Decimals that show ``width`` (an interval's half-width) to two significant digits."""
     if not width > 0 or not math.isfinite(width):
         return usual
-    return max(0, 1 - math.floor(math.log10(width)))
+    decimals = 1 - math.floor(math.log10(width))
+    # Just under a power of ten (0.0000999…) the width rounds up to it: one decimal fewer keeps
+    # two digits (0.00010, not 0.000100).
+    if round(width, decimals) >= 10.0 ** (2 - decimals):
+        decimals -= 1
+    return max(0, decimals)
 
 
 def interval_text(metric: str, mean: float, low: float, high: float) -> str:
@@ -93,6 +102,9 @@ def interval_text(metric: str, mean: float, low: float, high: float) -> str:
     if math.isnan(low) or math.isnan(high):
         return format_value(metric, mean)
     below, above = mean - low, high - mean
+    # Identical replications give a half-width of floating-point noise, not an interval.
+    if max(abs(below), abs(above)) <= NOISE * abs(mean):
+        below = above = 0.0
     scale, unit, usual = metric_unit(metric, mean if mean else max(below, above))
     decimals = _decimals(max(below, above) / scale, usual)
     shown = f"{mean / scale:.{min(usual, decimals)}f}"
