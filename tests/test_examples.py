@@ -50,6 +50,23 @@ def test_the_cli_runs_an_example_by_name_and_copies_one_out(tmp_path: Path) -> N
     assert again.returncode == 2 and again.stderr.strip() == f"error: {Path('mine') / 'reno-pair.toml'}: already exists; not overwritten"
 
 
+def test_a_copied_experiment_comes_with_its_base_and_runs(tmp_path: Path) -> None:
+    from ccarena import Experiment
+
+    mine = Path("mine")
+    # The base copied out before, unchanged: kept, and the experiment still comes out.
+    assert _ccarena(tmp_path, "examples", "--copy", "reno-pair", "-o", "mine").returncode == 0
+    copied = _ccarena(tmp_path, "examples", "--copy", "experiments/reno-vs-cubic", "-o", "mine")
+    assert copied.stdout.strip() == f"wrote {mine / 'reno-vs-cubic.toml'} {mine / 'reno-pair.toml'}", copied.stderr
+    assert 'base = "reno-pair.toml"' in (tmp_path / mine / "reno-vs-cubic.toml").read_text()
+    assert len(Experiment.from_toml(tmp_path / mine / "reno-vs-cubic.toml")) == 60
+    # A base of that name the user changed is not overwritten.
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "reno-pair.toml").write_text("# mine\n")
+    refused = _ccarena(tmp_path, "examples", "--copy", "experiments/reno-vs-cubic", "-o", "other")
+    assert refused.returncode == 2 and "reno-pair.toml: already exists; not overwritten" in refused.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

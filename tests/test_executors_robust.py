@@ -256,7 +256,7 @@ def test_len_and_repr_of_a_large_grid_do_not_expand_it(monkeypatch: pytest.Monke
         m.setattr(Experiment, "iter_points", never_expanded)
         text, n = repr(exp), len(exp)
         assert n == exp.n_points == 100_000 and exp.describe()["points"] == 100_000
-    assert text == "Experiment('big': duration×1000, warmup×100; 1 replications, 100000 runs)"
+    assert text == "Experiment('big': duration×1000, warmup×100; 1 replication, 100000 runs)"
     first = next(exp.iter_runs())
     assert (first.point, first.params) == (0, {"duration": "1s", "warmup": "1ms"})
 

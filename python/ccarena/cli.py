@@ -274,7 +274,7 @@ def examples(copy_name: str | None, out: Path) -> None:
     from ccarena import examples as bundled
 
     if copy_name is not None:
-        click.echo(f"wrote {bundled.copy(copy_name, out)}")
+        click.echo("wrote " + " ".join(str(p) for p in bundled.copy(copy_name, out)))
         return
     rows = [[e.name, e.summary] for e in bundled.all_examples()]
     click.echo(_format.text_table(["name", "what it shows"], rows))

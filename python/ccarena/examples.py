@@ -9,7 +9,7 @@ scenarios (``papers/``) are listed by ``ccarena reproduce --list`` instead.
 
 from __future__ import annotations
 
-import shutil
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,15 +63,30 @@ def resolve(text: str) -> Path:
     return found
 
 
-def copy(name: str, directory: Path) -> Path:
+#: An experiment's `base = "..."` line (bundled experiments name their base scenario so).
+_BASE_LINE = re.compile(r'^(base\s*=\s*)"([^"]+)"', re.M)
+
+
+def copy(name: str, directory: Path) -> list[Path]:
     """Writes the bundled example ``name`` into ``directory`` (created if needed) and returns the
-    new file; an existing file is not overwritten."""
+    files written, the example first; an existing file is not overwritten. An experiment comes
+    with its base scenario, written beside it and named by its file name in the copy's ``base``,
+    so that the copy runs (a base already there with the same text is kept)."""
     source = find(name)
     if source is None:
         raise ArgumentError(f"{name}: no bundled example of that name (`ccarena examples` lists them)")
     target = directory / source.name
-    if target.exists():
-        raise ArgumentError(f"{target}: already exists; not overwritten")
+    text = source.read_text(encoding="utf-8")
+    base = _BASE_LINE.search(text)
+    files = {target: text}
+    if base:
+        base_source = (source.parent / base.group(2)).resolve()
+        files[directory / base_source.name] = base_source.read_text(encoding="utf-8")
+        files[target] = _BASE_LINE.sub(lambda m: f'{m.group(1)}"{base_source.name}"', text, count=1)
+    for path, content in files.items():
+        if path.exists() and not (path != target and path.read_text(encoding="utf-8") == content):
+            raise ArgumentError(f"{path}: already exists; not overwritten")
     directory.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    return target
+    for path, content in files.items():
+        path.write_text(content, encoding="utf-8")
+    return list(files)

@@ -241,7 +241,7 @@ class Experiment:
         return self.n_points * self.replications
 
     def __repr__(self) -> str:
-        return f"Experiment({self.name!r}: {self._axes_text()}; {self.replications} replications, {len(self)} runs)"
+        return f"Experiment({self.name!r}: {self._axes_text()}; {self.replications} replication{'s' if self.replications != 1 else ''}, {len(self)} runs)"
 
 
 def _first_line(exc: BaseException) -> str:
