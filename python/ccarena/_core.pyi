@@ -11,7 +11,7 @@ from typing import Any, final
 
 # PyO3 lists everything the module adds in __all__.
 __all__ = [
-    "__version__", "validate", "run", "algorithms", "topology", "plan", "duration_s", "rate_bps", "size_bytes", "queue_limit",
+    "__version__", "validate", "run", "algorithms", "topology", "delayline", "plan", "duration_s", "rate_bps", "size_bytes", "queue_limit",
     "CcState",
 ]
 

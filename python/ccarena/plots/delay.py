@@ -18,6 +18,8 @@ from ccarena.errors import ArgumentError
 from ccarena.plots import _common as c
 
 if TYPE_CHECKING:
+    from matplotlib.artist import Artist
+
     from ccarena.api import RunResult
     from ccarena.experiment.result import ExperimentResult
 
@@ -146,7 +148,7 @@ def plot_delay_cdf_sweep(
     # The fractions are shared, not the delays: a 10 Mbit/s panel's queueing delays would squeeze
     # those of a 100 Mbit/s one into a line.
     axes = fig.subplots(nrows, ncols, sharey=True, squeeze=False)
-    handles: dict[str, object] = {}
+    handles: dict[str, Artist] = {}
     for ax, value in zip(axes.flat, panels):
         here = dq if x is None else dq[dq[x] == value]
         for i, combo in enumerate(combos):
