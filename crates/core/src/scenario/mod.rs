@@ -372,7 +372,8 @@ fn line_of(text: &str, offset: usize) -> usize {
 mod tests {
     use super::*;
 
-    const BASE: &str = r#"
+    /// The smallest valid scenario (the `read` tests share it).
+    pub(super) const BASE: &str = r#"
         duration = "10s"
         [topology]
         kind = "dumbbell"

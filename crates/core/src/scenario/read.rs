@@ -189,17 +189,8 @@ fn check_times(duration: Dur, sample_interval: Dur, warmup: Dur) -> Result<(), S
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::BASE;
     use super::super::Scenario;
-
-    const BASE: &str = r#"
-        duration = "10s"
-        [topology]
-        kind = "dumbbell"
-        bottleneck_rate = "10Mbps"
-        bottleneck_delay = "10ms"
-        [[flows]]
-        cc = "reno"
-    "#;
 
     fn lines(text: &str) -> Vec<String> {
         Scenario::from_toml(text).unwrap_err().lines()
