@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from ccarena.fidelity import rows
+from ccarena.fidelity.causes import cause
 from ccarena.fidelity.run import RowResult, within
 from ccarena.fidelity.suite import PEER_TCP_KEYS, TOLERANCES
 from ccarena.peers import ns2
@@ -87,3 +88,23 @@ def test_the_committed_page_is_the_current_suite_s() -> None:
 
     for line in _tolerance_text():
         assert f"- {line}" in page
+
+
+def _with_runs(jain_sim: list[float], jain_peer: list[float]) -> RowResult:
+    row = RowResult(rows("reno")[1])
+    base = dict.fromkeys(TOLERANCES, 1.0)
+    row.runs = {"sim:ns2": [{**base, "Jain's index": j} for j in jain_sim], "ns2": [{**base, "Jain's index": j} for j in jain_peer]}
+    row.values = {k: {**base, "Jain's index": sum(r["Jain's index"] for r in runs) / len(runs)} for k, runs in row.runs.items()}
+    return row
+
+
+def test_a_difference_within_the_seeds_spread_is_named_as_such_and_a_real_one_is_not() -> None:
+    noisy = _with_runs([0.99, 0.90, 0.97, 0.85, 0.99], [0.80, 0.97, 0.88, 0.96, 0.83])
+    assert noisy.verdict("ns2") == (False, ["Jain's index"])
+    sentence = cause("ns2", noisy, ["Jain's index"])
+    assert sentence.startswith("within seed-to-seed variation over 5 seeds: Jain's index 0.850..0.990 on ccarena, "
+                               "0.800..0.970 on ns-2.35 (Welch's t-test p = 0.")
+    apart = _with_runs([0.99, 0.98, 0.99, 0.99, 0.98], [0.80, 0.82, 0.81, 0.79, 0.83])
+    assert cause("ns2", apart, ["Jain's index"]).endswith("the cause is not yet known.")
+    too_few = _with_runs([0.99, 0.90], [0.80, 0.97])
+    assert cause("ns2", too_few, ["Jain's index"]).endswith("the cause is not yet known.")

@@ -61,7 +61,7 @@ def register(app: click.Group) -> None:
         "--backends", metavar="BACKENDS", default=None,
         help="Comma-separated backends besides the simulator: ns2, ns3, kernel. [default: ns2,ns3 where they run]",
     )
-    @click.option("--replications", "-n", type=click.IntRange(min=1), default=2, show_default=True, help="Runs per row and backend.")
+    @click.option("--replications", "-n", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per row and backend.")
     @click.option("--only", metavar="NAME", default=None, help="Only the rows of this algorithm (e.g. cubic) or case (e.g. two-flows).")
     @click.option("--duration", metavar="TIME", default=None, help="Shorter runs for a quick look (no warm-up), e.g. 10s.")
     @out_dir_option("Directory for fidelity.md, fidelity.html and fidelity.json.", default=Path("docs"))

@@ -3,6 +3,7 @@ measurement is named). A row whose cause is not yet known says so."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -32,4 +33,39 @@ def cause(peer: str, result: RowResult, failed: list[str]) -> str:
     for test, sentence in CAUSES:
         if test(peer, result, failed):
             return sentence
+    noise = seed_spread(peer, result, failed)
+    if noise is not None:
+        return noise
     return f"out of tolerance on {', '.join(failed)}; the cause is not yet known."
+
+
+#: Fewest replications per backend for a test of the difference to say anything.
+MIN_REPLICATIONS = 3
+#: A difference of means whose Welch's t-test gives at least this is not told apart from noise.
+NOISE_P = 0.05
+
+
+def seed_spread(peer: str, result: RowResult, failed: list[str]) -> str | None:
+    """A sentence when every failed metric's difference is within seed-to-seed variation:
+    Welch's t-test over the replications cannot tell ccarena's mean from the peer's (p ≥ 0.05).
+    Such a row stays out of tolerance, since the means differ, but no mechanism is shown by it."""
+    from scipy import stats
+
+    from ccarena.fidelity.page import TITLES, format_value
+
+    ours, theirs = result.runs.get(f"sim:{peer}", []), result.runs.get(peer, [])
+    if min(len(ours), len(theirs)) < MIN_REPLICATIONS:
+        return None
+    parts = []
+    for metric in failed:
+        a = [r[metric] for r in ours if math.isfinite(r[metric])]
+        b = [r[metric] for r in theirs if math.isfinite(r[metric])]
+        if min(len(a), len(b)) < MIN_REPLICATIONS:
+            return None
+        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+        if not p >= NOISE_P:  # NaN when both samples are constant (and differ): a real difference
+            return None
+        parts.append(f"{metric} {format_value(min(a), metric)}..{format_value(max(a), metric)} on ccarena, "
+                     f"{format_value(min(b), metric)}..{format_value(max(b), metric)} on {TITLES[peer]} (Welch's t-test p = {p:.2f})")
+    n = min(len(ours), len(theirs))
+    return f"within seed-to-seed variation over {n} seeds: {'; '.join(parts)}; more replications are needed to tell the means apart."

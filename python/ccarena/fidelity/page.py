@@ -31,7 +31,8 @@ def _wall_pair(r: RowResult, peer: str) -> str:
     return f"{r.wall_s[peer]:.2f} / {r.wall_s[f'sim:{peer}']:.3f}"
 
 
-def _cell(value: float, metric: str) -> str:
+def format_value(value: float, metric: str) -> str:
+    """One metric's value as the page writes it."""
     return "-" if not math.isfinite(value) else _FORMAT[metric](value)
 
 
@@ -69,7 +70,7 @@ def detail(result: RowResult, peers: list[str]) -> tuple[list[str], list[list[st
         row = [metric]
         for p in ran:
             ref = result.values[f"sim:{p}"][metric]
-            row += [_cell(ref, metric), f"{_cell(result.values[p][metric], metric)}{_mark(metric, result.values[p][metric], ref)}"]
+            row += [format_value(ref, metric), f"{format_value(result.values[p][metric], metric)}{_mark(metric, result.values[p][metric], ref)}"]
         rows.append(row)
     notes = []
     for p in ran:

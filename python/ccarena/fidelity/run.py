@@ -60,6 +60,8 @@ class RowResult:
     values: dict[str, dict[str, float]] = field(default_factory=dict)
     wall_s: dict[str, float] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
+    #: Each replication's measurements, keyed like ``values`` (seed 1 first).
+    runs: dict[str, list[dict[str, float]]] = field(default_factory=dict)
 
     def reference(self, peer: str) -> dict[str, float] | None:
         """The simulator's values on ``peer``'s version of the scenario."""
@@ -77,13 +79,15 @@ class RowResult:
     def to_dict(self) -> dict[str, Any]:
         return {"row": self.row.key, "cc": self.row.cc, "case": self.row.case.name,
                 "values": {b: {m: (v if math.isfinite(v) else None) for m, v in vals.items()} for b, vals in self.values.items()},
-                "wall_s": self.wall_s, "skipped": self.skipped}
+                "wall_s": self.wall_s, "skipped": self.skipped,
+                "runs": {b: [{m: (v if math.isfinite(v) else None) for m, v in run.items()} for run in runs] for b, runs in self.runs.items()}}
 
 
-def _replicate(backend: str, scenario: dict[str, Any], replications: int) -> tuple[dict[str, float], float]:
+def _replicate(out: RowResult, key: str, backend: str, scenario: dict[str, Any], replications: int) -> None:
     results = [_backends.runner(backend)(scenario, seed=1 + r) for r in range(replications)]
-    per_run = [measure(r) for r in results]
-    return {m: _mean([p[m] for p in per_run]) for m in TOLERANCES}, float(sum(float(r.engine["wall_s"]) for r in results))
+    out.runs[key] = [measure(r) for r in results]
+    out.values[key] = {m: _mean([p[m] for p in out.runs[key]]) for m in TOLERANCES}
+    out.wall_s[key] = float(sum(float(r.engine["wall_s"]) for r in results))
 
 
 def run_row(row: Row, peers: list[str], replications: int, duration: str | None) -> RowResult:
@@ -91,11 +95,11 @@ def run_row(row: Row, peers: list[str], replications: int, duration: str | None)
     for peer in peers:
         scenario = row.scenario(peer, duration)
         try:
-            out.values[peer], out.wall_s[peer] = _replicate(peer, scenario, replications)
+            _replicate(out, peer, peer, scenario, replications)
         except (PeerError, TestbedError) as exc:
             out.skipped[peer] = str(exc)
             continue
-        out.values[f"sim:{peer}"], out.wall_s[f"sim:{peer}"] = _replicate("sim", scenario, replications)
+        _replicate(out, f"sim:{peer}", "sim", scenario, replications)
     return out
 
 
@@ -107,7 +111,7 @@ def _mean(values: list[float]) -> float:
 def run_suite(
     backends: Iterable[str] | str | None = None,
     *,
-    replications: int = 2,
+    replications: int = 5,
     only: str | None = None,
     duration: str | None = None,
     log: Callable[[str], None] | None = None,

@@ -37,7 +37,8 @@ STOCK_AGENTS = {"tahoe": ("Agent/TCP", "Agent/TCPSink"), "reno": ("Agent/TCP/Ren
 #: ccarena algorithm (with the preset that is Linux 2.6.22's code) → TCP-Linux's `select_ca` name.
 #: Each entry is a module of Linux 2.6.22 that ns-2.35's TCP-Linux carries.
 TCP_LINUX = {"cubic@linux-2.6.22": "cubic", "scalable@linux-2.6.22": "scalable", "bic": "bic",
-             "highspeed": "highspeed", "htcp": "htcp", "hybla": "hybla", "vegas": "vegas", "westwood": "westwood"}
+             "highspeed": "highspeed", "htcp": "htcp", "hybla": "hybla", "illinois@linux-2.6.22": "illinois",
+             "vegas": "vegas", "veno": "veno", "westwood": "westwood"}
 #: Agent variables the ns-2 one-way agents hold fixed, with the ccarena key that must agree.
 #: (key, value ns-2 has, why)
 STOCK_BEHAVIOUR = (

@@ -17,11 +17,13 @@ pub mod highspeed;
 pub mod htcp;
 pub mod hybla;
 mod identity;
+pub mod illinois;
 pub mod libra;
 pub mod reno;
 mod round_rtt;
 pub mod scalable;
 pub mod vegas;
+pub mod veno;
 pub mod westwood;
 
 #[cfg(test)]
@@ -193,6 +195,16 @@ pub fn slow_start(st: &mut CcState, acked: u64) -> u64 {
 /// window of `w` acknowledged segments.
 pub fn cong_avoid_ai(st: &mut CcState, w: f64, acked: u64) {
     st.cwnd += acked as f64 / w.max(1.0);
+}
+
+/// Reno's window growth (Linux `tcp_reno_cong_avoid`): slow start up to ssthresh, then one
+/// segment per window of acknowledged segments. What the delay-based algorithms fall back to.
+pub fn reno_cong_avoid(st: &mut CcState, acked: u64) {
+    let acked = slow_start(st, acked);
+    if acked > 0 {
+        let w = st.cwnd;
+        cong_avoid_ai(st, w, acked);
+    }
 }
 
 /// The parameters of an algorithm: documented defaults (`Default`), optional named presets, and
@@ -424,7 +436,9 @@ algorithms! {
     "scalable" => Scalable(scalable::Scalable, ScalableConfig), "Scalable TCP: MIMD, +0.01 per acked segment, x0.875 on loss (Kelly 2003)";
     "htcp" => Htcp(htcp::Htcp, HtcpConfig, boxed), "H-TCP: increase grows with time since the last loss, adaptive backoff (Leith & Shorten 2004)";
     "hybla" => Hybla(hybla::Hybla, HyblaConfig), "RTT-scaled Reno for long paths: rho = RTT/25 ms, +2^rho-1 per ACK in slow start, +rho^2/cwnd in avoidance (Caini & Firrincieli 2004, Linux tcp_hybla.c)";
+    "illinois" => Illinois(illinois::Illinois, IllinoisConfig, boxed), "loss decides when, queueing delay how much: +alpha per RTT from 10 (no delay) to 0.3, x(1-beta) on loss, beta from 1/8 to 1/2 (Liu, Basar, Srikant 2008, Linux tcp_illinois.c)";
     "vegas" => Vegas(vegas::Vegas, VegasConfig, boxed), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
+    "veno" => Veno(veno::Veno, VenoConfig, boxed), "Reno that tells random from congestive loss by a Vegas backlog estimate N: keep 4/5 of the window if N < 3, grow every other RTT if N >= 3 (Fu & Liew 2003, Linux tcp_veno.c)";
     "westwood" => Westwood(westwood::Westwood, WestwoodConfig, boxed), "Westwood+: Reno whose window falls back to the measured bandwidth x min RTT after a loss, sampled once per RTT (Grieco & Mascolo 2004, Linux tcp_westwood.c)";
     "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";

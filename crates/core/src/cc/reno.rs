@@ -14,8 +14,7 @@
 //! the RFC's; the scenario's `stack = "linux"` and `"ns2"` profiles pick `cwnd`.
 
 use super::{
-    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
-    CongestionEvent,
+    check_param, reno_cong_avoid, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
 };
 use serde::{Deserialize, Serialize};
 
@@ -68,12 +67,7 @@ impl CongestionControl for Reno {
     }
 
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
-        let acked = slow_start(st, ack.acked);
-        if acked == 0 {
-            return;
-        }
-        let w = st.cwnd;
-        cong_avoid_ai(st, w, acked);
+        reno_cong_avoid(st, ack.acked);
     }
 
     fn on_congestion(&mut self, st: &mut CcState, ev: &CongestionEvent) {

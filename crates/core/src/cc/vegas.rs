@@ -46,7 +46,7 @@
 
 use super::round_rtt::RoundRtt;
 use super::{
-    check_param, cong_avoid_ai, slow_start, AckSample, CcParams, CcState, CongestionControl,
+    check_param, reno_cong_avoid, slow_start, AckSample, CcParams, CcState, CongestionControl,
     CongestionEvent, MAX_SEGMENTS,
 };
 use crate::time::{SimDuration, SimTime};
@@ -151,18 +151,6 @@ impl Vegas {
         }
     }
 
-    /// Linux `tcp_reno_cong_avoid`: what a round without enough samples does.
-    fn reno(st: &mut CcState, acked: u64) {
-        let mut acked = acked;
-        if st.in_slow_start() {
-            acked = slow_start(st, acked);
-        }
-        if acked > 0 {
-            let w = st.cwnd;
-            cong_avoid_ai(st, w, acked);
-        }
-    }
-
     /// The once-per-round decision, from the round's smallest RTT.
     fn adjust(&mut self, st: &mut CcState, acked: u64, base: SimDuration, rtt: SimDuration) {
         let diff = Self::diff(st.cwnd, base, rtt);
@@ -201,7 +189,7 @@ impl CongestionControl for Vegas {
     fn on_ack(&mut self, st: &mut CcState, ack: &AckSample) {
         let Some(round) = self.rounds.end_of_round(st) else {
             if self.reno_in_loss_state {
-                Self::reno(st, ack.acked);
+                reno_cong_avoid(st, ack.acked);
             } else if st.in_slow_start() {
                 self.slow_start_step(st, ack.acked);
             }
@@ -209,14 +197,14 @@ impl CongestionControl for Vegas {
         };
         if std::mem::take(&mut self.reno_in_loss_state) {
             // The Loss state is over: Vegas restarts with a fresh round (Linux `vegas_enable`).
-            Self::reno(st, ack.acked);
+            reno_cong_avoid(st, ack.acked);
             return;
         }
         match (round.min_rtt, self.rounds.base()) {
             (Some(rtt), Some(base)) if round.samples >= self.cfg.min_rtt_samples => {
                 self.adjust(st, ack.acked, base, rtt)
             }
-            _ => Self::reno(st, ack.acked),
+            _ => reno_cong_avoid(st, ack.acked),
         }
     }
 
