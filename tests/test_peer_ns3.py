@@ -108,3 +108,35 @@ def test_red_with_ecn_runs():
     assert 1 < bottleneck.mean_queue_pkts < 15  # RED keeps the average between its thresholds
     assert bottleneck.max_queue_pkts < 100
     assert (peer.flows.goodput_bps > 1e6).all()
+
+
+def test_hybla_and_westwood_are_linux_s_not_ns3_s_defaults():
+    """TcpHybla's reference RTT is 50 ms in ns-3.37 and TcpWestwood is Westwood, not Westwood+;
+    the driver is told Linux's: 25 ms (tcp_hybla.c) and a bandwidth sample per RTT."""
+    hybla = json.loads(ns3.program(RENO_PAIR, overrides=(*NS2, 'flows[0].cc="hybla"')))
+    assert {f["ns3"]["congestion_attributes"]["ns3::TcpHybla::RRTT"] for f in hybla["flows"]} == {"25ms"}
+    westwood = json.loads(ns3.program(RENO_PAIR, overrides=(*NS2, 'flows[0].cc="westwood"')))
+    assert {f["ns3"]["congestion_attributes"]["ns3::TcpWestwood::ProtocolType"] for f in westwood["flows"]} == {"WestwoodPlus"}
+
+
+def test_hybla_s_slow_start_grows_as_its_reference_rtt_says(tmp_path: Path):
+    """Hybla's slow start adds 2^rho - 1 segments per ACK, rho = RTT / RTT0: at 100 ms and
+    RTT0 = 25 ms the window grows 16-fold per RTT (4-fold with ns-3's own 50 ms). One flow on a
+    1 Gbit/s path with a 20000-packet buffer, 0.45 s: three RTTs of slow start after the
+    handshake from the ns2 stack's 2 segments, 2 x 16^3 = 8192 (2 x 4^3 = 128 with 50 ms).
+    Without timestamps ns-3.37's TcpHybla never recomputes rho (the difference its runs list):
+    it doubles per RTT, as Reno."""
+    def peak_cwnd(timestamps: bool) -> float:
+        scenario = tmp_path / "hybla.toml"
+        scenario.write_text('name = "hybla"\nduration = "0.45s"\nstack = "ns2"\nsample_interval = "50ms"\n'
+                            '[topology]\nkind = "dumbbell"\nbottleneck_rate = "1Gbps"\nbottleneck_delay = "40ms"\n'
+                            'queue = { kind = "droptail", limit = "20000pkt" }\n'
+                            '[[flows]]\ncc = "hybla"\nrtt = "100ms"\nhandshake = true\nwindow_from_una = false\n'
+                            + ('timestamps = true\nmss = "1448B"\n' if timestamps else ""))
+        peer = ns3.run(scenario)
+        if not timestamps:
+            assert any(d.startswith("hybla without timestamps") for d in peer.meta["peer"]["differences"])
+        return float(peer.flow_series.cwnd_pkts.max())
+
+    assert peak_cwnd(timestamps=True) == 8192
+    assert peak_cwnd(timestamps=False) == 16  # 2 x 2^3

@@ -16,7 +16,9 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -93,6 +95,23 @@ HOST_STALL_S = 0.010
 HOST_NOISE_P99_S = 0.00025
 
 
+def _run_past_host_stalls(run: Callable[[], Any], falls_short: Callable[[Any], bool]) -> Any:
+    """A testbed result, run again (up to three runs) while it ``falls_short`` after its delay line
+    was over ``HOST_STALL_S`` late once or over ``HOST_NOISE_P99_S`` late for a hundredth of its
+    frames: such a run measures the host, not the testbed. Skips, with the lateness, if every run
+    did; a run that falls short on a punctual line is returned for the test to fail on."""
+    stalls = []
+    for _ in range(3):
+        result = run()
+        line = result.meta["testbed"]["delayline"]
+        worst_late_s = max(d["lateness_max_s"] for d in line.values())
+        worst_p99_s = max(d["lateness_p99_s"] for d in line.values())
+        if not falls_short(result) or (worst_late_s <= HOST_STALL_S and worst_p99_s <= HOST_NOISE_P99_S):
+            return result
+        stalls.append(f"the line up to {worst_late_s * 1e3:.1f} ms late ({worst_p99_s * 1e3:.2f} ms at the 99th percentile)")
+    pytest.skip("the host stopped the delay line in every run: " + "; ".join(stalls))
+
+
 def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     """One CUBIC flow keeps a 10 Mbit/s bottleneck busy through a buffer of two BDPs (68 packets
     for 33): after a loss its window (0.7 × 101 packets) still exceeds the BDP, so even the extra
@@ -103,28 +122,18 @@ def test_one_cubic_flow_reaches_the_tcp_maximum_of_the_rate() -> None:
     buffer: 7 % short, four recoveries for the usual three), or stop it often for a few ms. Such a
     run measures the host, not the testbed, and the delay line shows it: a run that falls short
     after its line was over ``HOST_STALL_S`` late once, or over ``HOST_NOISE_P99_S`` late for a
-    hundredth of its frames, is run again, up to three runs, and the test is skipped, with the
-    lateness, if every run did."""
+    hundredth of its frames, is run again (``_run_past_host_stalls``)."""
     from ccarena import testbed
 
     # The linux stack has timestamps: 1448 B of payload per 1500 B on the wire, the TCP maximum.
     tcp_max = 10e6 * 1448 / 1500
-    stalls = []
-    for _ in range(3):
-        result = testbed.run(ONE_CUBIC)
-        flow = result.flows.iloc[0]
-        line = result.meta["testbed"]["delayline"]
-        worst_late_s = max(d["lateness_max_s"] for d in line.values())
-        worst_p99_s = max(d["lateness_p99_s"] for d in line.values())
-        error = abs(flow["goodput_bps"] - tcp_max) / tcp_max
-        if error < 0.02 or (worst_late_s <= HOST_STALL_S and worst_p99_s <= HOST_NOISE_P99_S):
-            break
-        stalls.append(
-            f"{flow['goodput_bps'] / 1e6:.3f} Mbit/s with the line up to {worst_late_s * 1e3:.1f} ms late"
-            f" ({worst_p99_s * 1e3:.2f} ms at the 99th percentile)"
-        )
-    else:
-        pytest.skip("the host stopped the delay line in every run: " + "; ".join(stalls))
+    result = _run_past_host_stalls(
+        lambda: testbed.run(ONE_CUBIC),
+        lambda r: abs(r.flows.iloc[0]["goodput_bps"] - tcp_max) / tcp_max >= 0.02,
+    )
+    flow = result.flows.iloc[0]
+    line = result.meta["testbed"]["delayline"]
+    error = abs(flow["goodput_bps"] - tcp_max) / tcp_max
     # On failure, say what the flow and the delay line went through; a string, which pytest prints
     # whole (it cuts a dict's repr short).
     story = json.dumps({
@@ -372,7 +381,14 @@ def test_cli_refusal_is_one_error_line(tmp_path: Path) -> None:
 def test_udp_cbr_keeps_its_rate_beside_reno() -> None:
     from ccarena import testbed
 
-    result = testbed.run(REPO / "scenarios" / "cbr-vs-reno.toml", overrides=["duration=5s", "warmup=1s", "jitter=false"])
+    def cbr_short(result: Any) -> bool:
+        return bool(abs(result.flows.set_index("group").loc["cbr", "goodput_bps"] - 5e6) / 5e6 >= 0.05)
+
+    # A host stall bursts the delay line into the 34-packet queue, which then drops CBR too.
+    result = _run_past_host_stalls(
+        lambda: testbed.run(REPO / "scenarios" / "cbr-vs-reno.toml", overrides=["duration=5s", "warmup=1s", "jitter=false"]),
+        cbr_short,
+    )
     flows = result.flows.set_index("group")
     # CBR at 5 Mbit/s of 1000 B datagrams: unresponsive, it keeps its rate; Reno gets what is left.
     assert abs(flows.loc["cbr", "goodput_bps"] - 5e6) / 5e6 < 0.05

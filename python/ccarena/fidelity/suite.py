@@ -20,7 +20,7 @@ from ccarena.peers.plan import split_preset
 #: Algorithms of the suite: every TCP algorithm one of the peers has, in the ccarena name (and
 #: preset) that is that peer's code; DCCP's CCIDs in the profile ns-2 runs.
 TCP_ALGORITHMS = ("reno", "cubic@linux-2.6.22", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois@linux-2.6.22", "scalable@linux-2.6.22",
-                  "scalable", "vegas", "veno", "westwood", "bbr")
+                  "scalable", "vegas", "veno", "westwood", "yeah", "bbr")
 #: What a DCCP CCID needs to be ns-2's (docs/peers.md).
 DCCP_PARAMS: dict[str, dict[str, Any]] = {"ccid2": {"cwnd_validation": False}, "ccid3": {"profile": "rfc3448"}}
 

@@ -21,7 +21,8 @@ Mapping (the driver's comments cite the ns-3 code each rests on):
   receive buffer the scenario's window (rwnd, half of rcv_buf as Linux advertises, else 1 GiB);
   reno is TcpLinuxReno (ssthresh = cwnd / 2, the linux and ns2 stacks) or TcpNewReno
   (FlightSize / 2, RFC 5681, the rfc stack's ``basis = "flight_size"``); cubic, bic, highspeed,
-  htcp, scalable, vegas, bbr (paced) are TcpCubic ... TcpBbr with their ns-3 defaults;
+  htcp, hybla, illinois, scalable, vegas, veno, westwood, yeah, bbr (paced) are TcpCubic ... TcpBbr
+  with their ns-3 defaults, but Hybla's reference RTT (25 ms, Linux's) and Westwood+;
 - apps: bulk and file (a sender that keeps the socket's buffer full, as BulkSendApplication),
   UDP cbr and onoff (OnOffApplication); goodput is the payload the receiving socket delivers.
 
@@ -59,7 +60,16 @@ COMPILE = ("g++", "-std=c++17", "-O2", "-o")
 #: cc name -> ns-3.37 TcpCongestionOps (reno: see _congestion_ops).
 CONGESTION_OPS = {
     "bbr": "ns3::TcpBbr", "bic": "ns3::TcpBic", "cubic": "ns3::TcpCubic", "highspeed": "ns3::TcpHighSpeed",
-    "htcp": "ns3::TcpHtcp", "reno": "ns3::TcpLinuxReno", "scalable": "ns3::TcpScalable", "vegas": "ns3::TcpVegas",
+    "htcp": "ns3::TcpHtcp", "hybla": "ns3::TcpHybla", "illinois": "ns3::TcpIllinois", "reno": "ns3::TcpLinuxReno",
+    "scalable": "ns3::TcpScalable", "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwood",
+    "yeah": "ns3::TcpYeah",
+}
+#: Attributes set (Config::SetDefault) where ns-3.37's defaults are not the algorithm's: Hybla's
+#: reference RTT is 50 ms in ns-3, 25 ms in Linux `tcp_hybla.c` (our `rtt0_s`); TcpWestwood is
+#: Westwood (a sample per ACK) unless told it is Westwood+ (a sample per RTT, Linux `tcp_westwood.c`).
+CONGESTION_ATTRIBUTES = {
+    "hybla": {"ns3::TcpHybla::RRTT": "25ms"},
+    "westwood": {"ns3::TcpWestwood::ProtocolType": "WestwoodPlus"},
 }
 #: A bulk sender keeps this much in its socket (SndBufSize): above any window these runs reach.
 SND_BUF = 1 << 28
@@ -83,6 +93,18 @@ ECN_DIFFERENCES = (
     "ECN: the reaction to ECN-Echo is ns-3's (EnterCwr: ssthresh from the congestion control, cwnd brought down "
     "by the recovery algorithm, no growth until the window sent before is acknowledged), not the stack profile's",
 )
+#: What ns-3.37's class does differently from the algorithm's Linux source, per cc.
+CC_DIFFERENCES = {
+    "westwood": "westwood: TcpWestwood sets ssthresh = max(2 segments, BW x RTTmin) at the loss, where Linux halves "
+                "it then and brings cwnd and ssthresh to BW x RTTmin when the recovery ends; it filters the "
+                "bandwidth with Tustin's filter (0.9), not Linux's two 7/8 averages",
+}
+#: Measured (tests/test_peer_ns3.py): TcpHybla recomputes rho only when an ACK's smoothed RTT
+#: equals the socket's minimum RTT, which without timestamps does not happen.
+HYBLA_WITHOUT_TIMESTAMPS = (
+    "hybla without timestamps: ns-3.37's TcpHybla keeps rho = 1 (it recomputes rho only when an ACK's RTT "
+    "equals the socket's minimum RTT, which without timestamps does not happen here), so it grows as Reno"
+)
 UDP_DIFFERENCES = (
     "UDP cbr/onoff: OnOffApplication sends its first datagram one packet time after the start, and its "
     "talkspurts are exponential in time, not in packets",
@@ -97,6 +119,9 @@ def _differences(prog: dict[str, Any]) -> list[str]:
         out += ECN_DIFFERENCES
     if any(f["protocol"] == "udp" for f in prog["flows"]):
         out += UDP_DIFFERENCES
+    out += [CC_DIFFERENCES[cc] for cc in sorted({f["cc_base"] for f in prog["flows"] if f["tcp"]}) if cc in CC_DIFFERENCES]
+    if any(f["cc_base"] == "hybla" and not f["tcp"]["timestamps"] for f in prog["flows"] if f["tcp"]):
+        out.append(HYBLA_WITHOUT_TIMESTAMPS)
     return out
 
 
@@ -276,6 +301,7 @@ def _ns3_options(flow: dict[str, Any], group: dict[str, Any]) -> dict[str, Any]:
     windows = [b for b in (tcp["rwnd_bytes"], tcp["rcv_buf_bytes"] and tcp["rcv_buf_bytes"] // 2) if b]
     return {
         "congestion_ops": ops,
+        "congestion_attributes": CONGESTION_ATTRIBUTES.get(flow["cc_base"], {}),
         "recovery": "ns3::TcpPrrRecovery" if group.get("prr") else "ns3::TcpClassicRecovery",
         # ns-3 advertises its free receive buffer; Linux (the simulator's rcv_buf) half of it
         # (tcp_adv_win_scale = 1), rwnd is the window itself.

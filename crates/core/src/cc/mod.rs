@@ -25,6 +25,7 @@ pub mod scalable;
 pub mod vegas;
 pub mod veno;
 pub mod westwood;
+pub mod yeah;
 
 #[cfg(test)]
 mod ack_clock;
@@ -440,6 +441,7 @@ algorithms! {
     "vegas" => Vegas(vegas::Vegas, VegasConfig, boxed), "delay-based: keep alpha..beta segments queued, +/-1 per RTT (Brakmo et al. 1994)";
     "veno" => Veno(veno::Veno, VenoConfig, boxed), "Reno that tells random from congestive loss by a Vegas backlog estimate N: keep 4/5 of the window if N < 3, grow every other RTT if N >= 3 (Fu & Liew 2003, Linux tcp_veno.c)";
     "westwood" => Westwood(westwood::Westwood, WestwoodConfig, boxed), "Westwood+: Reno whose window falls back to the measured bandwidth x min RTT after a loss, sampled once per RTT (Grieco & Mascolo 2004, Linux tcp_westwood.c)";
+    "yeah" => Yeah(yeah::Yeah, YeahConfig, boxed), "YeAH: Scalable growth while fewer than 80 segments are queued, Reno above, precautionary decongestion of its own queue, a loss removes the queue (1/8..1/2 of cwnd) (Baiocchi et al. 2007, Linux tcp_yeah.c)";
     "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
     "libra" => Libra(libra::Libra, LibraConfig, boxed), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";

@@ -267,6 +267,12 @@ BuildFlow(const json& spec, uint32_t i, int64_t stream)
         {
             f.file_bytes = app["size_bytes"];
         }
+        // Where ns-3's defaults are not the algorithm's (ns3.py CONGESTION_ATTRIBUTES): every
+        // flow of an algorithm has the same, so a default set before the socket is made serves.
+        for (const auto& [name, value] : ns3["congestion_attributes"].items())
+        {
+            Config::SetDefault(name, StringValue(value.get<std::string>()));
+        }
         TypeId cc = TypeId::LookupByName(ns3["congestion_ops"]);
         TypeId recovery = TypeId::LookupByName(ns3["recovery"]);
         auto sink = dst->GetObject<TcpL4Protocol>()->CreateSocket(cc, recovery);
