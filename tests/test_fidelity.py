@@ -14,7 +14,7 @@ import pytest
 from ccarena.fidelity import rows
 from ccarena.fidelity.causes import cause
 from ccarena.fidelity.run import RowResult, within
-from ccarena.fidelity.suite import PEER_TCP_KEYS, TOLERANCES
+from ccarena.fidelity.suite import PEER_CC_KEYS, PEER_TCP_KEYS, TOLERANCES
 from ccarena.peers import ns2
 
 REPO = Path(__file__).resolve().parents[1]
@@ -49,7 +49,8 @@ def test_every_peer_version_differs_only_in_the_keys_it_needs() -> None:
         for peer, keys in PEER_TCP_KEYS.items():
             doc = row.scenario(peer)
             for g, group in enumerate(doc["flows"]):
-                expected = {**base["flows"][g], **(keys if group["protocol"] == "tcp" else {})}
+                extra = PEER_CC_KEYS.get(peer, {}).get(group["cc"], {})
+                expected = {**base["flows"][g], **({**keys, **extra} if group["protocol"] == "tcp" else {})}
                 assert group == expected
     names = {(r.cc, r.case.name) for r in rows()}
     assert ("reno", "vs-reno") not in names and ("ccid2", "random-loss") not in names and ("bbr", "red") not in names
@@ -73,7 +74,8 @@ def test_the_command_writes_the_three_pages(tmp_path: Path) -> None:
 
 def test_unknown_names_are_refused_in_one_line() -> None:
     for args, message in ((["--only", "nope"], "error: --only: 'nope' is no algorithm or case of the suite"),
-                          (["--backends", "ns9"], "error: --backends: unknown backend 'ns9' (allowed: sim, ns2, ns3, kernel)")):
+                          (["--backends", "ns9"], "error: --backends: unknown backend 'ns9' (allowed: sim, ns2, ns3, kernel)"),
+                          (["--merge"], "error: --merge: name the rows to re-run with --only (without it the whole suite is run and written)")):
         out = subprocess.run([sys.executable, "-m", "ccarena", "fidelity", *args], capture_output=True, text=True, timeout=60)
         assert out.returncode == 2 and out.stderr.strip() == message
 
@@ -88,6 +90,37 @@ def test_the_committed_page_is_the_current_suite_s() -> None:
 
     for line in _tolerance_text():
         assert f"- {line}" in page
+
+
+def test_merging_re_run_rows_keeps_every_other_row_as_it_was(tmp_path: Path) -> None:
+    """`--merge` puts re-run rows in place of the table's own and reads the others back unchanged;
+    a table run otherwise, or one that lacks a row, is refused in one line."""
+    from ccarena.errors import ScenarioError
+    from ccarena.fidelity import merge_base, merged
+
+    table = json.loads((REPO / "docs" / "fidelity.json").read_text())
+    (tmp_path / "fidelity.json").write_text(json.dumps(table))
+    meta = {"replications": table["meta"]["replications"], "duration": None}
+    target = rows("reno")[0]
+    kept = merge_base(tmp_path, meta, [target.key], ["sim", "ns2", "ns3"])
+    fresh = RowResult(target, values={"ns2": dict.fromkeys(TOLERANCES, 2.0)})
+    out = merged(kept, [fresh])
+    assert [r.row.key for r in out] == [r.key for r in rows()]
+    assert out[[r.row.key for r in out].index(target.key)] is fresh
+    assert [r.to_dict() for r in out if r is not fresh] == [r for r in table["rows"] if r["row"] != target.key]
+
+    refusals = [
+        ({**meta, "replications": 2}, ["sim", "ns2", "ns3"], "was run with replications = 5, this run with 2: run both alike"),
+        (meta, ["sim", "ns2"], "compares with ns2, ns3, this run with ns2: run both alike"),
+    ]
+    for bad_meta, peers, message in refusals:
+        with pytest.raises(ScenarioError, match=f"^--merge: .*fidelity.json {message}$"):
+            merge_base(tmp_path, bad_meta, [], peers)
+    table["rows"] = [r for r in table["rows"] if r["row"] != target.key]
+    (tmp_path / "fidelity.json").write_text(json.dumps(table))
+    with pytest.raises(ScenarioError, match=r"has no row 'reno / one-flow': re-run it too \(--only reno\)$"):
+        merge_base(tmp_path, meta, [], ["sim", "ns2", "ns3"])
+    assert merge_base(tmp_path, meta, [target.key], ["sim", "ns2", "ns3"])
 
 
 def _with_runs(jain_sim: list[float], jain_peer: list[float]) -> RowResult:

@@ -64,8 +64,9 @@ def register(app: click.Group) -> None:
     @click.option("--replications", "-n", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per row and backend.")
     @click.option("--only", metavar="NAME", default=None, help="Only the rows of this algorithm (e.g. cubic) or case (e.g. two-flows).")
     @click.option("--duration", metavar="TIME", default=None, help="Shorter runs for a quick look (no warm-up), e.g. 10s.")
+    @click.option("--merge", is_flag=True, help="With --only: put the re-run rows into the table the output directory holds, keeping its other rows.")
     @out_dir_option("Directory for fidelity.md, fidelity.html and fidelity.json.", default=Path("docs"))
-    def fidelity(backends: str | None, replications: int, only: str | None, duration: str | None, out: Path) -> None:
+    def fidelity(backends: str | None, replications: int, only: str | None, duration: str | None, merge: bool, out: Path) -> None:
         """Run the fidelity suite on the simulator and the peer simulators and write the table of
         where they agree (docs/fidelity.md: every row's values, verdicts within stated
         tolerances, causes, and each backend's wall time).
@@ -73,6 +74,7 @@ def register(app: click.Group) -> None:
         \b
         Example:
           ccarena fidelity --only reno -o out/fidelity
+          ccarena fidelity --only hybla --merge -o docs
         """
         from ccarena import backends as _backends
         from ccarena import fidelity as _fidelity
@@ -84,11 +86,19 @@ def register(app: click.Group) -> None:
             raise ScenarioError(f"--backends: {str(exc).removeprefix('backends: ')}") from None
         if only is not None and not _fidelity.rows(only):
             raise ScenarioError(f"--only: {only!r} is no algorithm or case of the suite")
+        if merge and only is None:
+            raise ScenarioError("--merge: name the rows to re-run with --only (without it the whole suite is run and written)")
+        meta = {"replications": replications, "only": None if merge else only, "duration": duration}
+        # Refuse a table that cannot take the rows before running them.
+        peers = wanted if wanted is not None else _backends.names(_fidelity.DEFAULT_BACKENDS)
+        kept = _fidelity.merge_base(out, meta, (r.key for r in _fidelity.rows(only)), peers) if merge else {}
         rows, missing = _fidelity.run_suite(wanted, replications=replications, only=only, duration=duration,
                                             log=lambda s: click.echo(s, err=True))
         for name, why in missing.items():
             click.echo(f"{name}: not available: {why}", err=True)
-        paths = _fidelity.write(out, rows, {"replications": replications, "unavailable": missing, "only": only, "duration": duration})
+        if merge:
+            rows = _fidelity.merged(kept, rows)
+        paths = _fidelity.write(out, rows, {**meta, "unavailable": missing})
         click.echo("wrote " + " ".join(str(p) for p in paths))
 
     @app.group(no_args_is_help=True)

@@ -4,6 +4,7 @@ measurement is named). A row whose cause is not yet known says so."""
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -62,7 +63,11 @@ def seed_spread(peer: str, result: RowResult, failed: list[str]) -> str | None:
         b = [r[metric] for r in theirs if math.isfinite(r[metric])]
         if min(len(a), len(b)) < MIN_REPLICATIONS:
             return None
-        p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
+        with warnings.catch_warnings():
+            # Samples whose replications (nearly) agree: SciPy warns of precision loss; the
+            # p-value is then tiny or NaN, which is read below as a real difference.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            p = float(stats.ttest_ind(a, b, equal_var=False).pvalue)
         if not p >= NOISE_P:  # NaN when both samples are constant (and differ): a real difference
             return None
         parts.append(f"{metric} {format_value(min(a), metric)}..{format_value(max(a), metric)} on ccarena, "

@@ -82,6 +82,15 @@ class RowResult:
                 "wall_s": self.wall_s, "skipped": self.skipped,
                 "runs": {b: [{m: (v if math.isfinite(v) else None) for m, v in run.items()} for run in runs] for b, runs in self.runs.items()}}
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], row: Row) -> RowResult:
+        """The row's result as :meth:`to_dict` wrote it (missing values back to NaN)."""
+        def values(d: dict[str, Any]) -> dict[str, float]:
+            return {m: math.nan if v is None else float(v) for m, v in d.items()}
+        return cls(row, values={b: values(v) for b, v in data["values"].items()},
+                   wall_s={b: float(v) for b, v in data["wall_s"].items()}, skipped=dict(data["skipped"]),
+                   runs={b: [values(r) for r in runs] for b, runs in data.get("runs", {}).items()})
+
 
 def _replicate(out: RowResult, key: str, backend: str, scenario: dict[str, Any], replications: int) -> None:
     results = [_backends.runner(backend)(scenario, seed=1 + r) for r in range(replications)]

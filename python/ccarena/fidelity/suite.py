@@ -32,6 +32,14 @@ PEER_TCP_KEYS: dict[str, dict[str, Any]] = {
     "ns3": {"handshake": True, "window_from_una": False},
     "kernel": {},
 }
+#: What a peer needs on the groups of one algorithm: ns-3.37's TcpHybla computes rho only from
+#: timestamped RTT samples (refused without them, docs/peers.md).
+PEER_CC_KEYS: dict[str, dict[str, dict[str, Any]]] = {"ns3": {"hybla": {"timestamps": True}}}
+
+
+def peer_keys(peer: str, cc: str) -> dict[str, Any]:
+    """The keys ``peer`` needs on a TCP group running ``cc``."""
+    return {**PEER_TCP_KEYS.get(peer, {}), **PEER_CC_KEYS.get(peer, {}).get(cc, {})}
 
 #: Tolerances of the comparison (metric → (kind, tolerance)); "rel" is relative to the
 #: simulator's value, "abs" absolute. Drops and retransmissions also pass within 10 packets.
@@ -128,7 +136,7 @@ class Row:
         doc = self.case.build(self.cc)
         for group in doc["flows"]:
             if group["protocol"] == "tcp":
-                group.update(PEER_TCP_KEYS.get(peer, {}))
+                group.update(peer_keys(peer, group["cc"]))
         if self.case.duration is not None:
             doc["duration"] = self.case.duration
         if duration is not None:
