@@ -137,3 +137,17 @@ def test_hybla_s_slow_start_grows_as_its_reference_rtt_says(tmp_path: Path):
     with pytest.raises(PeerError, match=r"^flows\[0\]\.timestamps = false: ns-3.37's TcpHybla never computes rho "
                         r"without timestamps and grows as Reno; set timestamps = true$"):
         ns3.run(scenario)
+
+
+def test_a_run_whose_simulated_time_stops_is_stopped_with_the_instant_it_reached(monkeypatch):
+    """ns-3.37 itself loops at one seed of YeAH under random loss: past 137.5 s of simulated time
+    one SendPendingData call retransmits the same segment forever (seen in gdb). The backend sees
+    the driver's heartbeat stop and ends the run, naming the instant, instead of waiting for the
+    whole run's limit (2010 s here). The limits are shortened for the test."""
+    from ccarena.fidelity import rows
+
+    row = next(r for r in rows("yeah") if r.case.name == "random-loss")
+    monkeypatch.setattr(ns3, "_timeout_s", lambda prog, seconds=None: 600.0 if seconds is None else 8.0)
+    with pytest.raises(PeerError, match=r"^ns-3 did not finish yeah random-loss: its simulated time stopped at "
+                                        r"137\.5 s of 200 s for 8 s \(a loop inside one ns-3 event\)$"):
+        ns3.run(row.scenario("ns3"), seed=2)

@@ -39,10 +39,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import queue
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterable
 from pathlib import Path
@@ -329,11 +331,55 @@ def program(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = 
     return json.dumps(prog, indent=1, sort_keys=True)
 
 
-def _timeout_s(prog: dict[str, Any]) -> float:
+def _timeout_s(prog: dict[str, Any], seconds: float | None = None) -> float:
     """Generous: ns-3 forwards some 10^6 packets per second here; a 500-B average packet on every
-    link direction at full rate, at 10^5 per second, is the bound."""
-    pkts = sum(link["rate_bps"] for link in prog["links"]) * prog["duration_s"] / 8 / 500
+    link direction at full rate, at 10^5 per second, is the bound (for ``seconds`` of simulated
+    time, by default the whole run)."""
+    seconds = prog["duration_s"] if seconds is None else seconds
+    pkts = sum(link["rate_bps"] for link in prog["links"]) * seconds / 8 / 500
     return max(120.0, pkts / 1e5)
+
+
+def _run_watched(cmd: list[str], prog: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """Run the driver, which prints the simulated time at every sample: a run whose simulated time
+    stops advancing for longer than one sample interval can take (measured: ns-3.37 retransmitting
+    one segment forever inside one SendPendingData call) is stopped with the instant it reached."""
+    limit, stall = _timeout_s(prog), _timeout_s(prog, prog["sample_interval_s"])
+    lines: queue.SimpleQueue[str] = queue.SimpleQueue()
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        assert proc.stdout is not None and proc.stderr is not None
+        out, err = proc.stdout, proc.stderr
+        errors: list[str] = []
+
+        def forward() -> None:
+            for line in out:
+                lines.put(line)
+
+        readers = [threading.Thread(target=forward, daemon=True),
+                   threading.Thread(target=lambda: errors.extend(err), daemon=True)]
+        for reader in readers:
+            reader.start()
+        t0 = last = time.monotonic()
+        reached = 0.0
+        try:
+            while proc.poll() is None:
+                try:
+                    reached = float(lines.get(timeout=0.2))
+                    last = time.monotonic()
+                except queue.Empty:
+                    pass
+                now = time.monotonic()
+                why = (f" within {limit:.0f} s" if now - t0 > limit else
+                       f": its simulated time stopped at {reached:g} s of {prog['duration_s']:g} s for {stall:.0f} s "
+                       "(a loop inside one ns-3 event)" if now - last > stall else None)
+                if why:
+                    raise PeerError(f"ns-3 did not finish {prog['name']}{why}")
+        finally:
+            if proc.poll() is None:  # stopped above, or by Ctrl-C: never leave the driver running
+                proc.kill()
+        for reader in readers:
+            reader.join()
+        return subprocess.CompletedProcess(cmd, proc.returncode, "", "".join(errors))
 
 
 def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None, progress: bool = False) -> Any:
@@ -342,17 +388,13 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
 
     prog, sim_plan, _ = _prepare(scenario, overrides, seed)
     exe = driver()
-    timeout = _timeout_s(prog)
     with tempfile.TemporaryDirectory(prefix="ccarena-ns3-") as tmp:
         plan_path, raw_path = Path(tmp) / "plan.json", Path(tmp) / "raw.json"
         plan_path.write_text(json.dumps(prog))
         if progress:
             print(f"ns-3: running {prog['name']} ({prog['duration_s']:g} s simulated)", file=sys.stderr)
         t0 = time.monotonic()
-        try:
-            proc = subprocess.run([str(exe), str(plan_path), str(raw_path)], capture_output=True, text=True, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise PeerError(f"ns-3 did not finish {prog['name']} within {timeout:.0f} s") from None
+        proc = _run_watched([str(exe), str(plan_path), str(raw_path)], prog)
         elapsed = time.monotonic() - t0
         if proc.returncode != 0:
             lines = proc.stderr.strip().splitlines()
