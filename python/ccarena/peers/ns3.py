@@ -342,8 +342,9 @@ def _timeout_s(prog: dict[str, Any], seconds: float | None = None) -> float:
 
 def _run_watched(cmd: list[str], prog: dict[str, Any]) -> subprocess.CompletedProcess[str]:
     """Run the driver, which prints the simulated time at every sample: a run whose simulated time
-    stops advancing for longer than one sample interval can take (measured: ns-3.37 retransmitting
-    one segment forever inside one SendPendingData call) is stopped with the instant it reached."""
+    stops advancing, after its first sample, for longer than one sample interval can take
+    (measured: ns-3.37 retransmitting one segment forever inside one SendPendingData call) is
+    stopped with the instant it reached."""
     limit, stall = _timeout_s(prog), _timeout_s(prog, prog["sample_interval_s"])
     lines: queue.SimpleQueue[str] = queue.SimpleQueue()
     with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
@@ -359,8 +360,8 @@ def _run_watched(cmd: list[str], prog: dict[str, Any]) -> subprocess.CompletedPr
                    threading.Thread(target=lambda: errors.extend(err), daemon=True)]
         for reader in readers:
             reader.start()
-        t0 = last = time.monotonic()
-        reached = 0.0
+        t0 = time.monotonic()
+        last, reached = None, 0.0  # the stall clock starts at the first heartbeat: building a large network may take long
         try:
             while proc.poll() is None:
                 try:
@@ -371,7 +372,7 @@ def _run_watched(cmd: list[str], prog: dict[str, Any]) -> subprocess.CompletedPr
                 now = time.monotonic()
                 why = (f" within {limit:.0f} s" if now - t0 > limit else
                        f": its simulated time stopped at {reached:g} s of {prog['duration_s']:g} s for {stall:.0f} s "
-                       "(a loop inside one ns-3 event)" if now - last > stall else None)
+                       "(a loop inside one ns-3 event)" if last is not None and now - last > stall else None)
                 if why:
                     raise PeerError(f"ns-3 did not finish {prog['name']}{why}")
         finally:
