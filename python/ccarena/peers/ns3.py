@@ -28,10 +28,10 @@ Mapping (the driver's comments cite the ns-3 code each rests on):
 
 Refused, one line naming the key: DCCP; a cc ns-3.37 lacks, a cc preset, cc_params off the
 algorithm's defaults; tahoe/reno recovery; rack_tlp; quickack with delayed ACKs; hybla without
-timestamps; handshake = false; rto = "linux"; head_retransmit_rearms_rto = true;
-window_from_una = true; source_quench; stop on TCP; TCP apps other than bulk/file; a fractional initial window; RED's variant "fj93";
-loss on a RED link; RED with a byte limit or below 2 packets. What ns-3 does
-differently with no key to select it is listed in ``result.meta["peer"]["differences"]``.
+timestamps; handshake = false; rto = "linux"; head_retransmit_rearms_rto = true; window_from_una
+= true; source_quench; stop on TCP; TCP apps other than bulk/file; a fractional initial window;
+RED's variant "fj93"; loss on a RED link; RED with a byte limit or below 2 packets. What ns-3
+does differently with no key to select it is listed in ``result.meta["peer"]["differences"]``.
 """
 
 from __future__ import annotations
