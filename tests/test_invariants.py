@@ -48,7 +48,8 @@ import pytest
 
 import ccarena
 
-QUEUES = ("droptail", "red")
+#: "step" is DropTail marking ECN from half a BDP waiting (DCTCP's switch, docs/queues.md).
+QUEUES = ("droptail", "red", "step")
 STACKS = ("linux", "ns2", "rfc")
 TCP_CCS = tuple(a.name for a in ccarena.algorithms() if a.protocol == "tcp")
 DCCP_CCS = tuple(a.name for a in ccarena.algorithms() if a.protocol == "dccp")
@@ -100,9 +101,11 @@ def scenario(p: Point) -> dict[str, Any]:
     base_ms = rng.choice((20, 40, 60))
     rtts = [base_ms * (1.0 + (rng.uniform(0.5, 2.0) if p.rtts == "unequal" and i else 0.0)) for i in range(p.flows)]
     bdp_pkts = rate_mbps * 1e6 * max(rtts) / 1000 / 8 / 1500
-    if p.queue == "droptail":
+    if p.queue in ("droptail", "step"):
         buffer_pkts = max(8, round(bdp_pkts))
         queue: dict[str, Any] = {"kind": "droptail", "limit": f"{buffer_pkts}pkt"}
+        if p.queue == "step":
+            queue["ecn_threshold"] = f"{max(2, round(bdp_pkts / 2))}pkt"
     else:
         min_th = max(5.0, bdp_pkts / 2)
         buffer_pkts = round(4 * min_th + 8)

@@ -287,3 +287,11 @@ def test_voip_over_tcp_sends_each_message_as_one_segment() -> None:
     sim, peer = _pair(REPO / "scenarios" / "seed000-lan-ring.toml", overrides)
     s, p = (r.main_flows.groupby("group")["goodput_bps"].mean()["cubic"] for r in (sim, peer))
     assert abs(p - s) / s < 0.10 and p < 40e3  # each flow offers about 31 kbit/s
+
+
+def test_dctcp_and_step_marking_are_refused_naming_what_ns2_lacks() -> None:
+    marking = 'topology.queue={kind="droptail",limit="100pkt",ecn_threshold="20pkt"}'
+    with pytest.raises(PeerError, match=r"^link bottleneck: ecn_threshold \(step marking\) is not mapped to ns-2"):
+        ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=['stack="ns2"', marking])
+    with pytest.raises(PeerError, match=r"^flows\[0\]\.cc: 'dctcp' is not in ns-2\.35"):
+        ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=['stack="ns2"', 'flows[0].cc="dctcp"'])

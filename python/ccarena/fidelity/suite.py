@@ -20,7 +20,7 @@ from ccarena.peers.plan import split_preset
 #: Algorithms of the suite: every TCP algorithm one of the peers has, in the ccarena name (and
 #: preset) that is that peer's code; DCCP's CCIDs in the profile ns-2 runs.
 TCP_ALGORITHMS = ("reno", "cubic@linux-2.6.22", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois@linux-2.6.22", "scalable@linux-2.6.22",
-                  "scalable", "vegas", "veno", "westwood", "yeah", "bbr")
+                  "scalable", "vegas", "veno", "westwood", "yeah", "dctcp", "bbr")
 #: What a DCCP CCID needs to be ns-2's (docs/peers.md).
 DCCP_PARAMS: dict[str, dict[str, Any]] = {"ccid2": {"cwnd_validation": False}, "ccid3": {"profile": "rfc3448"}}
 
@@ -107,11 +107,16 @@ CASES: tuple[Case, ...] = (
          lambda cc: _scenario(f"{cc} large-buffer", [_group(_label(cc), cc, count=2)], queue={"kind": "droptail", "limit": "136pkt"})),
     Case("red", "two flows, ns-2's RED (100 packets, thresholds 5..15)",
          lambda cc: _scenario(f"{cc} red", [_group(_label(cc), cc, count=2)], queue={"kind": "red", "limit": "100pkt", "variant": "ns2"})),
+    Case("step-marking", "two flows, the buffer marking ECN from 8 packets waiting (DCTCP's switch)",
+         lambda cc: _scenario(f"{cc} step-marking", [_group(_label(cc), cc, count=2)],
+                              queue={"kind": "droptail", "limit": "34pkt", "ecn_threshold": "8pkt"})),
 )
 #: DCCP rows: each CCID against Reno and two of it.
 DCCP_CASES = ("two-flows", "vs-reno")
 #: RED is one row (Reno): the queue, not the algorithm, is what it checks.
 RED_ALGORITHMS = ("reno",)
+#: Algorithms made for a step-marking queue: that is their one row (without marks DCTCP is Reno).
+MARKING_ALGORITHMS = ("dctcp",)
 
 
 def _label(cc: str) -> str:
@@ -153,6 +158,8 @@ def rows(only: str | None = None) -> list[Row]:
             if cc in DCCP_PARAMS and case.name not in DCCP_CASES:
                 continue
             if case.name == "red" and cc not in RED_ALGORITHMS:
+                continue
+            if (case.name == "step-marking") != (cc in MARKING_ALGORITHMS):
                 continue
             if case.name == "vs-reno" and cc == "reno":
                 continue  # the same as two-flows

@@ -79,6 +79,9 @@ def refuse_queues(plan: dict[str, Any]) -> None:
             )
         if q["kind"] == "red" and q["unit"] == "B":
             raise PeerError(f"link {link['name']}: RED with a byte limit is not mapped to ns-2; give the limit in packets")
+        if q.get("ecn_threshold"):
+            raise PeerError(f"link {link['name']}: ecn_threshold (step marking) is not mapped to ns-2, whose DropTail "
+                            "never marks; remove it")
 
 
 def _refuse_tcp(flow: dict[str, Any], group: dict[str, Any], where: str) -> None:

@@ -13,7 +13,8 @@ The plan::
     {"name", "seed", "duration_s", "warmup_s", "sample_interval_s",
      "nodes": [name, ...],                       # in order of first appearance in "links"
      "links": [{"name", "src", "dst", "rate_bps", "delay_s",
-                "queue": {"kind": "droptail", "limit": n, "unit": "pkt" | "B"}
+                "queue": {"kind": "droptail", "limit": n, "unit": "pkt" | "B",
+                          "ecn_threshold": None | {"limit": k, "unit": "pkt" | "B"}}
                        | {"kind": "red", "limit", "unit", "min_th", "max_th", "max_p", "wq",
                           "gentle", "ecn", "mean_pktsize", "variant"},  # thresholds in packets
                 "loss": None | {"kind": "bernoulli", "p"} | {"kind": "periodic", "every"}}],
@@ -56,7 +57,7 @@ DELACK_TIMEOUT_S = {"linux": 0.04, "ns2": 0.1, "rfc": 0.04}
 RED_MEAN_PKTSIZE = 1000
 #: The simulator's link description: "droptail 34pkt", "red 100pkt th 5..15 max_p 0.1 wq 0.002
 #: [avpkt 500] gentle [ecn] [ns2]".
-_DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)$")
+_DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)(?: mark (\d+)(pkt|B))?$")
 _RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
 
 
@@ -99,7 +100,8 @@ def _refuse_common(valid: dict[str, Any], peer: str) -> None:
 def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
     m = _DROPTAIL.match(text)
     if m:
-        return {"kind": "droptail", "limit": int(m.group(1)), "unit": m.group(2)}
+        mark = {"limit": int(m.group(3)), "unit": m.group(4)} if m.group(3) else None
+        return {"kind": "droptail", "limit": int(m.group(1)), "unit": m.group(2), "ecn_threshold": mark}
     m = _RED.match(text)
     if m:
         tokens = m.group(7).split()

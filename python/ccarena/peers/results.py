@@ -110,7 +110,8 @@ def _link_row(plan_row: dict[str, Any], raw: dict[str, Any], meta: dict[str, Any
         "meas_dropped_pkts": _num(final["dropped_pkts"]) - _at(series, "dropped_pkts", warmup),
         "mean_queue_pkts": mean_queue,
         "max_queue_pkts": max(after) if after else NAN,
-        "early_dropped_pkts": NAN, "marked_pkts": NAN, "sq_sent_pkts": 0,
+        "early_dropped_pkts": NAN, "marked_pkts": _num(final["marked_pkts"]) if "marked_pkts" in final else NAN,
+        "sq_sent_pkts": 0,
         "meas_duration_s": window,
     }
 

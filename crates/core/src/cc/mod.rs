@@ -11,6 +11,7 @@ pub mod bic;
 pub mod compound;
 pub mod cubic;
 mod cubic_linux;
+pub mod dctcp;
 pub mod external;
 pub mod fast;
 pub mod highspeed;
@@ -161,6 +162,10 @@ pub trait CongestionControl {
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: SimDuration) {}
     /// Loss recovery ended and `cwnd` was set back to `ssthresh`.
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: SimTime) {}
+    /// Every acceptable ACK, recovery or not, before the transport acts on it: the segments it
+    /// newly delivered (acknowledged or SACKed) and whether it carried ECN-Echo (Linux's
+    /// `in_ack_event` with `delivered`/`delivered_ce`; DCTCP's marked fraction is counted here).
+    fn on_ack_feedback(&mut self, _st: &mut CcState, _acked: u64, _ece: bool) {}
     /// A data segment was sent.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime) {}
     /// Every acceptable ACK, recovery or not, after the transport processed it: the
@@ -392,6 +397,13 @@ macro_rules! algorithms {
                 }
             }
             #[inline]
+            pub fn on_ack_feedback(&mut self, st: &mut CcState, acked: u64, ece: bool) {
+                match self {
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_ack_feedback(st, acked, ece), )*
+                    AnyCc::Custom(c) => c.on_ack_feedback(st, acked, ece),
+                }
+            }
+            #[inline]
             pub fn on_sent(&mut self, st: &mut CcState, now: SimTime) {
                 match self {
                     $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_sent(st, now), )*
@@ -445,6 +457,7 @@ algorithms! {
     "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
     "libra" => Libra(libra::Libra, LibraConfig, boxed), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
+    "dctcp" => Dctcp(dctcp::Dctcp, DctcpConfig), "Data Center TCP: Reno cut by cwnd x alpha/2 on ECN-Echo, alpha the marked fraction per window averaged with gain 1/16; needs a step-marking queue (RFC 8257, Alizadeh et al. 2010, Linux tcp_dctcp.c)";
     "bbr" => Bbr(bbr::Bbr, BbrConfig, boxed), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
 }
 

@@ -17,6 +17,9 @@ pub enum QueueSpec {
         limit: Limit,
         #[serde(skip_serializing_if = "is_false")]
         source_quench: bool,
+        /// Step ECN marking at this backlog (DCTCP's K), if set.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        ecn_threshold: Option<Limit>,
     },
     Red(RedSpec),
 }
@@ -31,6 +34,8 @@ struct DropTailParams {
     limit: Limit,
     #[serde(default)]
     source_quench: bool,
+    #[serde(default)]
+    ecn_threshold: Option<Limit>,
 }
 
 /// A RED parameter given as a number or as `"auto"`: derived from the link as ns-2 derives it.
@@ -117,7 +122,7 @@ fn d_variant() -> RedVariant {
 impl QueueSpec {
     /// A plain tail-drop queue.
     pub fn droptail(limit: QueueLimit) -> QueueSpec {
-        QueueSpec::Droptail { limit: Limit(limit), source_quench: false }
+        QueueSpec::Droptail { limit: Limit(limit), source_quench: false, ecn_threshold: None }
     }
 
     pub fn limit(&self) -> QueueLimit {
@@ -131,8 +136,12 @@ impl QueueSpec {
     /// the link's own queue stream.
     pub fn build(&self, rate: Rate, delay: SimDuration, seed: u64, link: u32) -> QueueDisc {
         match self {
-            QueueSpec::Droptail { limit, source_quench } => {
-                QueueDisc::DropTail(DropTail { limit: limit.0, source_quench: *source_quench })
+            QueueSpec::Droptail { limit, source_quench, ecn_threshold } => {
+                QueueDisc::DropTail(DropTail {
+                    limit: limit.0,
+                    source_quench: *source_quench,
+                    ecn_threshold: ecn_threshold.map(|k| k.0),
+                })
             }
             QueueSpec::Red(r) => {
                 let (min_th, max_th, wq) = r.resolve(rate, delay);
@@ -178,7 +187,14 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
     match kind.as_str() {
         "droptail" => {
             let p: DropTailParams = parse_at(&rest, path)?;
-            Ok(QueueSpec::Droptail { limit: p.limit, source_quench: p.source_quench })
+            if let Some(k) = p.ecn_threshold {
+                check_ecn_threshold(k.0, p.limit.0, path)?;
+            }
+            Ok(QueueSpec::Droptail {
+                limit: p.limit,
+                source_quench: p.source_quench,
+                ecn_threshold: p.ecn_threshold,
+            })
         }
         "red" => {
             let r: RedSpec = parse_at(&rest, path)?;
@@ -187,6 +203,21 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
         }
         _ => unreachable!("kind_of checked the kind"),
     }
+}
+
+/// A marking threshold must be reachable: in the limit's own unit, below the limit (`Limit`
+/// itself refuses zero).
+fn check_ecn_threshold(k: QueueLimit, limit: QueueLimit, path: &str) -> Result<(), ScenarioError> {
+    match (k, limit) {
+        (QueueLimit::Packets(k), QueueLimit::Packets(l))
+        | (QueueLimit::Bytes(k), QueueLimit::Bytes(l))
+            if k >= l => {}
+        _ => return Ok(()),
+    }
+    Err(ScenarioError::new(
+        format!("{path}.ecn_threshold"),
+        format!("{k} is out of range: expected a backlog below the limit ({limit}), where marking can happen"),
+    ))
 }
 
 fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {
@@ -344,5 +375,32 @@ mod tests {
         let e =
             parse(r#"{ kind = "droptail", limit = "30pkt", ecn = true }"#).unwrap_err().to_string();
         assert!(e.starts_with("topology.queue.ecn: unknown field `ecn`"), "{e}");
+    }
+
+    #[test]
+    fn droptail_takes_a_step_marking_threshold_below_its_limit() {
+        let q =
+            parse(r#"{ kind = "droptail", limit = "100pkt", ecn_threshold = "20pkt" }"#).unwrap();
+        let QueueDisc::DropTail(d) = q.build(Rate::mbps(1), SimDuration::ZERO, 1, 0) else {
+            panic!()
+        };
+        assert_eq!(d.ecn_threshold, Some(QueueLimit::Packets(20)));
+        assert_eq!(
+            serde_json::to_value(&q).unwrap(),
+            serde_json::json!({"kind": "droptail", "limit": "100pkt", "ecn_threshold": "20pkt"})
+        );
+        let e = parse(r#"{ kind = "droptail", limit = "100pkt", ecn_threshold = "100pkt" }"#)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(e, "topology.queue.ecn_threshold: 100pkt is out of range: expected a backlog below the limit (100pkt), where marking can happen");
+        let e = parse(r#"{ kind = "droptail", limit = "100pkt", ecn_threshold = "0pkt" }"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("topology.queue.ecn_threshold: \"0pkt\" is not a queue limit"),
+            "{e}"
+        );
+        // Bytes against packets: not compared.
+        parse(r#"{ kind = "droptail", limit = "100pkt", ecn_threshold = "30000B" }"#).unwrap();
     }
 }

@@ -7,7 +7,7 @@ use super::raw::RawFlowGroup;
 use super::units::Bytes;
 use super::ScenarioError;
 use crate::cc::{Alias, CcConfig, CcName};
-use crate::tcp::{Recovery, RtoRule, Stack, TcpConfig};
+use crate::tcp::{EcnFeedback, Recovery, RtoRule, Stack, TcpConfig};
 use crate::time::Dur;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
@@ -149,7 +149,20 @@ impl TcpOptions {
                 ),
             ));
         }
-        let config = resolve(g, mss, recovery, profile);
+        let dctcp = matches!(cc_config, CcConfig::Dctcp(_));
+        if dctcp && g.ecn == Some(false) {
+            // RFC 8257 §3: the marked fraction is the only congestion signal DCTCP reads early.
+            return Err(ScenarioError::new(
+                format!("{path}.ecn"),
+                "false is not possible with cc = \"dctcp\": DCTCP reads the fraction of ECN-marked segments (RFC 8257); leave ecn out".to_string(),
+            ));
+        }
+        let mut config = resolve(g, mss, recovery, profile);
+        if dctcp {
+            // A `dctcp` flow is ECN-capable and its receiver echoes marks as RFC 8257 §3.2 says.
+            config.ecn = true;
+            config.ecn_feedback = EcnFeedback::Dctcp;
+        }
         check(g, &config, path, app)?;
         Ok(TcpOptions {
             stack,

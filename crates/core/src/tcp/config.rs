@@ -100,6 +100,8 @@ pub struct TcpConfig {
     pub ecn: bool,
     /// Whether an ACK carrying ECN-Echo may grow cwnd (see [`EchoGrowth`]).
     pub ecn_echo_growth: EchoGrowth,
+    /// What the receiver's ECN-Echo says (see [`EcnFeedback`]); DCTCP's, for a `dctcp` flow.
+    pub ecn_feedback: EcnFeedback,
     /// CWR also goes on a retransmission when it is the first segment after a reduction
     /// (ns-2 `SetCWRonRetransmit_`, true in ns-2.35's `ns-default.tcl`); RFC 3168 §6.1.2 and
     /// Linux (`tcp_ecn_send`) set it on new data only.
@@ -168,6 +170,20 @@ pub enum EchoGrowth {
     Held,
 }
 
+/// The meaning of ECN-Echo on the receiver's ACKs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcnFeedback {
+    /// RFC 3168 §6.1.3: ECE on every ACK from a CE-marked segment until a segment carrying CWR;
+    /// the sender learns that congestion happened, once per window.
+    #[default]
+    Rfc3168,
+    /// RFC 8257 §3.2 (DCTCP): ECE on an ACK is the CE mark of the latest segment, and a change
+    /// of mark first acknowledges the data before it, so the sender can count marked segments.
+    /// The sender also keeps ECT on retransmissions (Linux `tcp_ecn_send` for a congestion
+    /// control that needs ECN).
+    Dctcp,
+}
+
 impl TcpConfig {
     /// Bytes of IPv4 and TCP headers on a data segment or pure ACK.
     pub fn header_bytes(&self) -> u32 {
@@ -192,6 +208,7 @@ impl Default for TcpConfig {
             dupthresh: 3,
             ecn: false,
             ecn_echo_growth: EchoGrowth::BelowSsthresh,
+            ecn_feedback: EcnFeedback::Rfc3168,
             cwr_on_retransmit: false,
             source_quench: false,
             slow_start_after_idle: true,

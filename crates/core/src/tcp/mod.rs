@@ -84,7 +84,7 @@ mod timers;
 #[cfg(test)]
 mod testutil;
 
-pub use config::{DelayedAck, Recovery, RtoRule, TcpConfig};
+pub use config::{DelayedAck, EcnFeedback, Recovery, RtoRule, TcpConfig};
 pub use receiver::TcpReceiver;
 pub use recovery::Phase;
 pub use sender::TcpSender;

@@ -25,12 +25,17 @@
 //!
 //! ECN (RFC 3168 §6.1.3, when the connection is ECN-capable): after a CE-marked segment every
 //! ACK carries ECE until a segment with CWR arrives; CE on that segment starts a new echo.
+//! With DCTCP's feedback (RFC 8257 §3.2, Linux `dctcp_ece_ack_update`) ECE is the CE mark of
+//! the latest segment instead: a segment whose mark differs from the one before, while a
+//! delayed ACK is pending, first has the data before it acknowledged at once with the old mark,
+//! so every ACK's ECE covers segments of one mark. CE then asks for no quick ACKs (Linux: the
+//! DCTCP state sets `TCP_ECN_DEMAND_CWR` before `__tcp_ecn_check_ce` looks at it).
 
-use super::config::{DelayedAck, TcpConfig};
+use super::config::{DelayedAck, EcnFeedback, TcpConfig};
 use super::ranges::{SeqRange, SeqRanges};
 use super::rtt::{RtoConfig, RttEstimator};
 use crate::net::packet::Packet;
-use crate::time::{SimDuration, SimTime};
+use crate::time::{Deadline, SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
 use crate::wire::tcp::{SackBlock, SackBlocks, TcpAck, MAX_SACK_BLOCKS, TCP_SYN_SIZE};
 use crate::wire::Header;
@@ -67,7 +72,7 @@ pub struct TcpReceiver {
     /// handshake's sample).
     rto: SimDuration,
     /// When the delayed ACK must go out, if one is pending.
-    delack_at: Option<SimTime>,
+    delack_at: Deadline,
     /// When the last SYN-ACK left, until the handshake's RTT is taken.
     synack_sent_at: Option<SimTime>,
     /// When the last in-order segment arrived (Linux `lrcvtime`).
@@ -92,8 +97,11 @@ pub struct TcpReceiver {
     quickack: bool,
     /// The connection is ECN-capable (RFC 3168).
     ecn: bool,
-    /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR.
+    /// Set ECE on ACKs: a CE-marked segment arrived after the last CWR (RFC 3168); the latest
+    /// segment was CE-marked (DCTCP).
     ece: bool,
+    /// What ECE means (RFC 3168 or DCTCP).
+    ecn_feedback: EcnFeedback,
     /// The segment that caused the pending ACK was a duplicate (one-bit D-SACK).
     duplicate: bool,
     /// Payload bytes and segments held out of order.
@@ -103,6 +111,10 @@ pub struct TcpReceiver {
     /// handshake gives a sample (`tcp_synack_rtt_meas`). A longer silence means the sender is
     /// recovering from a timeout, so its next segments are ACKed at once.
     rtt: RttEstimator,
+    /// DCTCP: the cumulative ACK of the data before a segment whose CE mark changed, to send
+    /// before `reply`; 0 = none (a delayed ACK was pending, so some data had arrived). Cold:
+    /// read only with DCTCP's feedback.
+    ce_change_ack: u64,
 }
 
 /// The packet a segment or a timeout calls for, until `poll_transmit` takes it. An ACK's fields
@@ -139,7 +151,7 @@ impl TcpReceiver {
             delivered_bytes: 0,
             delayed_ack: cfg.delayed_ack.clone(),
             unacked: 0,
-            delack_at: None,
+            delack_at: Deadline::NONE,
             quickack: cfg.quickack,
             // Linux bounds the count by half the initial window in segments.
             quick: if cfg.quickack {
@@ -153,6 +165,8 @@ impl TcpReceiver {
             last_in_order_at: None,
             ecn: cfg.ecn,
             ece: false,
+            ecn_feedback: cfg.ecn_feedback,
+            ce_change_ack: 0,
             ts_recent: cfg.timestamps.then_some(0),
             last_ack_sent: 0,
             duplicate: false,
@@ -239,8 +253,8 @@ impl TcpReceiver {
                 self.unacked += 1;
                 if self.unacked >= d.every {
                     self.ack_now(None);
-                } else if self.delack_at.is_none() {
-                    self.delack_at = Some(now + d.max_delay);
+                } else if !self.delack_at.is_set() {
+                    self.delack_at.set(now + d.max_delay);
                 }
             }
             _ => self.ack_now(None),
@@ -263,10 +277,37 @@ impl TcpReceiver {
             self.reported = SackBlocks::default();
         }
         self.unacked = 0;
-        self.delack_at = None;
+        self.delack_at.clear();
         self.last_ack_sent = self.rcv_nxt;
         let dsack = std::mem::take(&mut self.duplicate);
         self.set_reply(Reply::Ack { dsack });
+    }
+
+    /// RFC 8257 §3.2: a segment with CE mark `ce` arrived. A change of mark while a delayed ACK
+    /// is pending acknowledges the data before the segment at once, with the old mark (the
+    /// opposite of the new: `poll_transmit`); only a delayed ACK can be pending then, so that
+    /// data is in order and the ACK has no SACK. As in Linux, that ACK goes out after the
+    /// segment's timestamp was looked at: the segment lies beyond the last ACK sent, so TS.Recent
+    /// stays the echo of the data it acknowledges (`tcp_replace_ts_recent` runs first).
+    fn dctcp_ce_state(&mut self, ce: bool) {
+        if ce != self.ece && self.delack_at.is_set() {
+            self.ce_change_ack = self.rcv_nxt;
+            self.unacked = 0;
+            self.delack_at.clear();
+        }
+        self.ece = ce;
+    }
+
+    fn packet(&self, now: SimTime, size: u32, header: Header) -> Packet {
+        Packet {
+            flow: self.addr.flow,
+            src: self.addr.local,
+            dst: self.addr.remote,
+            size,
+            sent_at: now,
+            ce: false,
+            header,
+        }
     }
 
     fn set_reply(&mut self, reply: Reply) {
@@ -322,11 +363,17 @@ impl Transport for TcpReceiver {
         match pkt.header {
             Header::TcpData { seq, len, cwr, ts, .. } => {
                 if self.ecn {
-                    // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR segment
-                    // re-arms, and CE asks for two quick ACKs (the sender may have a tiny cwnd).
-                    self.ece = (self.ece && !cwr) || pkt.ce;
-                    if pkt.ce {
-                        self.enter_quickack(2);
+                    match self.ecn_feedback {
+                        EcnFeedback::Rfc3168 => {
+                            // Linux tcp_ecn_accept_cwr, then __tcp_ecn_check_ce: CE on a CWR
+                            // segment re-arms, and CE asks for two quick ACKs (the sender may
+                            // have a tiny cwnd).
+                            self.ece = (self.ece && !cwr) || pkt.ce;
+                            if pkt.ce {
+                                self.enter_quickack(2);
+                            }
+                        }
+                        EcnFeedback::Dctcp => self.dctcp_ce_state(pkt.ce),
                     }
                 }
                 self.on_segment(now, seq, len, ts);
@@ -340,12 +387,25 @@ impl Transport for TcpReceiver {
     }
 
     fn handle_timeout(&mut self, now: SimTime) {
-        if self.delack_at.is_some_and(|t| t <= now) {
+        if self.delack_at.is_due(now) {
             self.ack_now(None);
         }
     }
 
     fn poll_transmit(&mut self, now: SimTime) -> Option<Packet> {
+        if self.ecn_feedback == EcnFeedback::Dctcp && self.ce_change_ack != 0 {
+            let ack = std::mem::take(&mut self.ce_change_ack);
+            self.last_ack_sent = self.last_ack_sent.max(ack);
+            let ack = TcpAck {
+                ack,
+                sack: SackBlocks::default(),
+                ece: !self.ece,
+                tsecr: self.ts_recent,
+                dsack: false,
+                wnd: self.window_segments(),
+            };
+            return Some(self.packet(now, self.header_bytes, Header::TcpAck(ack)));
+        }
         let (size, header) = match std::mem::take(&mut self.reply) {
             Reply::Nothing => return None,
             Reply::Ack { dsack } => {
@@ -364,19 +424,11 @@ impl Transport for TcpReceiver {
                 (TCP_SYN_SIZE, Header::TcpSyn { reply: true, ts, tsecr })
             }
         };
-        Some(Packet {
-            flow: self.addr.flow,
-            src: self.addr.local,
-            dst: self.addr.remote,
-            size,
-            sent_at: now,
-            ce: false,
-            header,
-        })
+        Some(self.packet(now, size, header))
     }
 
     fn poll_timeout(&self) -> Option<SimTime> {
-        self.delack_at
+        self.delack_at.get()
     }
 
     fn probe(&self) -> Probe {
@@ -443,6 +495,77 @@ mod tests {
     fn delayed() -> TcpReceiver {
         let cfg = TcpConfig { delayed_ack: Some(DelayedAck::default()), ..TcpConfig::default() };
         TcpReceiver::new(addr(), &cfg)
+    }
+
+    /// Delivers `seq`, CE-marked if `ce`, with TSval `ts`, at `now` to a receiver with DCTCP's
+    /// feedback, and returns the ACKs as (ack, ECE, TSecr).
+    fn recv_dctcp(
+        r: &mut TcpReceiver,
+        now: SimTime,
+        seq: u64,
+        ce: bool,
+        ts: u32,
+    ) -> Vec<(u64, bool, Option<u32>)> {
+        let mut p = data(seq, 1000);
+        p.ce = ce;
+        if let Header::TcpData { ect, ts: t, .. } = &mut p.header {
+            (*ect, *t) = (true, Some(ts));
+        }
+        r.handle_packet(now, &p);
+        std::iter::from_fn(|| r.poll_transmit(now))
+            .map(|p| match p.header {
+                Header::TcpAck(a) => (a.ack, a.ece, a.tsecr),
+                h => panic!("{h:?}"),
+            })
+            .collect()
+    }
+
+    fn dctcp_receiver(delayed_ack: bool) -> TcpReceiver {
+        let cfg = TcpConfig {
+            ecn: true,
+            ecn_feedback: EcnFeedback::Dctcp,
+            timestamps: true,
+            delayed_ack: delayed_ack.then(DelayedAck::default),
+            ..TcpConfig::default()
+        };
+        TcpReceiver::new(addr(), &cfg)
+    }
+
+    #[test]
+    fn dctcp_feedback_echoes_each_segment_s_mark_and_acks_at_once_when_it_changes() {
+        // RFC 8257 §3.2 with delayed ACKs (every 2nd segment): marks 0 0 | 0 1 | 1 1 | 0 0.
+        let mut r = dctcp_receiver(true);
+        let t = SimTime::ZERO;
+        assert_eq!(recv_dctcp(&mut r, t, 0, false, 100), vec![]);
+        assert_eq!(recv_dctcp(&mut r, t, 1, false, 101), vec![(2, false, Some(100))]);
+        assert_eq!(recv_dctcp(&mut r, t, 2, false, 102), vec![]);
+        // The mark changes with a delayed ACK pending: segment 2 is acknowledged at once, ECE
+        // clear, echoing its own TSval; segment 3 waits with the new state.
+        assert_eq!(recv_dctcp(&mut r, t, 3, true, 103), vec![(3, false, Some(102))]);
+        assert_eq!(recv_dctcp(&mut r, t, 4, true, 104), vec![(5, true, Some(102))]);
+        assert_eq!(recv_dctcp(&mut r, t, 5, true, 105), vec![]);
+        assert_eq!(recv_dctcp(&mut r, t, 6, true, 106), vec![(7, true, Some(105))]);
+        // Back to unmarked with nothing pending: no extra ACK, ECE clears with the next one.
+        assert_eq!(recv_dctcp(&mut r, t, 7, false, 107), vec![]);
+        assert_eq!(recv_dctcp(&mut r, t, 8, false, 108), vec![(9, false, Some(107))]);
+        // No quick ACKs on CE (RFC 3168's receiver would send two), and no CWR needed to clear.
+        assert_eq!(recv_dctcp(&mut r, t, 9, false, 109), vec![]);
+        assert_eq!(recv_dctcp(&mut r, t, 10, true, 110), vec![(10, false, Some(109))]);
+        assert_eq!(r.poll_timeout(), Some(t + DelayedAck::default().max_delay));
+    }
+
+    #[test]
+    fn dctcp_feedback_without_delayed_acks_mirrors_every_mark() {
+        let mut r = dctcp_receiver(false);
+        let t = SimTime::ZERO;
+        let marks = [false, true, true, false, true, false, false];
+        for (seq, &ce) in marks.iter().enumerate() {
+            let seq = seq as u64;
+            assert_eq!(
+                recv_dctcp(&mut r, t, seq, ce, seq as u32),
+                vec![(seq + 1, ce, Some(seq as u32))]
+            );
+        }
     }
 
     #[test]

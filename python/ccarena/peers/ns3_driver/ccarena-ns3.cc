@@ -162,7 +162,17 @@ BuildLink(const json& spec, const std::map<std::string, uint32_t>& index, int64_
     if (q["kind"] == "droptail")
     {
         auto wq = CreateObject<WaitingQueue>();
-        wq->Configure(bytes, limit, l.loss.kind ? &l.loss : nullptr);
+        const json& mark = q["ecn_threshold"];
+        if (mark.is_null())
+        {
+            wq->Configure(bytes, limit, l.loss.kind ? &l.loss : nullptr);
+        }
+        else
+        {
+            wq->Configure(bytes, limit, l.loss.kind ? &l.loss : nullptr, mark["limit"],
+                          mark["unit"] == "B");
+            l.marking = wq;
+        }
         l.devq = wq;
     }
     else
@@ -444,6 +454,10 @@ main(int argc, char** argv)
             l.Read();
             json final = {{"tx_pkts", l.tx_pkts}, {"tx_bytes", l.tx_bytes},
                           {"dropped_pkts", l.dropped_pkts}};
+            if (l.marking)
+            {
+                final["marked_pkts"] = l.marking->marked;
+            }
             json series = Series({{"t_s", &l.t}, {"tx_pkts", &l.s_tx_pkts}, {"tx_bytes", &l.s_tx_bytes},
                                   {"dropped_pkts", &l.s_drop}, {"queue_pkts", &l.s_qpkts},
                                   {"queue_bytes", &l.s_qbytes}, {"queue_pkt_s", &l.s_qint}});

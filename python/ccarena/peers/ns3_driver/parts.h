@@ -74,11 +74,15 @@ class WaitingQueue : public Queue<Packet>
         return tid;
     }
 
-    void Configure(bool bytes, uint64_t limit, Loss* loss)
+    // `mark`: the step-marking threshold K (ecn_threshold; 0 = none), counted in bytes if
+    // `markBytes`.
+    void Configure(bool bytes, uint64_t limit, Loss* loss, uint64_t mark = 0, bool markBytes = false)
     {
         m_bytes = bytes;
         m_limit = limit;
         m_loss = loss;
+        m_mark = mark;
+        m_markBytes = markBytes;
         SetMaxSize(QueueSize(QueueSizeUnit::PACKETS, std::numeric_limits<uint32_t>::max()));
     }
 
@@ -95,6 +99,10 @@ class WaitingQueue : public Queue<Packet>
         {
             DropBeforeEnqueue(p);
             return false;
+        }
+        if (m_mark && (m_markBytes ? GetNBytes() - PPP * GetNPackets() : GetNPackets()) >= m_mark)
+        {
+            MarkCe(p);
         }
         return DoEnqueue(GetContainer().end(), p);
     }
@@ -114,10 +122,32 @@ class WaitingQueue : public Queue<Packet>
         return DoPeek(GetContainer().begin());
     }
 
+    // ECN marks set by the step threshold.
+    uint64_t marked = 0;
+
   private:
+    // The simulator's step marking (crates/core/src/net/queue/droptail.rs): an ECN-capable
+    // packet finding at least K waiting gets CE. The IP header lies under the PPP header.
+    void MarkCe(Ptr<Packet> p)
+    {
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+        Ipv4Header ip;
+        p->RemoveHeader(ip);
+        if (ip.GetEcn() == Ipv4Header::ECN_ECT0 || ip.GetEcn() == Ipv4Header::ECN_ECT1)
+        {
+            ip.SetEcn(Ipv4Header::ECN_CE);
+            marked++;
+        }
+        p->AddHeader(ip);
+        p->AddHeader(ppp);
+    }
+
     bool m_bytes = false;
     uint64_t m_limit = 0;
     Loss* m_loss = nullptr;
+    uint64_t m_mark = 0;
+    bool m_markBytes = false;
 };
 
 // One flow's counters: totals, and the cumulative series sampled every sample_interval.
@@ -154,6 +184,7 @@ struct Link
     Ptr<PointToPointNetDevice> dev; // the transmitting device (on src)
     Ptr<Queue<Packet>> devq;
     Ptr<QueueDisc> qdisc; // RED only
+    Ptr<WaitingQueue> marking; // a drop-tail buffer that marks (ecn_threshold) only
     Loss loss;
     uint32_t ifindex = 0; // the src node's Ipv4 interface of dev
 

@@ -7,7 +7,7 @@
 //!
 //! | discipline | file          | decides                                                         |
 //! |------------|---------------|-----------------------------------------------------------------|
-//! | DropTail   | `droptail.rs` | admit while the packet fits under the limit                     |
+//! | DropTail   | `droptail.rs` | admit while the packet fits under the limit; optional ECN step mark |
 //! | RED        | `red.rs`      | early drop / ECN mark / Source Quench from an averaged queue    |
 //!
 //! Every discipline sees every arrival, including one that finds the link idle and goes straight
@@ -35,6 +35,14 @@ impl QueueLimit {
         match self {
             QueueLimit::Packets(n) => occ.packets < n,
             QueueLimit::Bytes(b) => occ.bytes + size as u64 <= b,
+        }
+    }
+
+    /// True if the buffer holds at least this much (a marking threshold reached).
+    pub fn reached(self, occ: Occupancy) -> bool {
+        match self {
+            QueueLimit::Packets(n) => occ.packets >= n,
+            QueueLimit::Bytes(b) => occ.bytes >= b,
         }
     }
 }
@@ -74,7 +82,8 @@ pub struct Arriving {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Admit {
     Enqueue,
-    /// Enqueue with Congestion Experienced set (RED with `ecn`, ECT packet; RFC 3168 §5).
+    /// Enqueue with Congestion Experienced set (RED with `ecn`, or DropTail's step threshold;
+    /// ECT packet; RFC 3168 §5).
     EnqueueMarked,
     /// Enqueue, and tell the source with an ICMP Source Quench of code 1 ("congestion
     /// experienced", seed 004 §3.2: RED chose the packet for an early drop but keeps it).
@@ -119,7 +128,8 @@ impl QueueDisc {
     pub fn describe(&self) -> String {
         match self {
             QueueDisc::DropTail(d) => {
-                format!("droptail {}{}", d.limit, if d.source_quench { " sq" } else { "" })
+                let mark = d.ecn_threshold.map(|k| format!(" mark {k}")).unwrap_or_default();
+                format!("droptail {}{mark}{}", d.limit, if d.source_quench { " sq" } else { "" })
             }
             QueueDisc::Red(r) => r.describe(),
         }

@@ -17,7 +17,7 @@
 //! acknowledges new data") and Linux `tcp_may_raise_cwnd`; SACKed segments reported by earlier
 //! duplicate ACKs are not counted again when the cumulative ACK covers them.
 
-use super::config::{Recovery, TcpConfig};
+use super::config::{EcnFeedback, Recovery, TcpConfig};
 use super::cwnd_usage::CwndUsage;
 use super::ecn::Ecn;
 use super::handshake::{Handshake, SynStep};
@@ -285,7 +285,7 @@ impl TcpSender {
                 seq,
                 len,
                 retransmit,
-                ect: self.cfg.ecn && !retransmit,
+                ect: self.cfg.ecn && (!retransmit || self.cfg.ecn_feedback == EcnFeedback::Dctcp),
                 cwr: self.ecn.cwr_on(&self.cfg, retransmit),
                 ts: self.cfg.timestamps.then(|| ts_clock(now)),
             },
@@ -426,6 +426,7 @@ impl TcpSender {
         self.st.snd_una = self.sb.una();
         let acked = cum.delivered + sacked.segments;
         self.st.delivered += acked;
+        self.cc.on_ack_feedback(&mut self.st, acked, ece);
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
         let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| ts_echo_rtt(now, ts));
