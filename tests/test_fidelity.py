@@ -74,6 +74,7 @@ def test_the_command_writes_the_three_pages(tmp_path: Path) -> None:
 
 def test_unknown_names_are_refused_in_one_line() -> None:
     for args, message in ((["--only", "nope"], "error: --only: 'nope' is no algorithm or case of the suite"),
+                          (["--only", "reno,nope"], "error: --only: 'nope' is no algorithm or case of the suite"),
                           (["--backends", "ns9"], "error: --backends: unknown backend 'ns9' (allowed: sim, ns2, ns3, kernel)"),
                           (["--merge"], "error: --merge: name the rows to re-run with --only (without it the whole suite is run and written)")):
         out = subprocess.run([sys.executable, "-m", "ccarena", "fidelity", *args], capture_output=True, text=True, timeout=60)
@@ -141,3 +142,10 @@ def test_a_difference_within_the_seeds_spread_is_named_as_such_and_a_real_one_is
     assert cause("ns2", apart, ["Jain's index"]).endswith("the cause is not yet known.")
     too_few = _with_runs([0.99, 0.90], [0.80, 0.97])
     assert cause("ns2", too_few, ["Jain's index"]).endswith("the cause is not yet known.")
+
+
+def test_only_takes_several_names() -> None:
+    both = rows("ledbat,two-flows")
+    assert {r.key for r in rows("ledbat")} <= {r.key for r in both}
+    assert {r.key for r in rows("two-flows")} <= {r.key for r in both}
+    assert len(both) == len({r.key for r in both}), "a row matched twice is run once"

@@ -295,3 +295,11 @@ def test_dctcp_and_step_marking_are_refused_naming_what_ns2_lacks() -> None:
         ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=['stack="ns2"', marking])
     with pytest.raises(PeerError, match=r"^flows\[0\]\.cc: 'dctcp' is not in ns-2\.35"):
         ns2.script(REPO / "scenarios" / "reno-pair.toml", overrides=['stack="ns2"', 'flows[0].cc="dctcp"'])
+
+
+def test_tcp_lp_runs_though_its_module_prints_its_state_per_ack() -> None:
+    # tcp_lp.c's pr_debug lines (and a blank line) come on ns-2's stdout between the records.
+    overrides = ['stack="ns2"', 'flows[0].cc="lp"', 'duration="10s"', 'warmup="2s"']
+    peer = ns2.run(REPO / "scenarios" / "reno-pair.toml", overrides=overrides)
+    assert peer.main_flows["goodput_bps"].sum() > 0
+    assert any(d.startswith("lp: tcp_lp.c estimates") for d in peer.meta["peer"]["differences"])

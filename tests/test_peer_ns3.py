@@ -186,3 +186,31 @@ def test_dctcp_on_a_step_marking_queue_matches_ns3_s_tcpdctcp(tmp_path: Path):
         assert link["utilisation"] > 0.99 and link["dropped_pkts"] == 0
     assert abs(p["mean_queue_pkts"] - s["mean_queue_pkts"]) < 0.1 * s["mean_queue_pkts"]
     assert abs(p["marked_pkts"] / p["tx_pkts"] - s["marked_pkts"] / s["tx_pkts"]) < 0.2 * s["marked_pkts"] / s["tx_pkts"]
+
+
+LEDBAT = """
+name = "ledbat"
+duration = "30s"
+warmup = "0s"
+[topology]
+kind = "dumbbell"
+bottleneck_rate = "10Mbps"
+bottleneck_delay = "10ms"
+queue = { kind = "droptail", limit = "300pkt" }
+[[flows]]
+cc = "ledbat"
+rtt = "40ms"
+"""
+
+
+def test_tcpledbat_never_grows_its_window_in_congestion_avoidance(tmp_path: Path):
+    # ns-3.37's TcpLedbat caps cwnd at the flight size before the ACK, without RFC 6817's
+    # ALLOWED_INCREASE ("MUST be greater than 0"): below the target it may not grow, so its
+    # window only ratchets down. Measured: 59 segments from 5 s to 30 s, 71 ms of RTT on a 40-ms
+    # path (31 ms queued of the 100-ms target), where ccarena's window grows toward the target.
+    path = tmp_path / "ledbat.toml"
+    path.write_text(LEDBAT)
+    r = ns3.run(path, overrides=NS2)
+    after = r.flow_series[r.flow_series.t_s > 5.0]
+    assert after.cwnd_pkts.diff().max() <= 0.0
+    assert after.srtt_s.mean() < 0.040 + 0.100 / 2

@@ -27,7 +27,7 @@ from ccarena.errors import ScenarioError
 __all__ = ["CongestionControl", "CcState"]
 
 PREFIX = "py:"
-_OPTIONAL_HOOKS = ("on_sent", "on_rtt_sample", "on_recovery_exit", "pacing_rate")
+_OPTIONAL_HOOKS = ("on_sent", "on_rtt_sample", "on_ack_feedback", "on_recovery_exit", "pacing_rate")
 
 
 class CongestionControl:
@@ -52,6 +52,12 @@ class CongestionControl:
 
     def on_rtt_sample(self, state: CcState, rtt: float, now: float) -> None:
         """Every valid RTT sample, in recovery too (optional: delay-based algorithms)."""
+
+    def on_ack_feedback(self, state: CcState, acked: int, ece: bool, one_way_delay: float | None, now: float) -> None:
+        """Every acceptable ACK, in recovery too, before the transport acts on it (optional):
+        ``acked`` segments newly delivered (cumulatively or by SACK), ``ece`` its ECN-Echo, and
+        with timestamps ``one_way_delay``, TSval − TSecr in seconds (whole milliseconds: the
+        data's one-way delay plus the time the receiver held its ACK)."""
 
     def on_recovery_exit(self, state: CcState, now: float) -> None:
         """Fast recovery ended with cwnd set back to ssthresh (optional)."""

@@ -62,7 +62,7 @@ def register(app: click.Group) -> None:
         help="Comma-separated backends besides the simulator: ns2, ns3, kernel. [default: ns2,ns3 where they run]",
     )
     @click.option("--replications", "-n", type=click.IntRange(min=1), default=5, show_default=True, help="Runs per row and backend.")
-    @click.option("--only", metavar="NAME", default=None, help="Only the rows of this algorithm (e.g. cubic) or case (e.g. two-flows).")
+    @click.option("--only", metavar="NAME", default=None, help="Only the rows of these algorithms (e.g. cubic) or cases (e.g. two-flows), comma-separated.")
     @click.option("--duration", metavar="TIME", default=None, help="Shorter runs for a quick look (no warm-up), e.g. 10s.")
     @click.option("--merge", is_flag=True, help="With --only: put the re-run rows into the table the output directory holds, keeping its other rows.")
     @out_dir_option("Directory for fidelity.md, fidelity.html and fidelity.json.", default=Path("docs"))
@@ -84,8 +84,9 @@ def register(app: click.Group) -> None:
             wanted = _backends.names(backends) if backends is not None else None
         except ValueError as exc:
             raise ScenarioError(f"--backends: {str(exc).removeprefix('backends: ')}") from None
-        if only is not None and not _fidelity.rows(only):
-            raise ScenarioError(f"--only: {only!r} is no algorithm or case of the suite")
+        for name in (only or "").split(",") if only is not None else ():
+            if not _fidelity.rows(name.strip()):
+                raise ScenarioError(f"--only: {name.strip()!r} is no algorithm or case of the suite")
         if merge and only is None:
             raise ScenarioError("--merge: name the rows to re-run with --only (without it the whole suite is run and written)")
         meta = {"replications": replications, "only": None if merge else only, "duration": duration}

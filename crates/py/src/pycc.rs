@@ -4,7 +4,9 @@
 //! run stops at the next progress report, and `run` re-raises that exception with its traceback.
 
 use ccarena_core::cc::external::ExternalCc;
-use ccarena_core::cc::{AckSample, CcState, CongestionControl, CongestionEvent, CongestionKind};
+use ccarena_core::cc::{
+    AckFeedback, AckSample, CcState, CongestionControl, CongestionEvent, CongestionKind,
+};
 use ccarena_core::time::{Rate, SimDuration, SimTime};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -85,6 +87,7 @@ impl PyCcState {
 pub struct Hooks {
     pub on_sent: bool,
     pub on_rtt_sample: bool,
+    pub on_ack_feedback: bool,
     pub on_recovery_exit: bool,
     pub pacing_rate: bool,
 }
@@ -179,6 +182,14 @@ impl CongestionControl for PyCc {
         }
     }
 
+    fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
+        if self.hooks.on_ack_feedback {
+            let (acked, ece, now) = (fb.acked, fb.ece, fb.now.as_secs_f64());
+            let owd = fb.ts.map(|ts| f64::from(ts.one_way_delay_ms()) / 1e3);
+            self.call(st, "on_ack_feedback", |py, s| (s, acked, ece, owd, now).into_pyobject(py));
+        }
+    }
+
     fn on_recovery_exit(&mut self, st: &mut CcState, now: SimTime) {
         if self.hooks.on_recovery_exit {
             self.call(st, "on_recovery_exit", |py, s| (s, now.as_secs_f64()).into_pyobject(py));
@@ -231,6 +242,7 @@ pub fn factory(make: Py<PyAny>, errors: ErrorSlot) -> Box<ccarena_core::cc::exte
                 let hooks = Hooks {
                     on_sent: has("on_sent")?,
                     on_rtt_sample: has("on_rtt_sample")?,
+                    on_ack_feedback: has("on_ack_feedback")?,
                     on_recovery_exit: has("on_recovery_exit")?,
                     pacing_rate: has("pacing_rate")?,
                 };

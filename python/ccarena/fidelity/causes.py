@@ -20,12 +20,20 @@ def _tcp_linux_gains_under_random_loss(peer: str, r: RowResult, failed: list[str
             and r.values[peer]["aggregate goodput"] > ref["aggregate goodput"])
 
 
+def _tcpledbat_ratchets_down(peer: str, r: RowResult, failed: list[str]) -> bool:
+    return peer == "ns3" and r.row.cc == "ledbat"
+
+
 #: (test on the peer, the row and its failed metrics, sentence); the first that matches is used.
 CAUSES: tuple[tuple[Callable[[str, RowResult, list[str]], bool], str], ...] = (
     (_tcp_linux_gains_under_random_loss,
      "ns-2 runs this algorithm in its TCP-Linux agent, whose loss recovery is Linux 2.6.22's, not that of the Sack1 "
      "agent ccarena's ns2 profile has; in ns-2 itself Reno gains 6 % on this row from that alone "
      "(select_ca reno 5.14 Mbit/s against Sack1 4.83, seed 1); the rest of the difference is not yet explained."),
+    (_tcpledbat_ratchets_down,
+     "ns-3.37's TcpLedbat caps cwnd at the flight size before each ACK, without RFC 6817's ALLOWED_INCREASE (which "
+     "the RFC says must be above 0), so in congestion avoidance its window never grows, only shrinks (measured in "
+     "tests/test_peer_ns3.py: 59 segments from 5 s to 30 s with 31 ms queued of the 100-ms target)."),
 )
 
 

@@ -20,7 +20,7 @@ from ccarena.peers.plan import split_preset
 #: Algorithms of the suite: every TCP algorithm one of the peers has, in the ccarena name (and
 #: preset) that is that peer's code; DCCP's CCIDs in the profile ns-2 runs.
 TCP_ALGORITHMS = ("reno", "cubic@linux-2.6.22", "cubic", "bic", "highspeed", "htcp", "hybla", "illinois@linux-2.6.22", "scalable@linux-2.6.22",
-                  "scalable", "vegas", "veno", "westwood", "yeah", "dctcp", "bbr")
+                  "scalable", "vegas", "veno", "westwood", "yeah", "lp", "dctcp", "ledbat", "bbr")
 #: What a DCCP CCID needs to be ns-2's (docs/peers.md).
 DCCP_PARAMS: dict[str, dict[str, Any]] = {"ccid2": {"cwnd_validation": False}, "ccid3": {"profile": "rfc3448"}}
 
@@ -151,7 +151,8 @@ class Row:
 
 
 def rows(only: str | None = None) -> list[Row]:
-    """Every row of the suite (``only``: those whose algorithm or case is that name)."""
+    """Every row of the suite (``only``: those whose algorithm or case is one of these
+    comma-separated names)."""
     out = []
     for cc in (*TCP_ALGORITHMS, *DCCP_PARAMS):
         for case in CASES:
@@ -165,5 +166,6 @@ def rows(only: str | None = None) -> list[Row]:
                 continue  # the same as two-flows
             out.append(Row(cc, case))
     if only is not None:
-        out = [r for r in out if only in (r.cc, _label(r.cc), r.case.name)]
+        names = {n.strip() for n in only.split(",")}
+        out = [r for r in out if names & {r.cc, _label(r.cc), r.case.name}]
     return out

@@ -38,6 +38,12 @@ from ccarena.peers import plan as peer_plan
 NAME = "ns2"
 #: The ns-2 release the mapping was written against (Debian 12's `ns2` package).
 VERSION = "ns-2.35"
+#: What ns-2.35's TCP-Linux module does differently from the simulator's algorithm, per cc.
+CC_DIFFERENCES = {
+    "lp": "lp: tcp_lp.c estimates the receiver's timestamp clock and computes the one-way delay as TSval x "
+          "(1000 / estimate) - TSecr in integers: an estimate above 1000 Hz makes the delay the echoed timestamp "
+          "itself (ccarena knows the clock: 1 kHz)",
+}
 
 
 def binary() -> str | None:
@@ -90,7 +96,9 @@ def run(scenario: Any, *, overrides: Iterable[str] = (), seed: int | None = None
         raise PeerError(f"ns-2 failed (exit {done.returncode}): {lines[-1] if lines else 'no output'}")
     raw = read(done.stdout, p)
     raw["wall_s"] = wall
-    return results.build(sim_plan, raw, backend=NAME, facts={"version": VERSION, "program": "run.tcl"})
+    ccs = sorted({f["cc"] for f in p["flows"] if f["protocol"] == "tcp"})
+    differences = [CC_DIFFERENCES[cc] for cc in ccs if cc in CC_DIFFERENCES]
+    return results.build(sim_plan, raw, backend=NAME, facts={"version": VERSION, "program": "run.tcl", "differences": differences})
 
 
 def _timeout(p: dict[str, Any]) -> float:
@@ -128,7 +136,9 @@ def read(stdout: str, p: dict[str, Any]) -> dict[str, Any]:
     per_fid: dict[tuple[int, int], tuple[float, float, float]] = {}
     completion: dict[int, float] = {}
     for line in stdout.splitlines():
-        kind, *fields = line.split()
+        # The script's records are "KIND field ..."; other lines are ns-2's own (a TCP-Linux
+        # module's debug output: tcp_lp.c prints its state per ACK, after a blank line).
+        kind, *fields = line.split() or [""]
         if kind == "T":
             tcp_rows[int(fields[1])].append([float(fields[0]), *map(float, fields[2:])])
         elif kind == "U":

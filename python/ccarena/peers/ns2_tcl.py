@@ -38,7 +38,7 @@ STOCK_AGENTS = {"tahoe": ("Agent/TCP", "Agent/TCPSink"), "reno": ("Agent/TCP/Ren
 #: Each entry is a module of Linux 2.6.22 that ns-2.35's TCP-Linux carries.
 TCP_LINUX = {"cubic@linux-2.6.22": "cubic", "scalable@linux-2.6.22": "scalable", "bic": "bic",
              "highspeed": "highspeed", "htcp": "htcp", "hybla": "hybla", "illinois@linux-2.6.22": "illinois",
-             "vegas": "vegas", "veno": "veno", "westwood": "westwood", "yeah": "yeah"}
+             "vegas": "vegas", "veno": "veno", "westwood": "westwood", "yeah": "yeah", "lp": "lp"}
 #: Agent variables the ns-2 one-way agents hold fixed, with the ccarena key that must agree.
 #: (key, value ns-2 has, why)
 STOCK_BEHAVIOUR = (

@@ -62,7 +62,7 @@ COMPILE = ("g++", "-std=c++17", "-O2", "-o")
 #: cc name -> ns-3.37 TcpCongestionOps (reno: see _congestion_ops).
 CONGESTION_OPS = {
     "bbr": "ns3::TcpBbr", "bic": "ns3::TcpBic", "cubic": "ns3::TcpCubic", "dctcp": "ns3::TcpDctcp", "highspeed": "ns3::TcpHighSpeed",
-    "htcp": "ns3::TcpHtcp", "hybla": "ns3::TcpHybla", "illinois": "ns3::TcpIllinois", "reno": "ns3::TcpLinuxReno",
+    "htcp": "ns3::TcpHtcp", "hybla": "ns3::TcpHybla", "illinois": "ns3::TcpIllinois", "ledbat": "ns3::TcpLedbat", "lp": "ns3::TcpLp", "reno": "ns3::TcpLinuxReno",
     "scalable": "ns3::TcpScalable", "vegas": "ns3::TcpVegas", "veno": "ns3::TcpVeno", "westwood": "ns3::TcpWestwood",
     "yeah": "ns3::TcpYeah",
 }
@@ -97,6 +97,10 @@ ECN_DIFFERENCES = (
 )
 #: What ns-3.37's class does differently from the algorithm's Linux source, per cc.
 CC_DIFFERENCES = {
+    "lp": "lp: TcpLp lets slow start go on within the inference time (it gates only congestion avoidance; Linux "
+          "gates both), tests its threshold with <= (Linux <) and uses the first ACK's delay at once",
+    "ledbat": "ledbat: TcpLedbat caps cwnd at the flight size without ALLOWED_INCREASE, a loss sets ssthresh to half "
+              "the flight size (TcpNewReno), and its base delay starts a new entry 60 s after the last, not each minute",
     "dctcp": "dctcp: TcpDctcp answers a loss as an ECN-Echo, ssthresh = (1 - alpha/2) cwnd (its GetSsThresh serves "
              "both), where RFC 8257 section 3.4 and Linux halve; and no floor of 2 segments",
     "westwood": "westwood: TcpWestwood sets ssthresh = max(2 segments, BW x RTTmin) at the loss, where Linux halves "

@@ -29,8 +29,8 @@
 //!   nothing here undoes a reduction.
 
 use super::{
-    check_param, reno_cong_avoid, AckSample, CcParams, CcState, CongestionControl, CongestionEvent,
-    CongestionKind,
+    check_param, reno_cong_avoid, AckFeedback, AckSample, CcParams, CcState, CongestionControl,
+    CongestionEvent, CongestionKind,
 };
 use serde::{Deserialize, Serialize};
 
@@ -97,10 +97,10 @@ impl CongestionControl for Dctcp {
         reno_cong_avoid(st, ack.acked);
     }
 
-    fn on_ack_feedback(&mut self, st: &mut CcState, acked: u64, ece: bool) {
-        self.delivered += acked;
-        if ece {
-            self.delivered_ce += acked;
+    fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
+        self.delivered += fb.acked;
+        if fb.ece {
+            self.delivered_ce += fb.acked;
         }
         // RFC 8257 §3.3 step 4, Linux `!before(snd_una, next_seq)`: the window is over.
         if st.snd_una >= self.window_end {
@@ -132,6 +132,10 @@ mod tests {
     use super::*;
     use crate::time::SimTime;
 
+    fn fb(acked: u64, ece: bool) -> AckFeedback {
+        AckFeedback { now: SimTime::ZERO, acked, ece, rtt: None, ts: None }
+    }
+
     fn ecn() -> CongestionEvent {
         CongestionEvent { now: SimTime::ZERO, kind: CongestionKind::Ecn, flight_size: 0 }
     }
@@ -144,7 +148,7 @@ mod tests {
             if i + 1 == w {
                 st.snd_nxt = st.snd_una + w;
             }
-            d.on_ack_feedback(st, 1, i < marked);
+            d.on_ack_feedback(st, &fb(1, i < marked));
         }
     }
 
@@ -154,7 +158,7 @@ mod tests {
         let mut st = CcState::new(10.0, f64::INFINITY, 1460);
         // The first ACK ends the (empty) window of the start: α moves toward that ACK's mark.
         st.snd_nxt = 10;
-        d.on_ack_feedback(&mut st, 0, false);
+        d.on_ack_feedback(&mut st, &fb(0, false));
         assert_eq!(d.alpha(), 1.0, "a window without deliveries leaves α");
         // Windows with a quarter marked: α ← (15/16)α + 1/64 each, converging to 1/4.
         let mut expected = 1.0;
@@ -174,18 +178,18 @@ mod tests {
         let mut d = Dctcp::new(DctcpConfig { initial_alpha: 0.0, ..DctcpConfig::default() });
         let mut st = CcState::new(10.0, f64::INFINITY, 1460);
         st.snd_nxt = 10;
-        d.on_ack_feedback(&mut st, 0, false);
+        d.on_ack_feedback(&mut st, &fb(0, false));
         for _ in 0..9 {
             st.snd_una += 1;
-            d.on_ack_feedback(&mut st, 1, true);
+            d.on_ack_feedback(&mut st, &fb(1, true));
         }
         assert_eq!(d.alpha(), 0.0, "nine of ten delivered: the window is still open");
         st.snd_una += 1;
         st.snd_nxt = 20;
-        d.on_ack_feedback(&mut st, 1, true);
+        d.on_ack_feedback(&mut st, &fb(1, true));
         assert!((d.alpha() - 1.0 / 16.0).abs() < 1e-15, "all ten marked: α = g · 1");
         // SACKed segments count as delivered although SND.UNA does not move.
-        d.on_ack_feedback(&mut st, 3, false);
+        d.on_ack_feedback(&mut st, &fb(3, false));
         assert!((d.alpha() - 1.0 / 16.0).abs() < 1e-15);
     }
 

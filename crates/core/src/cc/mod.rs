@@ -19,7 +19,9 @@ pub mod htcp;
 pub mod hybla;
 mod identity;
 pub mod illinois;
+pub mod ledbat;
 pub mod libra;
+pub mod lp;
 pub mod reno;
 mod round_rtt;
 pub mod scalable;
@@ -92,6 +94,39 @@ pub struct AckSample {
     pub rtt: Option<SimDuration>,
 }
 
+/// What every acceptable ACK tells an algorithm, recovery or not
+/// ([`CongestionControl::on_ack_feedback`]).
+#[derive(Clone, Copy, Debug)]
+pub struct AckFeedback {
+    pub now: SimTime,
+    /// Segments newly delivered (cumulatively acknowledged or SACKed) by this ACK.
+    pub acked: u64,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// RTT measured from this ACK (Karn's rule applied), if any.
+    pub rtt: Option<SimDuration>,
+    /// The ACK's timestamps (RFC 7323, with timestamps on): TSval, the receiver's clock when
+    /// it sent the ACK, and TSecr, the echo of the data's; both clocks count milliseconds
+    /// (Linux `TCP_TS_HZ`).
+    pub ts: Option<AckTimestamps>,
+}
+
+/// An ACK's TSval and TSecr, ms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckTimestamps {
+    pub tsval: u32,
+    pub tsecr: u32,
+}
+
+impl AckTimestamps {
+    /// TSval − TSecr: the data's one-way delay plus the time the receiver held its ACK, ms.
+    /// Sender and receiver clocks agree here; the algorithms that read it use only differences
+    /// from its minimum, as they would across clocks with an offset (RFC 6817 §3.1).
+    pub fn one_way_delay_ms(self) -> u32 {
+        self.tsval.wrapping_sub(self.tsecr)
+    }
+}
+
 /// A delivery-rate sample (draft-cheng-iccrg-delivery-rate-estimation §3.3, Linux
 /// `struct rate_sample`), taken by the transport on every acceptable ACK.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -162,10 +197,10 @@ pub trait CongestionControl {
     fn on_rtt_sample(&mut self, _st: &mut CcState, _now: SimTime, _rtt: SimDuration) {}
     /// Loss recovery ended and `cwnd` was set back to `ssthresh`.
     fn on_recovery_exit(&mut self, _st: &mut CcState, _now: SimTime) {}
-    /// Every acceptable ACK, recovery or not, before the transport acts on it: the segments it
-    /// newly delivered (acknowledged or SACKed) and whether it carried ECN-Echo (Linux's
-    /// `in_ack_event` with `delivered`/`delivered_ce`; DCTCP's marked fraction is counted here).
-    fn on_ack_feedback(&mut self, _st: &mut CcState, _acked: u64, _ece: bool) {}
+    /// Every acceptable ACK, recovery or not, before the transport acts on it (Linux's
+    /// `in_ack_event`): what it delivered, its ECN-Echo (DCTCP's marked fraction is counted
+    /// here) and its one-way delay (LEDBAT's and TCP-LP's signal).
+    fn on_ack_feedback(&mut self, _st: &mut CcState, _fb: &AckFeedback) {}
     /// A data segment was sent.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime) {}
     /// Every acceptable ACK, recovery or not, after the transport processed it: the
@@ -397,10 +432,10 @@ macro_rules! algorithms {
                 }
             }
             #[inline]
-            pub fn on_ack_feedback(&mut self, st: &mut CcState, acked: u64, ece: bool) {
+            pub fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
                 match self {
-                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_ack_feedback(st, acked, ece), )*
-                    AnyCc::Custom(c) => c.on_ack_feedback(st, acked, ece),
+                    $( AnyCc::$variant(c) => std::borrow::BorrowMut::<$module::$ty>::borrow_mut(c).on_ack_feedback(st, fb), )*
+                    AnyCc::Custom(c) => c.on_ack_feedback(st, fb),
                 }
             }
             #[inline]
@@ -454,10 +489,12 @@ algorithms! {
     "veno" => Veno(veno::Veno, VenoConfig, boxed), "Reno that tells random from congestive loss by a Vegas backlog estimate N: keep 4/5 of the window if N < 3, grow every other RTT if N >= 3 (Fu & Liew 2003, Linux tcp_veno.c)";
     "westwood" => Westwood(westwood::Westwood, WestwoodConfig, boxed), "Westwood+: Reno whose window falls back to the measured bandwidth x min RTT after a loss, sampled once per RTT (Grieco & Mascolo 2004, Linux tcp_westwood.c)";
     "yeah" => Yeah(yeah::Yeah, YeahConfig, boxed), "YeAH: Scalable growth while fewer than 80 segments are queued, Reno above, precautionary decongestion of its own queue, a loss removes the queue (1/8..1/2 of cwnd) (Baiocchi et al. 2007, Linux tcp_yeah.c)";
+    "lp" => Lp(lp::Lp, LpConfig), "TCP-LP: Reno that halves its window (or drops it to 1 within 3 RTTs of the last cut) when the smoothed one-way delay passes 15 % of its range, so it uses only spare capacity (Kuzmanovic & Knightly 2006, Linux tcp_lp.c)";
     "fast" => Fast(fast::Fast, FastConfig, boxed), "delay-based, paced: w <- min(2w, (1-g)w + g(baseRTT/RTT w + alpha)) per RTT (Jin, Wei, Low 2004)";
     "compound" => Compound(compound::Compound, CompoundConfig, boxed), "Reno window plus a delay window grown as alpha*win^k while under gamma queued (Tan et al. 2006)";
     "libra" => Libra(libra::Libra, LibraConfig, boxed), "RTT-fair AIMD: +α·T²/(T+T₀) per RTT, α from the bottleneck capacity (packet pair) and queueing (Marfia et al. 2007)";
     "dctcp" => Dctcp(dctcp::Dctcp, DctcpConfig), "Data Center TCP: Reno cut by cwnd x alpha/2 on ECN-Echo, alpha the marked fraction per window averaged with gain 1/16; needs a step-marking queue (RFC 8257, Alizadeh et al. 2010, Linux tcp_dctcp.c)";
+    "ledbat" => Ledbat(ledbat::Ledbat, LedbatConfig, boxed), "LEDBAT scavenger: aims at 100 ms of queueing delay measured one way from timestamps, cwnd += gain x (target - delay)/target per window, yields to loss-based flows (RFC 6817)";
     "bbr" => Bbr(bbr::Bbr, BbrConfig, boxed), "model-based: pace at the max delivery rate of 10 RTTs, cwnd 2 BDP, gain cycling, PROBE_RTT (Cardwell et al. 2016, Linux tcp_bbr.c)";
 }
 

@@ -149,20 +149,8 @@ impl TcpOptions {
                 ),
             ));
         }
-        let dctcp = matches!(cc_config, CcConfig::Dctcp(_));
-        if dctcp && g.ecn == Some(false) {
-            // RFC 8257 §3: the marked fraction is the only congestion signal DCTCP reads early.
-            return Err(ScenarioError::new(
-                format!("{path}.ecn"),
-                "false is not possible with cc = \"dctcp\": DCTCP reads the fraction of ECN-marked segments (RFC 8257); leave ecn out".to_string(),
-            ));
-        }
         let mut config = resolve(g, mss, recovery, profile);
-        if dctcp {
-            // A `dctcp` flow is ECN-capable and its receiver echoes marks as RFC 8257 §3.2 says.
-            config.ecn = true;
-            config.ecn_feedback = EcnFeedback::Dctcp;
-        }
+        require_what_the_algorithm_reads(&cc_config, g, path, &mut config)?;
         check(g, &config, path, app)?;
         Ok(TcpOptions {
             stack,
@@ -208,6 +196,53 @@ fn resolve(g: &RawFlowGroup, mss: Bytes, recovery: Recovery, profile: Profile) -
         // The profile's own: timer bounds, dupthresh and the ECN details.
         ..defaults
     }
+}
+
+/// Switches on what an algorithm cannot work without, refusing the group's key that turns it
+/// off: DCTCP reads the fraction of ECN-marked segments (RFC 8257), its receiver echoing each
+/// segment's mark (§3.2); LEDBAT and TCP-LP read the one-way delay from timestamps (RFC 6817
+/// §3.1, Linux `tcp_lp.c`).
+fn require_what_the_algorithm_reads(
+    cc: &CcConfig,
+    g: &RawFlowGroup,
+    path: &str,
+    config: &mut TcpConfig,
+) -> Result<(), ScenarioError> {
+    let (key, off, why) = match cc {
+        CcConfig::Dctcp(_) => {
+            config.ecn = true;
+            config.ecn_feedback = EcnFeedback::Dctcp;
+            (
+                "ecn",
+                g.ecn == Some(false),
+                "dctcp\": DCTCP reads the fraction of ECN-marked segments (RFC 8257)",
+            )
+        }
+        CcConfig::Ledbat(_) => {
+            config.timestamps = true;
+            (
+                "timestamps",
+                g.timestamps == Some(false),
+                "ledbat\": LEDBAT measures the one-way delay from timestamps (RFC 6817)",
+            )
+        }
+        CcConfig::Lp(_) => {
+            config.timestamps = true;
+            (
+                "timestamps",
+                g.timestamps == Some(false),
+                "lp\": TCP-LP measures the one-way delay from timestamps (Linux tcp_lp.c)",
+            )
+        }
+        _ => return Ok(()),
+    };
+    if off {
+        return Err(ScenarioError::new(
+            format!("{path}.{key}"),
+            format!("false is not possible with cc = \"{why}; leave {key} out"),
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses the resolved initial window and the sizes `g` sets when out of range, or too small

@@ -32,7 +32,7 @@ use super::scoreboard::{LatestSent, Sacked, Scoreboard};
 use super::sqm::Sqm;
 use super::timers::{self, Timers};
 use crate::app::AppSource;
-use crate::cc::{AckSample, AnyCc, CcState, RateSample};
+use crate::cc::{AckFeedback, AckSample, AckTimestamps, AnyCc, CcState, RateSample};
 use crate::net::packet::Packet;
 use crate::time::{SimDuration, SimTime};
 use crate::transport::{Addr, Probe, Transport};
@@ -407,7 +407,8 @@ impl TcpSender {
         Some(pkt)
     }
 
-    fn on_ack(&mut self, now: SimTime, a: &TcpAck) {
+    /// An acceptable ACK `a`, which the receiver sent at `sent_at` (its TSval's instant).
+    fn on_ack(&mut self, now: SimTime, a: &TcpAck, sent_at: SimTime) {
         let (ack, ece) = (a.ack, a.ece);
         let prev_una = self.sb.una();
         let prior_in_flight = self.st.in_flight;
@@ -426,7 +427,6 @@ impl TcpSender {
         self.st.snd_una = self.sb.una();
         let acked = cum.delivered + sacked.segments;
         self.st.delivered += acked;
-        self.cc.on_ack_feedback(&mut self.st, acked, ece);
         // The latest clean send time gives the RTT of the segment that triggered this ACK;
         // without one (Karn), the timestamp echo of an ACK of new data (Linux tcp_ack_update_rtt).
         let echo_rtt = || a.tsecr.filter(|_| ack > prev_una).map(|ts| ts_echo_rtt(now, ts));
@@ -434,6 +434,9 @@ impl TcpSender {
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
         }
+        let ts = a.tsecr.map(|tsecr| AckTimestamps { tsval: ts_clock(sent_at), tsecr });
+        let fb = AckFeedback { now, acked, ece, rtt, ts };
+        self.cc.on_ack_feedback(&mut self.st, &fb);
         let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
         let (recovery, cx) = self.recovery_and_connection();
         let AckStep { restart_rto, entered_recovery } =
@@ -497,7 +500,7 @@ impl Transport for TcpSender {
                 if a.ack < self.sb.una() || a.ack > self.sb.high_tx() {
                     return;
                 }
-                self.on_ack(now, a);
+                self.on_ack(now, a, pkt.sent_at);
                 self.arm_probe_or_rto(now);
             }
             Header::TcpSyn { reply: true, tsecr, .. } => self.on_syn_ack(now, tsecr),
