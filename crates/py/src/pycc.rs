@@ -182,6 +182,10 @@ impl CongestionControl for PyCc {
         }
     }
 
+    fn wants_ack_feedback(&self) -> bool {
+        self.hooks.on_ack_feedback
+    }
+
     fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
         if self.hooks.on_ack_feedback {
             let (acked, ece, now) = (fb.acked, fb.ece, fb.now.as_secs_f64());

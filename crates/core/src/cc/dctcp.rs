@@ -97,6 +97,10 @@ impl CongestionControl for Dctcp {
         reno_cong_avoid(st, ack.acked);
     }
 
+    fn wants_ack_feedback(&self) -> bool {
+        true
+    }
+
     fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
         self.delivered += fb.acked;
         if fb.ece {

@@ -156,6 +156,10 @@ impl CongestionControl for Ledbat {
         "ledbat"
     }
 
+    fn wants_ack_feedback(&self) -> bool {
+        true
+    }
+
     fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
         // The window before this ACK's segments leave the flight (RFC 6817: `flightsize` is
         // reduced after the window update).

@@ -109,6 +109,10 @@ impl CongestionControl for Lp {
         "lp"
     }
 
+    fn wants_ack_feedback(&self) -> bool {
+        true
+    }
+
     fn on_ack_feedback(&mut self, st: &mut CcState, fb: &AckFeedback) {
         let Some(ts) = fb.ts else { return };
         let now = ms(fb.now);

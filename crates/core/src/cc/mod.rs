@@ -201,6 +201,11 @@ pub trait CongestionControl {
     /// `in_ack_event`): what it delivered, its ECN-Echo (DCTCP's marked fraction is counted
     /// here) and its one-way delay (LEDBAT's and TCP-LP's signal).
     fn on_ack_feedback(&mut self, _st: &mut CcState, _fb: &AckFeedback) {}
+    /// Whether the algorithm reads `on_ack_feedback`: the sender builds the feedback (and
+    /// calls) only when it does, so an algorithm that overrides it must say so here.
+    fn wants_ack_feedback(&self) -> bool {
+        false
+    }
     /// A data segment was sent.
     fn on_sent(&mut self, _st: &mut CcState, _now: SimTime) {}
     /// Every acceptable ACK, recovery or not, after the transport processed it: the

@@ -298,6 +298,9 @@ impl TcpReceiver {
         self.ece = ce;
     }
 
+    /// Inlined into `poll_transmit`, so that the packet is built where the engine stores it
+    /// (`Endpoint::transmit_into`), not in a temporary copied out.
+    #[inline(always)]
     fn packet(&self, now: SimTime, size: u32, header: Header) -> Packet {
         Packet {
             flow: self.addr.flow,

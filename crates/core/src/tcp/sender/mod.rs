@@ -81,6 +81,8 @@ pub struct TcpSender {
     /// burst ends (`poll_transmit` returning `None`), as Linux's tcp_write_xmit schedules it
     /// after its loop, not after each segment (RACK only).
     probe_after_burst: bool,
+    /// The algorithm reads every ACK's feedback (`CongestionControl::wants_ack_feedback`).
+    ack_feedback: bool,
     /// The three-way handshake, when configured (`handshake.rs`).
     handshake: Option<Handshake>,
     /// The loss-recovery state machine (`recovery.rs`): its hot fields end the hot part, its
@@ -106,7 +108,9 @@ impl TcpSender {
         let st = CcState::new(cfg.initial_cwnd, cfg.initial_ssthresh, cfg.mss);
         let rtt = RttEstimator::new(RtoConfig::from(&*cfg));
         let rate = RateSampling::new(cc.inner().wants_rate_samples());
+        let ack_feedback = cc.inner().wants_ack_feedback();
         TcpSender {
+            ack_feedback,
             addr,
             cc,
             st,
@@ -434,9 +438,10 @@ impl TcpSender {
         if let Some(r) = rtt {
             self.on_rtt_sample(now, r);
         }
-        let ts = a.tsecr.map(|tsecr| AckTimestamps { tsval: ts_clock(sent_at), tsecr });
-        let fb = AckFeedback { now, acked, ece, rtt, ts };
-        self.cc.on_ack_feedback(&mut self.st, &fb);
+        if self.ack_feedback {
+            let ts = a.tsecr.map(|tsecr| AckTimestamps { tsval: ts_clock(sent_at), tsecr });
+            self.cc.on_ack_feedback(&mut self.st, &AckFeedback { now, acked, ece, rtt, ts });
+        }
         let newly_lost = self.rack_detect_loss(now, LatestSent::later(cum.latest, sacked.latest));
         let (recovery, cx) = self.recovery_and_connection();
         let AckStep { restart_rto, entered_recovery } =
@@ -602,6 +607,7 @@ mod tests {
         /// Swaps in another congestion controller before the connection starts.
         pub(in crate::tcp) fn replace_cc(&mut self, cc: AnyCc) {
             self.rate = RateSampling::new(cc.inner().wants_rate_samples());
+            self.ack_feedback = cc.inner().wants_ack_feedback();
             self.cc = cc;
         }
     }
