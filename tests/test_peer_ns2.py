@@ -162,7 +162,7 @@ def test_a_single_backend_that_refuses_is_an_error_line() -> None:
     assert out.returncode == 2
     assert out.stderr.strip().splitlines()[-1:] == ["error: flows[0].cc: 'bbr' is not in ns-2.35 (its stock agents and TCP-Linux's "
                                                "Linux 2.6.22 modules: reno, cubic@linux-2.6.22, scalable@linux-2.6.22, bic, "
-                                               "highspeed, htcp, hybla, illinois@linux-2.6.22, vegas, veno, westwood, yeah)"]
+                                               "highspeed, htcp, hybla, illinois@linux-2.6.22, vegas, veno, westwood, yeah, lp)"]
 
 
 def test_unknown_backend_is_refused() -> None:
