@@ -284,7 +284,8 @@ impl TcpSender {
             size,
             sent_at: now,
             ce: false,
-            // RFC 3168 §6.1.5: retransmissions are not ECT; CWR goes on the first new segment.
+            // RFC 3168 §6.1.5: retransmissions are not ECT (DCTCP's are, as Linux's); CWR goes
+            // on the first new segment.
             header: Header::TcpData {
                 seq,
                 len,
