@@ -13,8 +13,9 @@ One case per code block, named `file:line` (the line of the opening fence):
   compared; a line `...` stands for any number of lines. An output starting with `error:` is
   what the command prints on stderr, exiting with status 2.
 - ```toml blocks with `[topology]`, `[[flows]]` or `[[background]]` are checked by `ccarena
-  validate`; a fragment without `duration`, `[topology]` or `[[flows]]` is completed with a small
-  base scenario first. Other TOML is left alone.
+  validate` (a `same as PATH` block as that file, in its place); a fragment without `duration`,
+  `[topology]` or `[[flows]]` is completed with a small base scenario first. Other TOML is left
+  alone.
 - Every path of the repository a page names (`crates/...`, `python/...`, `tests/...`, `tools/...`,
   `scenarios/...`, `docs/...`, and relative links) exists.
 
@@ -211,8 +212,13 @@ def check_scenario(block: Block, cwd: Path) -> None:
         text += '\n[topology]\nkind = "dumbbell"\nbottleneck_rate = "10Mbps"\nbottleneck_delay = "10ms"\n'
     if "flows" not in keys:
         text += '\n[[flows]]\ncc = "reno"\n'
-    (cwd / "block.toml").write_text(text)
-    out = subprocess.run([str(VENV_BIN / "ccarena"), "validate", "block.toml"], cwd=cwd,
+    target = "block.toml"
+    if (path := block.directive("same as")) is not None:
+        # That file, equal to the block, where its relative names (trace files) are found.
+        target = str(REPO / path)
+    else:
+        (cwd / "block.toml").write_text(text)
+    out = subprocess.run([str(VENV_BIN / "ccarena"), "validate", target], cwd=cwd,
                          capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
     assert out.returncode == 0 and out.stdout.startswith("ok: "), f"{block.id}:\n{text}\n{out.stderr}"
 

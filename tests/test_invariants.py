@@ -55,8 +55,11 @@ import pytest
 
 import ccarena
 
-#: "step" is DropTail marking ECN from half a BDP waiting (DCTCP's switch, docs/queues.md).
-QUEUES = ("droptail", "red", "step")
+#: "step" is DropTail marking ECN from half a BDP waiting (DCTCP's switch, docs/queues.md);
+#: "halving" is DropTail on a bottleneck whose `schedule` halves its rate at 12 s (its buffer,
+#: one BDP before, is two after: the utilisation argument holds on either side of the change).
+QUEUES = ("droptail", "red", "step", "halving")
+HALVING_AT_S = 12.0
 STACKS = ("linux", "ns2", "rfc")
 TCP_CCS = tuple(a.name for a in ccarena.algorithms() if a.protocol == "tcp")
 DCCP_CCS = tuple(a.name for a in ccarena.algorithms() if a.protocol == "dccp")
@@ -112,7 +115,7 @@ def scenario(p: Point) -> dict[str, Any]:
     base_ms = rng.choice((20, 40, 60))
     rtts = [base_ms * (1.0 + (rng.uniform(0.5, 2.0) if p.rtts == "unequal" and i else 0.0)) for i in range(p.flows)]
     bdp_pkts = rate_mbps * 1e6 * max(rtts) / 1000 / 8 / 1500
-    if p.queue in ("droptail", "step"):
+    if p.queue in ("droptail", "step", "halving"):
         buffer_pkts = max(8, round(bdp_pkts))
         queue: dict[str, Any] = {"kind": "droptail", "limit": f"{buffer_pkts}pkt"}
         if p.queue == "step":
@@ -132,13 +135,16 @@ def scenario(p: Point) -> dict[str, Any]:
             # not fit these links; a quarter of the buffer per flow does.
             flow["cc_params"] = {"alpha": max(2.0, buffer_pkts / (4 * p.flows))}
         flows.append(flow)
+    topology: dict[str, Any] = {"kind": "dumbbell", "bottleneck_rate": f"{rate_mbps}Mbps", "bottleneck_delay": f"{base_ms / 4:.1f}ms", "queue": queue}
+    if p.queue == "halving":
+        topology["schedule"] = [{"at": f"{HALVING_AT_S}s", "rate": f"{rate_mbps / 2}Mbps"}]
     return {
         "name": str(p),
         "duration": f"{DURATION_S}s",
         "warmup": f"{WARMUP_S}s",
         "seed": rng.randrange(1, 2**32),
         "stack": p.stack,
-        "topology": {"kind": "dumbbell", "bottleneck_rate": f"{rate_mbps}Mbps", "bottleneck_delay": f"{base_ms / 4:.1f}ms", "queue": queue},
+        "topology": topology,
         "flows": flows,
     }
 
@@ -180,7 +186,8 @@ def check(p: Point) -> None:
         return
     links = r.links.set_index("link")
     util = float(links.loc["bottleneck", "utilisation"])
-    rate = float(links.loc["bottleneck", "rate_bps"])
+    # What the link offered after the warm-up (a halving link: its mean rate there).
+    rate = float(links.loc["bottleneck", "meas_rate_bps"])
     f = r.flows
     where = f"{p} ({sc['topology']['bottleneck_rate']}, rtts {[x['rtt'] for x in sc['flows']]})"
     # Conservation holds everywhere, whatever the algorithm does.

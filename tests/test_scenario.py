@@ -134,7 +134,7 @@ def test_core_errors_are_raised_as_the_package_scenario_error() -> None:
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("topology.queu=1", "topology.queu: unknown field `queu`, expected one of `bottleneck_rate`, `bottleneck_delay`, `access_rate`, `access_delay`, `kind`, `queue`, `access_queue`, `loss`; did you mean `queue`?"),
+        ("topology.queu=1", "topology.queu: unknown field `queu`, expected one of `bottleneck_rate`, `bottleneck_delay`, `access_rate`, `access_delay`, `kind`, `queue`, `access_queue`, `loss`, `schedule`, `bottleneck_trace`; did you mean `queue`?"),
         ("durtion=1s", "durtion: unknown field `durtion`, expected one of `name`, `duration`, `seed`, `sample_interval`, `warmup`, `topology`, `flows`, `background`, `jitter`, `stack`; did you mean `duration`?"),
         ("flows[0].cc=nan", 'flows[0].cc: unknown congestion control "nan": expected one of reno, cubic, bic, highspeed, scalable, htcp, hybla, illinois, vegas, veno, westwood, yeah, lp, fast, compound, libra, dctcp, ledbat, bbr, newreno'),
     ],

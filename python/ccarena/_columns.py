@@ -80,8 +80,11 @@ def link_columns(raw: Mapping[str, Sequence[Any]]) -> Columns:
     if "meas_tx_bytes" not in cols:
         cols["utilisation"] = np.zeros(0)
         return cols
+    # What the link could send in the window; results stored before the column was added have
+    # fixed links only, whose rate it is.
+    capacity = cols["meas_rate_bps"] if "meas_rate_bps" in cols else cols["rate_bps"]
     cols["utilisation"] = np.atleast_1d(
-        metrics.utilisation(_floats(cols["meas_tx_bytes"]), _floats(cols["rate_bps"]), _floats(cols["meas_duration_s"]))
+        metrics.utilisation(_floats(cols["meas_tx_bytes"]), _floats(capacity), _floats(cols["meas_duration_s"]))
     )
     return cols
 

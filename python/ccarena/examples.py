@@ -65,13 +65,16 @@ def resolve(text: str) -> Path:
 
 #: An experiment's `base = "..."` line (bundled experiments name their base scenario so).
 _BASE_LINE = re.compile(r'^(base\s*=\s*)"([^"]+)"', re.M)
+#: A link's delivery trace, named relative to the scenario (docs/topologies.md).
+_TRACE_KEY = re.compile(r'\b(?:bottleneck_)?trace\s*=\s*"([^"]+)"')
 
 
 def copy(name: str, directory: Path) -> list[Path]:
     """Writes the bundled example ``name`` into ``directory`` (created if needed) and returns the
     files written, the example first; an existing file is not overwritten. An experiment comes
     with its base scenario, written beside it and named by its file name in the copy's ``base``,
-    so that the copy runs (a base already there with the same text is kept)."""
+    and a scenario with the trace files it names, under the same relative names, so that the copy
+    runs (such a file already there with the same text is kept)."""
     source = find(name)
     if source is None:
         raise ArgumentError(f"{name}: no bundled example of that name (`ccarena examples` lists them)")
@@ -83,10 +86,13 @@ def copy(name: str, directory: Path) -> list[Path]:
         base_source = (source.parent / base.group(2)).resolve()
         files[directory / base_source.name] = base_source.read_text(encoding="utf-8")
         files[target] = _BASE_LINE.sub(lambda m: f'{m.group(1)}"{base_source.name}"', text, count=1)
+    for trace in _TRACE_KEY.findall(text):
+        if not Path(trace).is_absolute():
+            files[directory / trace] = (source.parent / trace).read_text(encoding="utf-8")
     for path, content in files.items():
         if path.exists() and not (path != target and path.read_text(encoding="utf-8") == content):
             raise ArgumentError(f"{path}: already exists; not overwritten")
-    directory.mkdir(parents=True, exist_ok=True)
     for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
     return list(files)

@@ -155,7 +155,22 @@ def _load_file(path: Path) -> dict[str, Any]:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise ScenarioError(f"{path}: not UTF-8 text") from None
-    return _parse_toml(text, str(path))
+    return _traces_beside(_parse_toml(text, str(path)), path.parent)
+
+
+def _traces_beside(doc: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """The scenario with its trace files' relative names made relative to ``folder``, the
+    scenario file's, so that a scenario and its traces move together (docs/topologies.md)."""
+    topology = doc.get("topology")
+    if not isinstance(topology, dict):
+        return doc
+    holders = [topology, *(lk for lk in topology.get("links", ()) if isinstance(lk, dict))]
+    for holder in holders:
+        for key in ("bottleneck_trace", "trace"):
+            name = holder.get(key)
+            if isinstance(name, str) and not Path(name).expanduser().is_absolute():
+                holder[key] = str(folder / name)
+    return doc
 
 
 def parse_override_value(text: str, what: str = "override value") -> Any:

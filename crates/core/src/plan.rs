@@ -101,6 +101,7 @@ pub const LINK_COLUMNS: &[&str] = &[
     "marked_pkts",
     "sq_sent_pkts",
     "meas_duration_s",
+    "meas_rate_bps",
 ];
 
 /// The columns of a run's `link_series` table.

@@ -23,6 +23,8 @@ pub enum StreamKind {
     Queue = 4,
     /// Scenario `jitter`: flow start and link delay offsets.
     Jitter = 5,
+    /// A link's `schedule` of random loss.
+    LinkSchedule = 6,
 }
 
 /// SplitMix64 step (Steele, Lea, Flood 2014): used only to expand seeds.

@@ -92,9 +92,19 @@ def _refuse_common(valid: dict[str, Any], peer: str) -> None:
         raise PeerError(f"background: aggregate background traffic is simulator-only; {peer} cannot run it")
     if valid.get("jitter"):
         raise PeerError(f"jitter: {peer} has no per-packet jitter; set jitter = false to compare like with like")
+    _refuse_varying_links(valid["topology"], peer)
     for i, group in enumerate(valid["flows"]):
         if str(group.get("cc", "")).startswith("py:"):
             raise PeerError(f"flows[{i}].cc: {group['cc']!r} is written in Python and runs only in the simulator")
+
+
+def _refuse_varying_links(topo: dict[str, Any], peer: str) -> None:
+    """Links that follow a schedule or a trace run in the simulator only."""
+    holders = [("topology", topo), *((f"topology.links[{i}]", lk) for i, lk in enumerate(topo.get("links", ())))]
+    for where, holder in holders:
+        for key in ("schedule", "bottleneck_trace", "trace"):
+            if holder.get(key):
+                raise PeerError(f"{where}.{key}: links that follow a schedule or a trace are simulator-only; {peer} runs fixed links")
 
 
 def _queue(text: str, name: str, peer: str) -> dict[str, Any]:

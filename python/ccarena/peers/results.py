@@ -113,6 +113,7 @@ def _link_row(plan_row: dict[str, Any], raw: dict[str, Any], meta: dict[str, Any
         "early_dropped_pkts": NAN, "marked_pkts": _num(final["marked_pkts"]) if "marked_pkts" in final else NAN,
         "sq_sent_pkts": 0,
         "meas_duration_s": window,
+        "meas_rate_bps": float(plan_row["rate_bps"]),
     }
 
 

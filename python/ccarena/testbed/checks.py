@@ -77,6 +77,9 @@ def refuse_unsupported(doc: dict[str, Any]) -> None:
         raise TestbedError(f"topology.queue.kind: {queue['kind']!r} cannot run on the testbed: {why}")
     if topo.get("loss"):
         raise TestbedError("topology.loss: artificial loss needs netem, which this kernel does not have")
+    for key in ("schedule", "bottleneck_trace"):
+        if topo.get(key):
+            raise TestbedError(f"topology.{key}: links that follow a schedule or a trace are simulator-only; the testbed runs a fixed bottleneck")
     if doc.get("background"):
         raise TestbedError("background: aggregate background traffic is not supported by the testbed")
     algos = available_algorithms()

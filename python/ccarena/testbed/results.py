@@ -148,7 +148,7 @@ def _links(plan_links: Any, queues: list[dict[str, Any]], meta: dict[str, Any]) 
             "mean_queue_pkts": float(np.mean(qlen)) if qlen else NAN,
             "max_queue_pkts": max(qlen) if qlen else NAN,
             "early_dropped_pkts": 0, "marked_pkts": 0, "sq_sent_pkts": 0,
-            "meas_duration_s": duration - warmup,
+            "meas_duration_s": duration - warmup, "meas_rate_bps": float(plan["rate_bps"]),
         })
     return links, series
 

@@ -52,8 +52,11 @@ pub(crate) fn prepare_links(links: &mut [Link], node_count: usize, feeders: Feed
     let mut shares: Vec<Vec<(LinkId, u32)>> = vec![Vec::new(); n_links];
     for fed in (0..n_links as u32).map(LinkId) {
         let Some(from) = feeders.of(fed) else { continue };
-        let shortest =
-            from.iter().map(|f| links[f.0 as usize].delay).min().expect("a fed link has a feeder");
+        let shortest = from
+            .iter()
+            .map(|f| links[f.0 as usize].shortest_delay())
+            .min()
+            .expect("a fed link has a feeder");
         links[fed.0 as usize].set_fed(from.len(), shortest);
         for (slot, f) in from.iter().enumerate() {
             links[f.0 as usize].feeds = true;

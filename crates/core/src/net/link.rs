@@ -1,11 +1,12 @@
 //! A link direction: a buffer with a queue discipline, a serialiser of fixed rate, and a
-//! propagation pipe of fixed delay.
+//! propagation pipe of fixed delay, or a serialiser and pipe that follow a schedule or a
+//! delivery trace (`net::varying`).
 //!
 //! ```text
 //! arrive ─► loss model ─► queue discipline ─► FIFO buffer ─► serialiser (rate) ─► pipe (delay) ─► next node
 //! ```
-//! The buffer is FIFO and the rate fixed, so when a packet is admitted its whole future on the
-//! link is known: it starts serialisation when the packets ahead of it are done, and reaches the
+//! The buffer is FIFO and the rate fixed (or known ahead, for a varying link), so when a packet
+//! is admitted its whole future on the link is known: it starts serialisation when the packets ahead of it are done, and reaches the
 //! far end `delay` after its last bit. The link therefore puts every admitted packet straight
 //! into its pipe with that arrival instant, and the engine needs one event per packet hop (the
 //! arrival at the far end), not two. The buffer's state at any instant (who is waiting, who is
@@ -24,6 +25,7 @@ use super::inbound::{Inbound, Incoming};
 use super::loss::LossModel;
 use super::queue::{Admit, Arriving, Occupancy, QueueDisc};
 use super::ring::Ring;
+use super::varying::Varying;
 use crate::net::packet::LinkId;
 use crate::net::packet::{HopView, NodeId, Packet, PktId};
 use crate::rng::Rng;
@@ -149,6 +151,8 @@ pub struct Link {
     // Third line: admission.
     disc: QueueDisc,
     loss: Option<Box<LossModel>>,
+    /// A schedule or a trace the serialiser and the pipe follow instead of `rate` and `delay`.
+    varying: Option<Box<Varying>>,
     /// Scenario `jitter`: each packet's propagation takes up to this much longer, drawn per
     /// packet (order kept).
     delay_jitter: Option<Box<(SimDuration, Rng)>>,
@@ -220,6 +224,7 @@ impl Link {
             last_tx: (0, SimDuration::ZERO),
             disc,
             loss: loss.map(Box::new),
+            varying: None,
             delay_jitter: None,
             lookahead: SimDuration::MAX,
             in_service_size: 0,
@@ -249,6 +254,27 @@ impl Link {
     pub fn with_delay_jitter(mut self, max: SimDuration, rng: Rng) -> Self {
         self.delay_jitter = (max > SimDuration::ZERO).then(|| Box::new((max, rng)));
         self
+    }
+
+    /// Makes the link follow a schedule or a trace; `rate` and `delay` stay its nominal ones
+    /// (the schedule's first step, the trace's mean rate).
+    pub fn with_varying(mut self, varying: Varying) -> Self {
+        self.varying = Some(Box::new(varying));
+        self
+    }
+
+    /// The shortest propagation delay the link ever has.
+    pub fn shortest_delay(&self) -> SimDuration {
+        self.varying.as_deref().map_or(self.delay, |v| v.shortest_delay(self.delay))
+    }
+
+    /// What the link can send per second between `from` and `to`, on average: its rate, unless
+    /// it follows a schedule or a trace.
+    pub fn mean_rate_bps(&self, from: SimTime, to: SimTime) -> f64 {
+        match self.varying.as_deref() {
+            Some(v) => v.capacity_bits(from, to) / to.saturating_since(from).as_secs_f64(),
+            None => self.rate.as_bps_f64(),
+        }
     }
 
     pub fn queue_description(&self) -> String {
@@ -282,6 +308,11 @@ impl Link {
         if let Some(loss) = &mut self.loss {
             if loss.drops(pkt) {
                 // As in seed 004 §5.3, where ns-2's error model discards at the router's queue.
+                return self.dropped(DropCause::Loss);
+            }
+        }
+        if let Some(v) = &mut self.varying {
+            if v.loses(now) {
                 return self.dropped(DropCause::Loss);
             }
         }
@@ -326,12 +357,18 @@ impl Link {
             self.waited_byte_ns += wait * hop.size as u128;
             start
         };
-        let done = start + self.tx_time(hop.size);
+        let (done, delay) = match self.varying.as_deref_mut() {
+            None => (start + self.tx_time(hop.size), self.delay),
+            Some(v) => {
+                let done = v.finish(now, start, hop.size);
+                (done, v.delay_at(done, self.delay))
+            }
+        };
         self.busy_until = done;
         let extra = self.delay_jitter.as_deref_mut().map_or(SimDuration::ZERO, |(max, rng)| {
             SimDuration::from_nanos(rng.uniform_range(0.0, max.as_nanos() as f64) as u64)
         });
-        let at = (done + self.delay + extra).max(self.last_arrival);
+        let at = (done + delay + extra).max(self.last_arrival);
         self.last_arrival = at;
         Admission { arrival: Arrival::Admitted { at }, marked, quench }
     }
@@ -556,6 +593,7 @@ mod tests {
             end!(last_tx),
             end!(disc),
             end!(loss),
+            end!(varying),
             end!(delay_jitter),
             end!(lookahead),
             end!(in_service_size),

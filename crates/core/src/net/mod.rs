@@ -1,5 +1,5 @@
-//! Network elements: packets, links, queues, loss models, nodes and routing, and forwarding
-//! packets across them (`forward`).
+//! Network elements: packets, links (of fixed rate, or following a schedule or a trace), queues,
+//! loss models, nodes and routing, and forwarding packets across them (`forward`).
 pub mod feeder;
 pub(crate) mod forward;
 pub mod icmp;
@@ -11,3 +11,6 @@ pub(crate) mod prefetch;
 pub mod queue;
 mod ring;
 pub mod routing;
+pub mod schedule;
+pub mod trace;
+pub mod varying;

@@ -485,6 +485,13 @@ impl Recorder {
         link_table.push("marked_pkts", lu(&|i| lc[i].marked_pkts));
         link_table.push("sq_sent_pkts", lu(&|i| lc[i].quench_pkts));
         link_table.push("meas_duration_s", Column::F64(vec![meas_ns * 1e-9; ln]));
+        // What the link could send in the window: its rate, or for a link following a schedule
+        // or a trace, its capacity there averaged (utilisation's denominator).
+        let warmup = SimTime::ZERO + scenario.warmup.0;
+        link_table.push(
+            "meas_rate_bps",
+            Column::F64(links.iter().map(|l| l.mean_rate_bps(warmup, end)).collect()),
+        );
         link_table
     }
 }

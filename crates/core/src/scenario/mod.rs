@@ -33,6 +33,7 @@ mod read;
 mod tcp_options;
 pub mod topology;
 pub mod units;
+pub mod varying;
 mod wiring;
 
 pub use app_spec::AppSpec;

@@ -8,6 +8,7 @@ use crate::net::link::Link;
 use crate::net::loss::LossModel;
 use crate::net::packet::{LinkId, NodeId};
 use crate::net::routing::Edge;
+use crate::net::varying::Varying;
 use crate::time::{Rate, SimDuration};
 
 /// Network under construction.
@@ -71,5 +72,18 @@ impl Net {
         }
         self.links.push(link);
         self.edges.push(Edge { id, from, to, delay });
+    }
+
+    /// Makes the link added last follow a schedule or a trace.
+    pub(crate) fn vary_last(&mut self, varying: Option<Varying>) {
+        if let Some(v) = varying {
+            let last = self.links.pop().expect("a link was added");
+            self.links.push(last.with_varying(v));
+        }
+    }
+
+    /// The id the next link added will have.
+    pub(crate) fn next_link_id(&self) -> u32 {
+        self.links.len() as u32
     }
 }

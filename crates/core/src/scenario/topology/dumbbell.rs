@@ -1,11 +1,13 @@
 //! The dumbbell: routers `left` and `right` joined by the bottleneck; flow i runs from `src{i}`
-//! to `dst{i}`, each on its own access links.
+//! to `dst{i}`, each on its own access links. The bottleneck may follow a `schedule` or a
+//! `bottleneck_trace` (`scenario::varying`), both directions.
 
 use super::{host_links, AccessQueueFrom, Core, HostLinkKeys, Topology};
 use crate::net::packet::NodeId;
 use crate::scenario::losses::{parse_loss, LossSpec};
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
+use crate::scenario::varying::{parse_schedule, parse_trace, rate_or_trace, varying, StepSpec};
 use crate::scenario::wiring::Net;
 use crate::scenario::{parse_rest_at, QueueSpec, ScenarioError};
 use crate::time::{Dur, SimDuration};
@@ -16,6 +18,7 @@ use serde_json::{Map, Value};
 /// is complete.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Dumbbell {
+    /// With a trace, the trace's long-run rate.
     pub bottleneck_rate: RateQ,
     pub bottleneck_delay: Dur,
     pub access_rate: RateQ,
@@ -26,12 +29,18 @@ pub struct Dumbbell {
     pub access_queue: QueueSpec,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    /// The bottleneck's rate, delay and loss from given instants on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<StepSpec>>,
+    /// The bottleneck's delivery opportunities (milliseconds, Mahimahi's format).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bottleneck_trace: Option<Vec<u32>>,
 }
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Raw {
-    bottleneck_rate: RateQ,
+    bottleneck_rate: Option<RateQ>,
     bottleneck_delay: Dur,
     access_rate: Option<RateQ>,
     access_delay: Option<Dur>,
@@ -46,12 +55,34 @@ impl Dumbbell {
             .map(|q| parse_queue(&q, "topology.access_queue"))
             .transpose()?;
         let loss = m.remove("loss").map(|l| parse_loss(&l, "topology.loss")).transpose()?;
+        let trace = m
+            .remove("bottleneck_trace")
+            .map(|t| parse_trace(&t, "topology.bottleneck_trace"))
+            .transpose()?;
+        let schedule = m.remove("schedule");
         let raw: Raw = parse_rest_at(
             &Value::Object(m),
             "topology",
-            &["kind", "queue", "access_queue", "loss"],
+            &["kind", "queue", "access_queue", "loss", "schedule", "bottleneck_trace"],
         )?;
-        let bottleneck = raw.bottleneck_rate.0;
+        let bottleneck = rate_or_trace(
+            raw.bottleneck_rate,
+            trace.as_deref(),
+            "topology.bottleneck_rate",
+            "bottleneck_trace",
+        )?;
+        let schedule = match (schedule, &trace) {
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    "topology.schedule",
+                    "the bottleneck follows bottleneck_trace: give a schedule or a trace, not both",
+                ))
+            }
+            (Some(s), None) => {
+                Some(parse_schedule(&s, "topology.schedule", bottleneck, raw.bottleneck_delay.0)?)
+            }
+            (None, _) => None,
+        };
         let links = host_links(
             Core { fastest: bottleneck, slowest: bottleneck, delay: raw.bottleneck_delay.0 },
             HostLinkKeys {
@@ -63,13 +94,15 @@ impl Dumbbell {
             AccessQueueFrom::CoreQueue,
         );
         Ok(Topology::Dumbbell(Dumbbell {
-            bottleneck_rate: raw.bottleneck_rate,
+            bottleneck_rate: RateQ(bottleneck),
             bottleneck_delay: raw.bottleneck_delay,
             access_rate: RateQ(links.access_rate),
             access_delay: Dur(links.access_delay),
             queue: links.queue,
             access_queue: links.access_queue,
             loss,
+            schedule,
+            bottleneck_trace: trace,
         }))
     }
 
@@ -84,8 +117,15 @@ impl Dumbbell {
         let right = net.router("right".into());
         let (rate, delay) = (self.bottleneck_rate.0, self.bottleneck_delay.0);
         let loss = self.loss.as_ref().map(|l| l.model(net.seed, 0));
-        net.link(Some("bottleneck".into()), (left, right), rate, delay, &self.queue, loss);
-        net.link(Some("bottleneck_rev".into()), (right, left), rate, delay, &self.queue, None);
+        let (steps, trace) = (self.schedule.as_deref(), self.bottleneck_trace.as_deref());
+        for (name, ends, loss) in
+            [("bottleneck", (left, right), loss), ("bottleneck_rev", (right, left), None)]
+        {
+            let lossy = name == "bottleneck";
+            let id = net.next_link_id();
+            net.link(Some(name.into()), ends, rate, delay, &self.queue, loss);
+            net.vary_last(varying(steps, trace, (rate, delay), lossy, (net.seed, id)));
+        }
         let access_rate = self.access_rate.0;
         let mut ends = Vec::new();
         for (i, access_delay) in access_delays.iter().enumerate() {

@@ -1,5 +1,6 @@
 //! A graph of named nodes, each link duplex with a queue per direction; flows run between the
-//! nodes `src` and `dst` they name (they have no host links of their own).
+//! nodes `src` and `dst` they name (they have no host links of their own). A link may follow a
+//! `schedule` or a `trace` (`scenario::varying`), both directions.
 
 use super::Topology;
 use crate::net::packet::NodeId;
@@ -7,6 +8,7 @@ use crate::net::queue::QueueLimit;
 use crate::scenario::losses::{parse_loss, LossSpec};
 use crate::scenario::queue::parse_queue;
 use crate::scenario::units::RateQ;
+use crate::scenario::varying::{parse_schedule, parse_trace, rate_or_trace, varying, StepSpec};
 use crate::scenario::wiring::Net;
 use crate::scenario::{limits, parse_at, parse_rest_at, QueueSpec, ScenarioError};
 use crate::time::Dur;
@@ -26,12 +28,22 @@ pub struct Graph {
 pub struct GraphLink {
     pub a: String,
     pub b: String,
+    /// With a trace, the trace's long-run rate. Read before the rest (`Graph::parse`).
+    #[serde(skip_deserializing, default = "rate_read_apart")]
     pub rate: RateQ,
     pub delay: Dur,
     #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub queue: Option<QueueSpec>,
     #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
     pub loss: Option<LossSpec>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Vec<StepSpec>>,
+    #[serde(skip_deserializing, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<u32>>,
+}
+
+fn rate_read_apart() -> RateQ {
+    RateQ(crate::time::Rate(0))
 }
 
 impl Graph {
@@ -98,7 +110,35 @@ impl Graph {
                 .transpose()?;
             let loss =
                 lm.remove("loss").map(|l| parse_loss(&l, &format!("{path}.loss"))).transpose()?;
-            let mut link: GraphLink = parse_rest_at(&Value::Object(lm), &path, &["queue", "loss"])?;
+            let trace = lm
+                .remove("trace")
+                .map(|t| parse_trace(&t, &format!("{path}.trace")))
+                .transpose()?;
+            let schedule = lm.remove("schedule");
+            let rate = lm
+                .remove("rate")
+                .map(|r| parse_at::<RateQ>(&r, &format!("{path}.rate")))
+                .transpose()?;
+            let rate = rate_or_trace(rate, trace.as_deref(), &format!("{path}.rate"), "trace")?;
+            let mut link: GraphLink = parse_rest_at(
+                &Value::Object(lm),
+                &path,
+                &["queue", "loss", "rate", "schedule", "trace"],
+            )?;
+            link.rate = RateQ(rate);
+            link.schedule = match (schedule, &trace) {
+                (Some(_), Some(_)) => {
+                    return Err(ScenarioError::new(
+                        format!("{path}.schedule"),
+                        "the link follows its trace: give a schedule or a trace, not both",
+                    ))
+                }
+                (Some(s), None) => {
+                    Some(parse_schedule(&s, &format!("{path}.schedule"), rate, link.delay.0)?)
+                }
+                (None, _) => None,
+            };
+            link.trace = trace;
             for (key, n) in [("a", &link.a), ("b", &link.b)] {
                 if !seen.contains(n.as_str()) {
                     return Err(ScenarioError::new(
@@ -146,8 +186,13 @@ impl Graph {
             let (a, b) = (id_of(&l.a), id_of(&l.b));
             let q = l.queue.as_ref().unwrap_or(&self.queue);
             let loss = l.loss.as_ref().map(|spec| spec.model(net.seed, net.links.len() as u32));
-            net.link(None, (a, b), l.rate.0, l.delay.0, q, loss);
-            net.link(None, (b, a), l.rate.0, l.delay.0, q, None);
+            let (steps, trace) = (l.schedule.as_deref(), l.trace.as_deref());
+            for (ends, loss) in [((a, b), loss), ((b, a), None)] {
+                let (lossy, id) = (ends == (a, b), net.next_link_id());
+                net.link(None, ends, l.rate.0, l.delay.0, q, loss);
+                let v = varying(steps, trace, (l.rate.0, l.delay.0), lossy, (net.seed, id));
+                net.vary_last(v);
+            }
         }
         ends.iter().map(|&(src, dst)| (id_of(src), id_of(dst))).collect()
     }
