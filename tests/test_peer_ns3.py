@@ -214,3 +214,18 @@ def test_tcpledbat_never_grows_its_window_in_congestion_avoidance(tmp_path: Path
     after = r.flow_series[r.flow_series.t_s > 5.0]
     assert after.cwnd_pkts.diff().max() <= 0.0
     assert after.srtt_s.mean() < 0.040 + 0.100 / 2
+
+
+def test_pie_holds_the_queue_ns3_s_pie_queue_disc_holds() -> None:
+    overrides = ['duration="30s"', *NS2]
+    path = SCENARIOS / "pie-four-reno.toml"
+    prog = json.loads(ns3.program(path, overrides=overrides))
+    q = prog["links"][0]["queue"]
+    assert (q["kind"], q["target_s"], q["tupdate_s"], q["alpha"], q["beta"], q["max_burst_s"]) == ("pie", 0.015, 0.015, 0.125, 1.25, 0.15)
+    sim, peer = api.run(path, overrides=overrides), ns3.run(path, overrides=overrides)
+    s, p = (r.links.set_index("link").loc["bottleneck"] for r in (sim, peer))
+    # Measured: 14.1 and 15.0 packets (ns-3's sojourn times leave out the device queue's packet,
+    # so it holds about one more), both links full.
+    assert abs(p["utilisation"] - s["utilisation"]) < 0.01
+    assert abs(p["mean_queue_pkts"] - s["mean_queue_pkts"]) < 0.15 * s["mean_queue_pkts"]
+    assert any(d.startswith("PIE: PieQueueDisc sees the queue disc") for d in peer.meta["peer"]["differences"])

@@ -183,6 +183,11 @@ mod tests {
                 let mut v: Value = toml::from_str(&text).unwrap();
                 v["duration"] = "1s".into();
                 v["warmup"] = "0s".into();
+                // A trace file is named relative to its scenario (the Python loader's rule).
+                if let Some(Value::String(t)) = v["topology"].get("bottleneck_trace").cloned() {
+                    let beside = p.parent().unwrap().join(t);
+                    v["topology"]["bottleneck_trace"] = beside.display().to_string().into();
+                }
                 let name = p.strip_prefix(root).unwrap().display().to_string();
                 let s = Scenario::from_value(&v).unwrap_or_else(|e| panic!("{name}: {e}"));
                 (name, s)

@@ -110,11 +110,15 @@ CASES: tuple[Case, ...] = (
     Case("step-marking", "two flows, the buffer marking ECN from 8 packets waiting (DCTCP's switch)",
          lambda cc: _scenario(f"{cc} step-marking", [_group(_label(cc), cc, count=2)],
                               queue={"kind": "droptail", "limit": "34pkt", "ecn_threshold": "8pkt"})),
+    Case("pie", "two flows, PIE with RFC 8033's parameters (15 ms target, 100 packets)",
+         lambda cc: _scenario(f"{cc} pie", [_group(_label(cc), cc, count=2)], queue={"kind": "pie", "limit": "100pkt"})),
 )
 #: DCCP rows: each CCID against Reno and two of it.
 DCCP_CASES = ("two-flows", "vs-reno")
 #: RED is one row (Reno): the queue, not the algorithm, is what it checks.
 RED_ALGORITHMS = ("reno",)
+#: PIE's rows: the loss-based algorithms it is usually shown with.
+PIE_ALGORITHMS = ("reno", "cubic")
 #: Algorithms made for a step-marking queue: that is their one row (without marks DCTCP is Reno).
 MARKING_ALGORITHMS = ("dctcp",)
 
@@ -159,6 +163,8 @@ def rows(only: str | None = None) -> list[Row]:
             if cc in DCCP_PARAMS and case.name not in DCCP_CASES:
                 continue
             if case.name == "red" and cc not in RED_ALGORITHMS:
+                continue
+            if case.name == "pie" and cc not in PIE_ALGORITHMS:
                 continue
             if (case.name == "step-marking") != (cc in MARKING_ALGORITHMS):
                 continue

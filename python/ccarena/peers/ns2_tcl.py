@@ -69,7 +69,8 @@ def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
 
 
 def refuse_queues(plan: dict[str, Any]) -> None:
-    """ns-2's RED is its own variant (`red.cc`): the paper's is refused, naming the link."""
+    """ns-2's RED is its own variant (`red.cc`): the paper's is refused, naming the link; ns-2.35
+    has no PIE."""
     for link in plan["links"]:
         q = link["queue"]
         if q["kind"] == "red" and q["variant"] != "ns2":
@@ -82,6 +83,8 @@ def refuse_queues(plan: dict[str, Any]) -> None:
         if q.get("ecn_threshold"):
             raise PeerError(f"link {link['name']}: ecn_threshold (step marking) is not mapped to ns-2, whose DropTail "
                             "never marks; remove it")
+        if q["kind"] == "pie":
+            raise PeerError(f"link {link['name']}: ns-2.35 has no PIE queue; compare PIE with ns-3")
 
 
 def _refuse_tcp(flow: dict[str, Any], group: dict[str, Any], where: str) -> None:

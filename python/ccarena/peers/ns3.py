@@ -91,6 +91,11 @@ RED_DIFFERENCES = (
     "lowered by one to match), so it exempts arrivals that find at most 2 packets waiting where ns-2's RED "
     "exempts those that find at most 1",
 )
+PIE_DIFFERENCES = (
+    "PIE: PieQueueDisc sees the queue disc, one packet less than the packets waiting (MaxSize lowered by one), "
+    "so its sojourn times leave out the last packet's wait in the device queue and it exempts arrivals that "
+    "find at most 3 packets waiting where the simulator exempts those that find at most 2",
+)
 ECN_DIFFERENCES = (
     "ECN: the reaction to ECN-Echo is ns-3's (EnterCwr: ssthresh from the congestion control, cwnd brought down "
     "by the recovery algorithm, no growth until the window sent before is acknowledged), not the stack profile's",
@@ -117,6 +122,8 @@ def _differences(prog: dict[str, Any]) -> list[str]:
     out = list(DIFFERENCES)
     if any(link["queue"]["kind"] == "red" for link in prog["links"]):
         out += RED_DIFFERENCES
+    if any(link["queue"]["kind"] == "pie" for link in prog["links"]):
+        out += PIE_DIFFERENCES
     if any(f["tcp"] and f["tcp"]["ecn"] for f in prog["flows"]):
         out += ECN_DIFFERENCES
     if any(f["protocol"] == "udp" for f in prog["flows"]):
@@ -278,6 +285,13 @@ def refuse(plan: dict[str, Any], valid: dict[str, Any]) -> None:
                                 "counts its thresholds in bytes); give the limit in packets")
             if q["limit"] < 2:
                 raise PeerError(f"link {link['name']}: a RED limit below 2 packets is not mapped to ns-3")
+        if q["kind"] == "pie":
+            if link["loss"]:
+                raise PeerError(f"link {link['name']}: loss on a PIE link is not mapped to ns-3 (it would act after "
+                                "PieQueueDisc, the simulator's acts before the queue)")
+            if q["unit"] != "pkt" or q["limit"] < 2:
+                raise PeerError(f"link {link['name']}: PIE is mapped to ns-3 with a limit of at least 2 packets (the "
+                                "device queue holds one of them); give the limit in packets")
     groups = valid["flows"]
     for flow in plan["flows"]:
         w = flow["where"]

@@ -58,6 +58,7 @@ RED_MEAN_PKTSIZE = 1000
 #: The simulator's link description: "droptail 34pkt", "red 100pkt th 5..15 max_p 0.1 wq 0.002
 #: [avpkt 500] gentle [ecn] [ns2]".
 _DROPTAIL = re.compile(r"^droptail (\d+)(pkt|B)(?: mark (\d+)(pkt|B))?$")
+_PIE = re.compile(r"^pie (\d+)(pkt|B) target (\S+) tupdate (\S+) alpha (\S+) beta (\S+) burst (\S+) mark (\S+) avpkt (\d+)( ecn)?$")
 _RED = re.compile(r"^red (\d+)(pkt|B) th ([0-9.e+-]+)\.\.([0-9.e+-]+) max_p ([0-9.e+-]+) wq ([0-9.e+-]+)((?: \w+)*)$")
 
 
@@ -126,6 +127,14 @@ def _queue(text: str, name: str, peer: str) -> dict[str, Any]:
             "min_th": float(m.group(3)), "max_th": float(m.group(4)), "max_p": float(m.group(5)), "wq": float(m.group(6)),
             "gentle": "gentle" in flags, "ecn": "ecn" in flags,
             "mean_pktsize": mean_pktsize, "variant": "ns2" if "ns2" in flags else "fj93",
+        }
+    m = _PIE.match(text)
+    if m:
+        return {
+            "kind": "pie", "limit": int(m.group(1)), "unit": m.group(2),
+            "target_s": units.seconds(m.group(3), f"link {name} target"), "tupdate_s": units.seconds(m.group(4), f"link {name} tupdate"),
+            "alpha": float(m.group(5)), "beta": float(m.group(6)), "max_burst_s": units.seconds(m.group(7), f"link {name} burst"),
+            "mark_ecn_th": float(m.group(8)), "mean_pktsize": int(m.group(9)), "ecn": bool(m.group(10)),
         }
     if text.endswith(" sq"):
         raise PeerError(f"link {name}: Source Quench is simulator-only; {peer} cannot send it")

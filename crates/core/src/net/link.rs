@@ -357,6 +357,7 @@ impl Link {
             self.waited_byte_ns += wait * hop.size as u128;
             start
         };
+        self.disc.on_admitted(now, start);
         let (done, delay) = match self.varying.as_deref_mut() {
             None => (start + self.tx_time(hop.size), self.delay),
             Some(v) => {

@@ -1,11 +1,13 @@
-//! Queue specifications: `queue = { kind = "droptail" | "red", ... }`, their validation (errors
+//! Queue specifications: `queue = { kind = "droptail" | "red" | "pie", ... }`, their validation (errors
 //! name the field path) and their construction into a link's [`QueueDisc`].
 
 use super::units::{Bytes, Limit};
 use super::{kind_of, parse_at, ScenarioError};
-use crate::net::queue::{DropTail, QueueDisc, QueueLimit, Red, RedConfig, RedMode, RedVariant};
+use crate::net::queue::{
+    DropTail, Pie, PieConfig, QueueDisc, QueueLimit, Red, RedConfig, RedMode, RedVariant,
+};
 use crate::rng::{Rng, StreamKind};
-use crate::time::{Rate, SimDuration};
+use crate::time::{Dur, Rate, SimDuration};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -22,6 +24,7 @@ pub enum QueueSpec {
         ecn_threshold: Option<Limit>,
     },
     Red(RedSpec),
+    Pie(PieSpec),
 }
 
 fn is_false(b: &bool) -> bool {
@@ -94,6 +97,52 @@ pub struct RedSpec {
     pub variant: RedVariant,
 }
 
+/// `kind = "pie"`: PIE (RFC 8033, see [`crate::net::queue::pie`]); every key but `limit` has
+/// the default of [`PieConfig`], RFC 8033's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PieSpec {
+    pub limit: Limit,
+    #[serde(default = "d_pie_target")]
+    pub target: Dur,
+    #[serde(default = "d_pie_tupdate")]
+    pub tupdate: Dur,
+    #[serde(default = "d_pie_alpha")]
+    pub alpha: f64,
+    #[serde(default = "d_pie_beta")]
+    pub beta: f64,
+    #[serde(default = "d_pie_max_burst")]
+    pub max_burst: Dur,
+    #[serde(default)]
+    pub ecn: bool,
+    #[serde(default = "d_pie_mark_ecn_th")]
+    pub mark_ecn_th: f64,
+    #[serde(default = "d_pie_mean_pktsize")]
+    pub mean_pktsize: Bytes,
+}
+
+fn d_pie_target() -> Dur {
+    Dur(PieConfig::default().target)
+}
+fn d_pie_tupdate() -> Dur {
+    Dur(PieConfig::default().tupdate)
+}
+fn d_pie_alpha() -> f64 {
+    PieConfig::default().alpha
+}
+fn d_pie_beta() -> f64 {
+    PieConfig::default().beta
+}
+fn d_pie_max_burst() -> Dur {
+    Dur(PieConfig::default().max_burst)
+}
+fn d_pie_mark_ecn_th() -> f64 {
+    PieConfig::default().mark_ecn_th
+}
+fn d_pie_mean_pktsize() -> Bytes {
+    Bytes(PieConfig::default().mean_pktsize as u64)
+}
+
 fn d_min_th() -> AutoOr {
     AutoOr::Value(RedConfig::default().min_th)
 }
@@ -129,6 +178,7 @@ impl QueueSpec {
         match self {
             QueueSpec::Droptail { limit, .. } => limit.0,
             QueueSpec::Red(r) => r.limit.0,
+            QueueSpec::Pie(p) => p.limit.0,
         }
     }
 
@@ -160,6 +210,20 @@ impl QueueSpec {
                 let rng = Rng::stream(seed, StreamKind::Queue, link as u64);
                 QueueDisc::Red(Box::new(Red::new(cfg, r.limit.0, rate, rng)))
             }
+            QueueSpec::Pie(p) => {
+                let cfg = PieConfig {
+                    target: p.target.0,
+                    tupdate: p.tupdate.0,
+                    alpha: p.alpha,
+                    beta: p.beta,
+                    max_burst: p.max_burst.0,
+                    ecn: p.ecn,
+                    mark_ecn_th: p.mark_ecn_th,
+                    mean_pktsize: p.mean_pktsize.0 as u32,
+                };
+                let rng = Rng::stream(seed, StreamKind::Queue, link as u64);
+                QueueDisc::Pie(Box::new(Pie::new(cfg, p.limit.0, rng)))
+            }
         }
     }
 }
@@ -183,7 +247,7 @@ impl RedSpec {
 }
 
 pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioError> {
-    let (kind, rest) = kind_of(v, path, &["droptail", "red"])?;
+    let (kind, rest) = kind_of(v, path, &["droptail", "red", "pie"])?;
     match kind.as_str() {
         "droptail" => {
             let p: DropTailParams = parse_at(&rest, path)?;
@@ -200,6 +264,11 @@ pub(crate) fn parse_queue(v: &Value, path: &str) -> Result<QueueSpec, ScenarioEr
             let r: RedSpec = parse_at(&rest, path)?;
             check_red(&r, path)?;
             Ok(QueueSpec::Red(r))
+        }
+        "pie" => {
+            let p: PieSpec = parse_at(&rest, path)?;
+            check_pie(&p, path)?;
+            Ok(QueueSpec::Pie(p))
         }
         _ => unreachable!("kind_of checked the kind"),
     }
@@ -218,6 +287,39 @@ fn check_ecn_threshold(k: QueueLimit, limit: QueueLimit, path: &str) -> Result<(
         format!("{path}.ecn_threshold"),
         format!("{k} is out of range: expected a backlog below the limit ({limit}), where marking can happen"),
     ))
+}
+
+fn check_pie(p: &PieSpec, path: &str) -> Result<(), ScenarioError> {
+    let bad = |key: &str, msg: String| Err(ScenarioError::new(format!("{path}.{key}"), msg));
+    for (key, d) in [("target", p.target), ("tupdate", p.tupdate)] {
+        if d.0 < SimDuration::from_micros(1) {
+            return bad(
+                key,
+                format!("{} is out of range: expected at least 1us (RFC 8033: 15ms)", d.0),
+            );
+        }
+    }
+    for (key, x, rfc) in [("alpha", p.alpha, 0.125), ("beta", p.beta, 1.25)] {
+        if !(x.is_finite() && (0.0..=1000.0).contains(&x)) {
+            return bad(
+                key,
+                format!("{x} is out of range: expected 0 to 1000 per second (RFC 8033: {rfc})"),
+            );
+        }
+    }
+    if !(0.0..=1.0).contains(&p.mark_ecn_th) {
+        return bad(
+            "mark_ecn_th",
+            format!("{} is not a probability: expected 0 to 1 (RFC 8033: 0.1)", p.mark_ecn_th),
+        );
+    }
+    if !(1..=65_535).contains(&p.mean_pktsize.0) {
+        return bad(
+            "mean_pktsize",
+            format!("{}B is out of range: expected 1B..65535B", p.mean_pktsize.0),
+        );
+    }
+    Ok(())
 }
 
 fn check_red(r: &RedSpec, path: &str) -> Result<(), ScenarioError> {

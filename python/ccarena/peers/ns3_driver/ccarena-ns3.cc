@@ -219,6 +219,31 @@ BuildLink(const json& spec, const std::map<std::string, uint32_t>& index, int64_
             "LinkBandwidth", DataRateValue(DataRate(uint64_t(rate))),
             "LinkDelay", TimeValue(NanoSeconds(std::llround(l.delay_s * 1e9))));
         l.qdisc = tch.Install(l.dev).Get(0);
+    }
+    else if (q["kind"] == "pie")
+    {
+        // PIE as RED above: the queue disc holds the packets waiting less the one in the device
+        // queue. RFC 8033's timestamps for the delay (no dequeue-rate estimator), its cap on the
+        // drop adjustment, no derandomisation: what the simulator's PIE does.
+        TrafficControlHelper tch;
+        tch.SetRootQueueDisc(
+            "ns3::PieQueueDisc",
+            "MaxSize", QueueSizeValue(QueueSize(std::to_string(limit - 1) + "p")),
+            "QueueDelayReference", TimeValue(Seconds(double(q["target_s"]))),
+            "Tupdate", TimeValue(Seconds(double(q["tupdate_s"]))),
+            "A", DoubleValue(q["alpha"]),
+            "B", DoubleValue(q["beta"]),
+            "MaxBurstAllowance", TimeValue(Seconds(double(q["max_burst_s"]))),
+            "UseEcn", BooleanValue(q["ecn"]),
+            "MarkEcnThreshold", DoubleValue(q["mark_ecn_th"]),
+            "MeanPktSize", UintegerValue(uint32_t(q["mean_pktsize"])),
+            "UseDequeueRateEstimator", BooleanValue(false),
+            "UseCapDropAdjustment", BooleanValue(true),
+            "UseDerandomization", BooleanValue(false));
+        l.qdisc = tch.Install(l.dev).Get(0);
+    }
+    if (l.qdisc)
+    {
         l.qdisc->TraceConnectWithoutContext("PacketsInQueue", MakeBoundCallback(&OnQdiscLen, &l));
         l.qdisc->TraceConnectWithoutContext("Drop", MakeBoundCallback(&OnQdiscDrop, &l));
     }

@@ -183,7 +183,7 @@ struct Link
     double delay_s = 0;
     Ptr<PointToPointNetDevice> dev; // the transmitting device (on src)
     Ptr<Queue<Packet>> devq;
-    Ptr<QueueDisc> qdisc; // RED only
+    Ptr<QueueDisc> qdisc; // RED or PIE
     Ptr<WaitingQueue> marking; // a drop-tail buffer that marks (ecn_threshold) only
     Loss loss;
     uint32_t ifindex = 0; // the src node's Ipv4 interface of dev

@@ -9,15 +9,19 @@
 //! |------------|---------------|-----------------------------------------------------------------|
 //! | DropTail   | `droptail.rs` | admit while the packet fits under the limit; optional ECN step mark |
 //! | RED        | `red.rs`      | early drop / ECN mark / Source Quench from an averaged queue    |
+//! | PIE        | `pie.rs`      | early drop / ECN mark with a probability steered by queue delay |
 //!
 //! Every discipline sees every arrival, including one that finds the link idle and goes straight
 //! to the serialiser (RED must update its average then, as in ns-2 and Linux); the buffer limit
-//! only applies to packets that must wait.
+//! only applies to packets that must wait. A discipline that reads queueing delays (PIE) is told,
+//! for each admitted packet, when it leaves the buffer (`on_admitted`).
 
 pub mod droptail;
+pub mod pie;
 pub mod red;
 
 pub use droptail::DropTail;
+pub use pie::{Pie, PieConfig};
 pub use red::{Red, RedConfig, RedMode, RedVariant};
 
 use crate::time::SimTime;
@@ -90,7 +94,7 @@ pub enum Admit {
     EnqueueQuenched,
     /// The buffer is full (tail drop).
     DropFull,
-    /// RED chose the packet for an early drop.
+    /// RED or PIE chose the packet for an early drop.
     DropEarly,
 }
 
@@ -99,6 +103,7 @@ pub enum Admit {
 pub enum QueueDisc {
     DropTail(DropTail),
     Red(Box<Red>),
+    Pie(Box<Pie>),
 }
 
 impl QueueDisc {
@@ -106,13 +111,22 @@ impl QueueDisc {
         match self {
             QueueDisc::DropTail(d) => d.admit(a),
             QueueDisc::Red(r) => r.admit(a),
+            QueueDisc::Pie(p) => p.admit(a),
+        }
+    }
+
+    /// The packet that arrived at `now` was admitted; it leaves the buffer at `start`.
+    #[inline]
+    pub fn on_admitted(&mut self, now: SimTime, start: SimTime) {
+        if let QueueDisc::Pie(p) = self {
+            p.on_admitted(now, start);
         }
     }
 
     /// The link finished a transmission and found the buffer empty at `now`.
     pub fn on_idle(&mut self, now: SimTime) {
         match self {
-            QueueDisc::DropTail(_) => {}
+            QueueDisc::DropTail(_) | QueueDisc::Pie(_) => {}
             QueueDisc::Red(r) => r.on_idle(now),
         }
     }
@@ -122,6 +136,7 @@ impl QueueDisc {
         match self {
             QueueDisc::DropTail(d) => d.source_quench,
             QueueDisc::Red(r) => r.config().source_quench,
+            QueueDisc::Pie(_) => false,
         }
     }
 
@@ -132,6 +147,7 @@ impl QueueDisc {
                 format!("droptail {}{mark}{}", d.limit, if d.source_quench { " sq" } else { "" })
             }
             QueueDisc::Red(r) => r.describe(),
+            QueueDisc::Pie(p) => p.describe(),
         }
     }
 }
