@@ -319,12 +319,14 @@ impl Link {
         self.catch_up(now);
         let link_idle = self.busy_until <= now;
         let occ = Occupancy { packets: self.buffer.len() as u64, bytes: self.buffer_bytes };
+        let starts = if link_idle { now } else { self.busy_until };
         let (marked, quench) = match self.disc.admit(&Arriving {
             now,
             occ,
             size: hop.size,
             ect: hop.ect,
             link_idle,
+            starts,
         }) {
             Admit::Enqueue => (false, None),
             Admit::EnqueueMarked => (true, None),
@@ -357,7 +359,6 @@ impl Link {
             self.waited_byte_ns += wait * hop.size as u128;
             start
         };
-        self.disc.on_admitted(now, start);
         let (done, delay) = match self.varying.as_deref_mut() {
             None => (start + self.tx_time(hop.size), self.delay),
             Some(v) => {

@@ -21,6 +21,7 @@ impl DropTail {
         DropTail { limit, source_quench: false, ecn_threshold: None }
     }
 
+    #[inline]
     pub fn admit(&self, a: &Arriving) -> Admit {
         if !(a.link_idle || self.limit.fits(a.occ, a.size)) {
             Admit::DropFull
@@ -45,6 +46,7 @@ mod tests {
             size,
             ect: false,
             link_idle: false,
+            starts: SimTime::ZERO,
         }
     }
 

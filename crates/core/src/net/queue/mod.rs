@@ -13,8 +13,9 @@
 //!
 //! Every discipline sees every arrival, including one that finds the link idle and goes straight
 //! to the serialiser (RED must update its average then, as in ns-2 and Linux); the buffer limit
-//! only applies to packets that must wait. A discipline that reads queueing delays (PIE) is told,
-//! for each admitted packet, when it leaves the buffer (`on_admitted`).
+//! only applies to packets that must wait. The buffer is FIFO, so an arrival already knows when
+//! it would leave the buffer (`Arriving::starts`), which a discipline that reads queueing delays
+//! (PIE) keeps.
 
 pub mod droptail;
 pub mod pie;
@@ -80,6 +81,9 @@ pub struct Arriving {
     /// Nothing is being serialised: the packet goes straight onto the wire if admitted, so the
     /// buffer limit does not apply to it.
     pub link_idle: bool,
+    /// When it would leave the buffer if admitted (`now` if the link is idle): the buffer is
+    /// FIFO, so this is fixed on arrival.
+    pub starts: SimTime,
 }
 
 /// The verdict on an arriving packet.
@@ -107,19 +111,12 @@ pub enum QueueDisc {
 }
 
 impl QueueDisc {
+    #[inline]
     pub fn admit(&mut self, a: &Arriving) -> Admit {
         match self {
             QueueDisc::DropTail(d) => d.admit(a),
             QueueDisc::Red(r) => r.admit(a),
             QueueDisc::Pie(p) => p.admit(a),
-        }
-    }
-
-    /// The packet that arrived at `now` was admitted; it leaves the buffer at `start`.
-    #[inline]
-    pub fn on_admitted(&mut self, now: SimTime, start: SimTime) {
-        if let QueueDisc::Pie(p) = self {
-            p.on_admitted(now, start);
         }
     }
 

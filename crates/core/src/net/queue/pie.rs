@@ -16,9 +16,9 @@
 //!   marked instead while p < `mark_ecn_th` (§5.1, 10 %).
 //! - The burst state machine and its 1.5 s reset are ns-3.37's (`pie-queue-disc.cc`).
 //!
-//! Updates and departures are replayed lazily at each arrival (`Pie::catch_up`): the link fixes
-//! when each admitted packet leaves the buffer when it admits it (`net::link`), and an update
-//! reads only departures before it, so every update sees what it would have seen at its instant.
+//! Updates and departures are replayed lazily at each arrival (`Pie::catch_up`): the buffer is
+//! FIFO, so an arrival knows when it would leave it (`Arriving::starts`), and an update reads
+//! only departures before it, so every update sees what it would have seen at its instant.
 
 use super::{Admit, Arriving, QueueLimit};
 use crate::rng::Rng;
@@ -127,18 +127,15 @@ impl Pie {
         if !(a.link_idle || self.limit.fits(a.occ, a.size)) {
             return Admit::DropFull;
         }
-        if !self.drops_early(a) {
+        let verdict = if !self.drops_early(a) {
             Admit::Enqueue
         } else if self.cfg.ecn && a.ect && self.drop_prob < self.cfg.mark_ecn_th {
             Admit::EnqueueMarked
         } else {
-            Admit::DropEarly
-        }
-    }
-
-    /// The link admitted the packet that arrived at `now`; it leaves the buffer at `start`.
-    pub fn on_admitted(&mut self, now: SimTime, start: SimTime) {
-        self.passing.push_back(Passing { arrival: now, start });
+            return Admit::DropEarly;
+        };
+        self.passing.push_back(Passing { arrival: a.now, start: a.starts });
+        verdict
     }
 
     /// RFC 8033 §4.1 `drop_early` (ns-3.37 `PieQueueDisc::DropEarly`).
@@ -340,9 +337,10 @@ mod tests {
                 size: 1500,
                 ect: false,
                 link_idle: false,
+                starts: now + SimDuration::from_millis(40),
             };
             match q.admit(&a) {
-                Admit::Enqueue => q.on_admitted(now, now + SimDuration::from_millis(40)),
+                Admit::Enqueue => {}
                 Admit::DropEarly => drops += 1,
                 other => panic!("{other:?}"),
             }
@@ -356,21 +354,21 @@ mod tests {
     #[test]
     fn a_packet_leaving_the_buffer_empty_reads_as_no_delay_and_idle_pie_rests() {
         let mut q = pie();
-        let a = |now| Arriving {
+        let a = |now, starts| Arriving {
             now,
             occ: Occupancy::default(),
             size: 1500,
             ect: false,
             link_idle: true,
+            starts,
         };
-        assert_eq!(q.admit(&a(ms(0))), Admit::Enqueue);
-        q.on_admitted(ms(0), ms(10));
+        assert_eq!(q.admit(&a(ms(0), ms(10))), Admit::Enqueue);
         // Nothing came behind it: when it leaves, the queue is empty.
-        assert_eq!(q.admit(&a(ms(20))), Admit::Enqueue);
+        assert_eq!(q.admit(&a(ms(20), ms(20))), Admit::Enqueue);
         assert_eq!(q.qdelay, SimDuration::ZERO);
-        q.on_admitted(ms(20), ms(20));
         // An hour idle: the updates are skipped, not replayed one by one, once nothing changes.
-        assert_eq!(q.admit(&a(SimTime::from_secs(3600))), Admit::Enqueue);
+        let hour = SimTime::from_secs(3600);
+        assert_eq!(q.admit(&a(hour, hour)), Admit::Enqueue);
         assert!(q.next_update > SimTime::from_secs(3600));
         assert_eq!(q.drop_prob, 0.0);
     }
@@ -388,6 +386,7 @@ mod tests {
             size: 1500,
             ect: true,
             link_idle: false,
+            starts: ms(41),
         };
         q.drop_prob = 0.099_999;
         let verdicts: Vec<_> = (0..200).map(|_| q.admit(&ect)).collect();

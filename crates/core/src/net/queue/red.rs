@@ -371,6 +371,7 @@ mod tests {
             size,
             ect,
             link_idle: false,
+            starts: SimTime::ZERO,
         }
     }
 
@@ -592,6 +593,7 @@ mod tests {
                 size,
                 ect: false,
                 link_idle: false,
+                starts: SimTime::ZERO,
             };
             if r.admit(&a) == Admit::DropEarly {
                 drops[(i % 2) as usize] += 1;
