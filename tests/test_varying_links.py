@@ -128,3 +128,14 @@ def test_the_peers_refuse_varying_links_in_one_line(peer: str, scenario: str) ->
     message = str(info.value)
     assert message.startswith(("topology.schedule: ", "topology.bottleneck_trace: ")), message
     assert f"{peer} runs fixed links" in message
+
+
+def test_the_topology_says_which_links_vary() -> None:
+    from ccarena import api, topology
+
+    desc = api.topology(REPO / "scenarios" / "cellular-trace.toml")
+    varies = {lk["name"]: lk["varies"] for lk in desc["links"]}
+    assert varies["bottleneck"] == varies["bottleneck_rev"] == "trace"
+    assert varies["src0->left"] is None
+    assert "8.70 Mbit/s (trace mean)" in topology.text_summary(desc)
+    assert "(schedule)" in topology.text_summary(api.topology(REPO / "scenarios" / "rate-drop.toml"))

@@ -92,8 +92,9 @@ def _folder_of(scenario: ScenarioSource) -> list[str]:
 
 def topology(scenario: ScenarioSource, *, overrides: Iterable[str] = ()) -> dict[str, Any]:
     """The network a scenario builds, as data: ``{"name", "kind", "nodes": [{"name", "role"}],
-    "links": [{"name", "src", "dst", "rate_bps", "delay_s", "queue"}], "flows": [{"id", "group",
-    "role", "src", "dst"}]}``, links listed per direction. Raises :class:`ScenarioError`."""
+    "links": [{"name", "src", "dst", "rate_bps", "delay_s", "queue", "varies"}], "flows": [{"id",
+    "group", "role", "src", "dst"}]}``, links listed per direction (``varies``: ``"schedule"``,
+    ``"trace"`` or None). Raises :class:`ScenarioError`."""
     doc = prepare(scenario, overrides=overrides)
     return _core.topology(_scenario.to_json(doc))
 

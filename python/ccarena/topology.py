@@ -32,7 +32,8 @@ MAX_HOST_NAMES = 40
 
 
 def duplex_links(desc: dict[str, Any]) -> list[dict[str, Any]]:
-    """Links with both directions merged: ``{"a", "b", "names", "rate_bps", "delay_s", "queue"}``
+    """Links with both directions merged: ``{"a", "b", "names", "rate_bps", "delay_s", "queue",
+    "varies"}``
     (the direction listed first gives the values; a direction differing in rate or delay is kept
     apart)."""
     _check_desc(desc)
@@ -50,6 +51,7 @@ def duplex_links(desc: dict[str, Any]) -> list[dict[str, Any]]:
                 "rate_bps": float(link["rate_bps"]),
                 "delay_s": float(link["delay_s"]),
                 "queue": str(link["queue"]),
+                "varies": link.get("varies"),
             }
     return list(merged.values())
 
@@ -118,8 +120,15 @@ def layout(desc: dict[str, Any]) -> dict[str, tuple[float, float]]:
     return pos
 
 
+def _rate(link: dict[str, Any]) -> str:
+    """The link's rate, and what it follows if it varies: the first step's rate of a schedule, the
+    long-run rate of a trace."""
+    rate = _format.rate(link["rate_bps"])
+    return {"schedule": f"{rate} (schedule)", "trace": f"{rate} (trace mean)"}.get(link.get("varies") or "", rate)
+
+
 def _label(link: dict[str, Any]) -> str:
-    return f"{_format.rate(link['rate_bps'])}\n{_format.ms(link['delay_s'])} ms"
+    return f"{_rate(link)}\n{_format.ms(link['delay_s'])} ms"
 
 
 def draw(desc: dict[str, Any], path: str | Path | None = None) -> Figure:
@@ -196,7 +205,7 @@ def text_summary(desc: dict[str, Any]) -> str:
     roles = {str(n["name"]): str(n["role"]) for n in desc["nodes"]}
     links = duplex_links(desc)
     core = [lk for lk in links if roles.get(lk["a"]) != "host" and roles.get(lk["b"]) != "host"]
-    rows = [[f"{lk['a']} -- {lk['b']}", _format.rate(lk["rate_bps"]), _format.ms(lk["delay_s"]), lk["queue"]] for lk in core]
+    rows = [[f"{lk['a']} -- {lk['b']}", _rate(lk), _format.ms(lk["delay_s"]), lk["queue"]] for lk in core]
     n_hosts = sum(1 for r in roles.values() if r == "host")
     head = f"{desc.get('name', '')} ({desc.get('kind', '')}): {len(roles)} nodes ({n_hosts} hosts), {len(links)} links"
     table = _format.text_table(["link", "rate", "delay ms", "queue"], rows, [False, True, True, False])

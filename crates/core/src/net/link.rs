@@ -263,6 +263,14 @@ impl Link {
         self
     }
 
+    /// What the link follows instead of a fixed rate, if anything: `"schedule"` or `"trace"`.
+    pub fn varies(&self) -> Option<&'static str> {
+        self.varying.as_deref().map(|v| match v {
+            Varying::Schedule(_) => "schedule",
+            Varying::Trace(_) => "trace",
+        })
+    }
+
     /// The shortest propagation delay the link ever has.
     pub fn shortest_delay(&self) -> SimDuration {
         self.varying.as_deref().map_or(self.delay, |v| v.shortest_delay(self.delay))

@@ -209,7 +209,8 @@ pub(crate) fn core_delay(t: &Topology, g: &FlowGroup) -> Option<SimDuration> {
 }
 
 /// The built network as data, for drawings: `{kind, nodes: [{name, role}], links: [{name, src,
-/// dst, rate_bps, delay_s, queue}], flows: [{id, group, role, src, dst}]}`. Links are listed per
+/// dst, rate_bps, delay_s, queue, varies}], flows: [{id, group, role, src, dst}]}` (`varies`:
+/// `"schedule"`, `"trace"` or null; `rate_bps` is then the first step's or the trace's mean). Links are listed per
 /// direction, in the order the simulator numbers them.
 pub fn describe(s: &Scenario) -> Result<Value, ScenarioError> {
     let b = s.build()?;
@@ -230,7 +231,7 @@ pub fn describe(s: &Scenario) -> Result<Value, ScenarioError> {
         .iter()
         .map(|l| {
             json!({"name": l.name, "src": name(l.from.0), "dst": name(l.to.0), "rate_bps": l.rate.as_bps_f64(),
-                   "delay_s": l.delay.as_secs_f64(), "queue": l.queue_description()})
+                   "delay_s": l.delay.as_secs_f64(), "queue": l.queue_description(), "varies": l.varies()})
         })
         .collect();
     let flows: Vec<Value> = b
