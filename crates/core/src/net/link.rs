@@ -6,8 +6,8 @@
 //! arrive ─► loss model ─► queue discipline ─► FIFO buffer ─► serialiser (rate) ─► pipe (delay) ─► next node
 //! ```
 //! The buffer is FIFO and the rate fixed (or known ahead, for a varying link), so when a packet
-//! is admitted its whole future on the link is known: it starts serialisation when the packets ahead of it are done, and reaches the
-//! far end `delay` after its last bit. The link therefore puts every admitted packet straight
+//! is admitted its whole future on the link is known: it starts serialisation when the packets
+//! ahead of it are done, and reaches the far end `delay` after its last bit. The link therefore puts every admitted packet straight
 //! into its pipe with that arrival instant, and the engine needs one event per packet hop (the
 //! arrival at the far end), not two. The buffer's state at any instant (who is waiting, who is
 //! in service) is brought up to date lazily, by `Link::catch_up`, whenever it is looked at: when
@@ -351,13 +351,12 @@ impl Link {
         }
         self.admitted_pkts += 1;
         self.admitted_bytes += hop.size as u64;
-        let start = if link_idle {
+        let start = starts;
+        if link_idle {
             debug_assert!(self.buffer.is_empty());
             self.in_service_size = hop.size;
             self.idle_reported = false;
-            now
         } else {
-            let start = self.busy_until;
             self.buffer.push_back(Waiting { start, size: hop.size });
             self.buffer.prefetch_past_back(RING_PREFETCH_AHEAD);
             self.buffer_bytes += hop.size as u64;
@@ -365,8 +364,7 @@ impl Link {
             let wait = start.saturating_since(now).as_nanos() as u128;
             self.waited_pkt_ns += wait;
             self.waited_byte_ns += wait * hop.size as u128;
-            start
-        };
+        }
         let (done, delay) = match self.varying.as_deref_mut() {
             None => (start + self.tx_time(hop.size), self.delay),
             Some(v) => {

@@ -190,7 +190,7 @@ fn read_trace_file(file: &str) -> Result<Vec<u64>, String> {
 
 /// A trace's long-run rate, to the bit per second (the link's nominal rate).
 pub(crate) fn trace_rate(ms: &[u32]) -> Rate {
-    Rate(Trace::new(ms).mean_rate_bps().round() as u64)
+    Rate(Trace::mean_rate_bps(ms).round() as u64)
 }
 
 /// A link's rate (`path`): `rate`, or the long-run rate of the trace (key `trace_key`), which

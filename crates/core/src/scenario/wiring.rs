@@ -74,16 +74,13 @@ impl Net {
         self.edges.push(Edge { id, from, to, delay });
     }
 
-    /// Makes the link added last follow a schedule or a trace.
-    pub(crate) fn vary_last(&mut self, varying: Option<Varying>) {
-        if let Some(v) = varying {
+    /// Makes the link added last follow what `varying` gives for it (from the scenario's seed
+    /// and the link's id, for the link's own random stream), if anything.
+    pub(crate) fn vary_last(&mut self, varying: impl FnOnce(u64, u32) -> Option<Varying>) {
+        let id = self.links.len() as u32 - 1;
+        if let Some(v) = varying(self.seed, id) {
             let last = self.links.pop().expect("a link was added");
             self.links.push(last.with_varying(v));
         }
-    }
-
-    /// The id the next link added will have.
-    pub(crate) fn next_link_id(&self) -> u32 {
-        self.links.len() as u32
     }
 }

@@ -122,9 +122,8 @@ impl Dumbbell {
             [("bottleneck", (left, right), loss), ("bottleneck_rev", (right, left), None)]
         {
             let lossy = name == "bottleneck";
-            let id = net.next_link_id();
             net.link(Some(name.into()), ends, rate, delay, &self.queue, loss);
-            net.vary_last(varying(steps, trace, (rate, delay), lossy, (net.seed, id)));
+            net.vary_last(|seed, id| varying(steps, trace, (rate, delay), lossy, (seed, id)));
         }
         let access_rate = self.access_rate.0;
         let mut ends = Vec::new();

@@ -188,10 +188,10 @@ impl Graph {
             let loss = l.loss.as_ref().map(|spec| spec.model(net.seed, net.links.len() as u32));
             let (steps, trace) = (l.schedule.as_deref(), l.trace.as_deref());
             for (ends, loss) in [((a, b), loss), ((b, a), None)] {
-                let (lossy, id) = (ends == (a, b), net.next_link_id());
+                let lossy = ends == (a, b);
                 net.link(None, ends, l.rate.0, l.delay.0, q, loss);
-                let v = varying(steps, trace, (l.rate.0, l.delay.0), lossy, (net.seed, id));
-                net.vary_last(v);
+                let fixed = (l.rate.0, l.delay.0);
+                net.vary_last(|seed, id| varying(steps, trace, fixed, lossy, (seed, id)));
             }
         }
         ends.iter().map(|&(src, dst)| (id_of(src), id_of(dst))).collect()
